@@ -1,0 +1,159 @@
+package runcode_test
+
+// This file enforces the dependency direction of design/ARCHITECTURE.md.
+//
+// The table below is policy, not bookkeeping: change it only with a reason in the
+// commit message (a new edge is a design decision), never to make a build pass.
+
+import (
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/runcode-go/runcode"
+
+// allowed maps each package (relative to the module root) to the packages of ours and
+// the external module paths it may import in non-test files. Standard-library imports
+// are always allowed. A package directory that is not in this table fails the test.
+var allowed = map[string][]string{
+	"registry":    {"github.com/santhosh-tekuri/jsonschema/v6"},
+	"pipeline":    {"registry", "golang.org/x/sync"},
+	"sdkgen":      {"registry"},
+	"native":      {"pipeline", "registry"},
+	"runtime":     {"github.com/dop251/goja", "github.com/dop251/goja_nodejs", "github.com/evanw/esbuild", "golang.org/x/sync"},
+	"bindings":    {"runtime", "pipeline", "registry", "github.com/dop251/goja"},
+	"ptc":         {"bindings", "runtime", "pipeline", "registry", "sdkgen"},
+	"mcpbridge":   {"ptc", "native", "pipeline", "registry", "sdkgen", "github.com/modelcontextprotocol/go-sdk"},
+	"cmd/runcode": {"mcpbridge", "ptc", "native", "bindings", "runtime", "pipeline", "registry", "sdkgen"},
+}
+
+// testOnly lists what every package's _test.go files may import on top of the table
+// (and on top of the package itself, for external _test packages).
+var testOnly = []string{"github.com/google/go-cmp", "go.uber.org/goleak"}
+
+// gojaAllowed is checked on top of the table: goja appears only in runtime and bindings.
+var gojaAllowed = []string{"runtime", "bindings"}
+
+func TestImportTable(t *testing.T) {
+	pkgs := packageImports(t)
+	if len(pkgs) == 0 {
+		t.Fatal("found no Go packages under the module root")
+	}
+	for dir, imps := range pkgs {
+		rules, ok := allowed[dir]
+		if dir == "." {
+			continue // the root holds only this test
+		}
+		if !ok {
+			t.Errorf("package %q is not in the import table of deps_test.go; add it with its allowed imports", dir)
+			continue
+		}
+		for imp, isTest := range imps {
+			if !isOurs(imp) && isStd(imp) {
+				continue
+			}
+			rel := strings.TrimPrefix(strings.TrimPrefix(imp, module), "/")
+			if isOurs(imp) && rel == dir {
+				continue // external _test package importing the package under test
+			}
+			if isTest && (slices.ContainsFunc(testOnly, func(m string) bool { return within(imp, m) }) || strings.HasPrefix(rel, dir+"/")) {
+				continue
+			}
+			if !permits(rules, imp) {
+				kind := "file"
+				if isTest {
+					kind = "test file"
+				}
+				t.Errorf("%s: a %s imports %q, which the import table does not allow", dir, kind, imp)
+			}
+			if within(imp, "github.com/dop251/goja") && !slices.Contains(gojaAllowed, dir) {
+				t.Errorf("%s imports goja; only runtime and bindings may", dir)
+			}
+		}
+	}
+}
+
+// TestEveryPackageHasDoc pins the rule that each library package opens with a doc.go.
+func TestEveryPackageHasDoc(t *testing.T) {
+	for dir := range packageImports(t) {
+		if dir == "." || strings.HasPrefix(dir, "cmd/") || strings.Contains(dir, "testdata") {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(dir, "doc.go")); err != nil {
+			t.Errorf("package %q has no doc.go", dir)
+		}
+	}
+}
+
+func permits(rules []string, imp string) bool {
+	for _, r := range rules {
+		if strings.Contains(r, ".") { // an external module path
+			if within(imp, r) {
+				return true
+			}
+			continue
+		}
+		if imp == module+"/"+r || strings.HasPrefix(imp, module+"/"+r+"/internal/") {
+			return true
+		}
+	}
+	// A package may use its own internal/ helpers and the module's root internal/.
+	return strings.HasPrefix(imp, module+"/internal/")
+}
+
+func within(imp, mod string) bool { return imp == mod || strings.HasPrefix(imp, mod+"/") }
+func isOurs(imp string) bool      { return within(imp, module) }
+func isStd(imp string) bool       { return !strings.Contains(strings.Split(imp, "/")[0], ".") }
+
+// packageImports returns, per package directory, each import and whether it appears only
+// in _test.go files.
+func packageImports(t *testing.T) map[string]map[string]bool {
+	t.Helper()
+	out := map[string]map[string]bool{}
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if p != "." && (strings.HasPrefix(name, ".") || name == "testdata" || name == "node_modules") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(name, ".go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, p, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		dir := path.Clean(filepath.ToSlash(filepath.Dir(p)))
+		if out[dir] == nil {
+			out[dir] = map[string]bool{}
+		}
+		isTest := strings.HasSuffix(name, "_test.go")
+		for _, is := range f.Imports {
+			imp, _ := strconv.Unquote(is.Path.Value)
+			if prev, seen := out[dir][imp]; seen {
+				out[dir][imp] = prev && isTest
+			} else {
+				out[dir][imp] = isTest
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
