@@ -24,7 +24,7 @@ const module = "github.com/runcode-go/runcode"
 // the external module paths it may import in non-test files. Standard-library imports
 // are always allowed. A package directory that is not in this table fails the test.
 var allowed = map[string][]string{
-	"registry":    {"github.com/santhosh-tekuri/jsonschema/v6"},
+	"registry":    {"github.com/santhosh-tekuri/jsonschema/v6", "golang.org/x/text"},
 	"pipeline":    {"registry", "golang.org/x/sync"},
 	"sdkgen":      {"registry"},
 	"native":      {"pipeline", "registry"},

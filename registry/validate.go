@@ -1,0 +1,176 @@
+package registry
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+)
+
+// compiled is a schema compiled once at registration: its canonical JSON text (what
+// the model and SDKs read) and the validator.
+type compiled struct {
+	text   json.RawMessage
+	schema *jsonschema.Schema
+	// object reports a schema that only accepts objects, so that a non-object can be
+	// rejected with the reference's root message without running the validator.
+	object bool
+}
+
+// compileSchema renders and compiles s. def is used when s is the zero Schema.
+func compileSchema(s Schema, def string) (*compiled, error) {
+	text := []byte(def)
+	if !s.IsZero() {
+		var err error
+		if text, err = s.MarshalJSON(); err != nil {
+			return nil, err
+		}
+	}
+	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(string(text)))
+	if err != nil {
+		return nil, fmt.Errorf("schema is not valid JSON: %v", err)
+	}
+	if _, ok := doc.(map[string]any); !ok {
+		if _, ok := doc.(bool); !ok {
+			return nil, errors.New("schema must be a JSON object or boolean")
+		}
+	}
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	const loc = "mem:///schema.json"
+	if err := c.AddResource(loc, doc); err != nil {
+		return nil, err
+	}
+	sch, err := c.Compile(loc)
+	if err != nil {
+		return nil, err
+	}
+	out := &compiled{text: text, schema: sch}
+	if m, ok := doc.(map[string]any); ok && m["type"] == "object" {
+		out.object = true
+	}
+	return out, nil
+}
+
+// validate checks v against the schema. root names the value in messages
+// ("arguments", "output"). It returns the violations, sorted, or nil.
+func (c *compiled) validate(v Value, root string) []string {
+	if c.object && v.Kind() != "object" {
+		return []string{strconv.Quote(root) + " must be an object"}
+	}
+	err := c.schema.Validate(v.Any())
+	if err == nil {
+		return nil
+	}
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
+		return []string{err.Error()}
+	}
+	var out []string
+	collect(ve, root, &out)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+var printer = message.NewPrinter(language.English)
+
+// collect turns the validator's error tree into the reference's violation phrases.
+func collect(e *jsonschema.ValidationError, root string, out *[]string) {
+	at := func(extra ...string) string {
+		loc := append(slices.Clone(e.InstanceLocation), extra...)
+		return strconv.Quote(pathText(root, loc))
+	}
+	switch k := e.ErrorKind.(type) {
+	case *kind.Group, *kind.Schema, *kind.Reference, *kind.AllOf, *kind.Not:
+		if len(e.Causes) > 0 {
+			for _, c := range e.Causes {
+				collect(c, root, out)
+			}
+			return
+		}
+	case *kind.Required:
+		for _, m := range k.Missing {
+			*out = append(*out, "missing required property "+at(m))
+		}
+		return
+	case *kind.Type:
+		want := make([]string, len(k.Want))
+		for i, w := range k.Want {
+			want[i] = article(w)
+		}
+		*out = append(*out, at()+" must be "+strings.Join(want, " or "))
+		return
+	case *kind.Enum:
+		*out = append(*out, at()+" must be one of "+compactJSON(k.Want))
+		return
+	case *kind.Const:
+		*out = append(*out, at()+" must be "+compactJSON(k.Want))
+		return
+	case *kind.AdditionalProperties:
+		for _, p := range k.Properties {
+			*out = append(*out, at(p)+" is not a declared property (additionalProperties: false)")
+		}
+		return
+	case *kind.OneOf:
+		*out = append(*out, fmt.Sprintf("%s must match exactly one oneOf branch (matched %d)", at(), len(k.Subschemas)))
+		return
+	case *kind.AnyOf:
+		*out = append(*out, at()+" must match at least one anyOf branch")
+		return
+	case *kind.FalseSchema:
+		*out = append(*out, at()+" is not allowed")
+		return
+	}
+	if len(e.Causes) > 0 {
+		for _, c := range e.Causes {
+			collect(c, root, out)
+		}
+		return
+	}
+	*out = append(*out, at()+" "+e.ErrorKind.LocalizedString(printer))
+}
+
+// pathText spells an instance location as the reference does: the root name alone, or
+// a dotted path with [i] for array indexes ("config.host", "tags[1]").
+func pathText(root string, loc []string) string {
+	if len(loc) == 0 {
+		return root
+	}
+	var b strings.Builder
+	for i, p := range loc {
+		if _, err := strconv.Atoi(p); err == nil && i > 0 {
+			b.WriteString("[" + p + "]")
+			continue
+		}
+		if i > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(p)
+	}
+	return b.String()
+}
+
+func article(typ string) string {
+	switch typ {
+	case "null":
+		return "null"
+	case "object", "array", "integer":
+		return "an " + typ
+	}
+	return "a " + typ
+}
+
+func compactJSON(v any) string {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(data)
+}
