@@ -1,0 +1,91 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+
+	"github.com/runcode-go/runcode/registry"
+)
+
+// core is the innermost Handler: it re-resolves the definition, validates the
+// arguments, runs the body and turns its value into a checked, rendered result.
+// Tool failures come back as results; it returns an error only for misuse.
+func core(ctx context.Context, call *Call) (*Result, error) {
+	entry, err := call.set.Lookup(call.Name)
+	switch {
+	case errors.Is(err, registry.ErrDisposed):
+		return &Result{Error: abortedBeforeDispatch()}, nil
+	case err != nil:
+		return &Result{Error: unknownTool(call.Name)}, nil
+	}
+	// Wrappers may only narrow cancellation: if one replaced the context, the
+	// caller's cancellation is fused back in.
+	if ctx != call.caller && call.caller != nil {
+		var cancel context.CancelCauseFunc
+		ctx, cancel = context.WithCancelCause(ctx)
+		defer cancel(nil)
+		stop := context.AfterFunc(call.caller, func() { cancel(context.Cause(call.caller)) })
+		defer stop()
+	}
+	if v := entry.ValidateArgs(call.Args); v != nil {
+		return &Result{Error: invalidArgs(v)}, nil
+	}
+	out, terr := runBody(ctx, entry, &call.Call)
+	if terr != nil {
+		return &Result{Error: terr}, nil
+	}
+	value, content, terr := finishValue(call, out)
+	if terr != nil {
+		return &Result{Error: terr}, nil
+	}
+	return &Result{Value: value, Content: content}, nil
+}
+
+func runBody(ctx context.Context, entry *registry.Entry, call *registry.Call) (out any, terr *ToolError) {
+	defer func() {
+		if r := recover(); r != nil {
+			out, terr = nil, panicked("tool "+strconv.Quote(call.Name), r)
+		}
+	}()
+	out, err := entry.Tool.Execute(ctx, call)
+	if err != nil {
+		return nil, failure(err)
+	}
+	return out, nil
+}
+
+// finishValue snapshots a body's (or a policy's) value as lossless JSON, validates it
+// against the output schema, renders it and applies ProjectContent.
+func finishValue(call *Call, out any) (registry.Value, []registry.Content, *ToolError) {
+	entry := call.Tool
+	v, err := registry.ValueOf(out)
+	if err != nil {
+		return registry.Value{}, nil, invalidOutput(call.Name, err.Error())
+	}
+	if entry == nil {
+		return v, nil, nil
+	}
+	if violations := entry.ValidateOutput(v); violations != nil {
+		return registry.Value{}, nil, invalidOutput(call.Name, strings.Join(violations, "; "))
+	}
+	content, err := entry.Render(call.Args, v)
+	if err != nil {
+		return registry.Value{}, nil, &ToolError{Code: CodeInvalidToolOutput, Message: "output.render failed: " + err.Error(), Err: err}
+	}
+	if project := entry.Tool.ProjectContent; project != nil {
+		content, err = func() (c []registry.Content, err error) {
+			defer func() {
+				if r := recover(); r != nil {
+					err = panicked("projectContent", r)
+				}
+			}()
+			return project(&call.Call, v, content)
+		}()
+		if err != nil {
+			return registry.Value{}, nil, &ToolError{Code: CodeInvalidToolOutput, Message: "projectContent failed: " + err.Error(), Err: err}
+		}
+	}
+	return v, content, nil
+}

@@ -1,0 +1,404 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/runcode-go/runcode/registry"
+)
+
+// Options configures a Pipeline. The zero value runs calls with no policy: every call
+// is allowed, no wrappers, no observers, no events.
+type Options struct {
+	// PreExecute hooks run in order; the first Deny or Ask decides. If empty, every
+	// call is allowed.
+	PreExecute []PreExecuteFunc
+	// Approve answers Ask decisions. If nil, an Ask denies with its reason, or with
+	// `tool "<n>" requires approval (not yet supported)`.
+	Approve ApproveFunc
+	// Wrappers wrap dispatch, Wrappers[0] outermost (see [Chain]). If empty, dispatch
+	// runs unwrapped; the declared TimeoutMs of a tool is then not enforced, so most
+	// hosts include [Timeout]().
+	Wrappers []Middleware
+	// PostExecute hooks run in order on every dispatched or denied outcome.
+	PostExecute []PostExecuteFunc
+	// Observers see every final outcome.
+	Observers []ObserverFunc
+	// Events receives tool/call and tool/result for model-direct calls. If nil, no
+	// events are produced.
+	Events Sink
+	// Logger records contained failures (observer panics). If nil, slog.Default().
+	Logger *slog.Logger
+	// Now is the clock for event times. If nil, time.Now.
+	Now func() time.Time
+}
+
+// Pipeline runs calls through every stage, in the order of the contract:
+// mode collapse -> pre-aborted check -> pre-execute (allow | deny | ask) -> guards ->
+// execute wrappers -> body (argument validation, output validation, render) ->
+// post-execute -> finalizeContent -> observers. A Pipeline is immutable and safe for
+// concurrent use.
+type Pipeline struct {
+	opts     Options
+	dispatch Handler
+	log      *slog.Logger
+	now      func() time.Time
+}
+
+// New returns a Pipeline. opts may be nil.
+func New(opts *Options) *Pipeline {
+	p := &Pipeline{}
+	if opts != nil {
+		p.opts = *opts
+	}
+	p.dispatch = Chain(core, p.opts.Wrappers...)
+	p.log = p.opts.Logger
+	if p.log == nil {
+		p.log = slog.Default()
+	}
+	p.now = p.opts.Now
+	if p.now == nil {
+		p.now = time.Now
+	}
+	return p
+}
+
+// Run takes one call through the whole pipeline and returns its final result. It
+// never panics because of a stage or a body, and never returns nil.
+func (p *Pipeline) Run(ctx context.Context, set *registry.ResolvedToolSet, call registry.Call) *Result {
+	x := p.start(ctx, set, call)
+	p.prepare(x)
+	p.execute(x)
+	return p.commit(x)
+}
+
+// execution carries one call through the three phases that the scheduler orders:
+// prepare (ordered), execute (may overlap), commit (ordered).
+type execution struct {
+	ctx  context.Context
+	set  *registry.ResolvedToolSet
+	call *Call
+	res  *Result
+	// post reports whether post-execute runs for res (tool outcomes and denials do;
+	// pipeline failures and cancellations before dispatch do not).
+	post bool
+}
+
+func (p *Pipeline) start(ctx context.Context, set *registry.ResolvedToolSet, c registry.Call) *execution {
+	if c.RootID == "" {
+		c.RootID = c.ID
+	}
+	call := &Call{Call: c, caller: ctx, set: set}
+	call.Tool, _ = set.Get(c.Name)
+	return &execution{ctx: ctx, set: set, call: call}
+}
+
+// fail ends the execution with err; post says whether post-execute still runs.
+func (x *execution) fail(err *ToolError, post bool) {
+	x.res = &Result{Error: err}
+	x.post = post
+}
+
+// prepare runs the ordered stages before dispatch: events, collapse, the pre-aborted
+// check, pre-execute and approval, guards. On return either x.res is set (the call
+// ended) or the call may be dispatched.
+func (p *Pipeline) prepare(x *execution) {
+	call := x.call
+	if call.ParentID == "" && p.opts.Events != nil {
+		p.opts.Events.Event(Event{Type: EventCall, Time: p.now(), CallID: call.ID, RootID: call.RootID, Name: call.Name, Args: call.Args})
+	}
+	// Mode collapse: under ptc a model-direct call to a visible tool other than
+	// run_code ends here, before any policy.
+	if call.ParentID == "" && x.set.Mode() == registry.ModePTC && call.Name != registry.RunCodeName && call.Tool != nil {
+		if x.ctx.Err() != nil {
+			x.fail(abortedBeforeDispatch(), false)
+		} else {
+			x.fail(collapsed(call.Name), false)
+		}
+		return
+	}
+	if x.ctx.Err() != nil || x.set.Disposed() {
+		x.fail(abortedBeforeDispatch(), false)
+		return
+	}
+	if !p.preExecute(x) {
+		return
+	}
+	for _, g := range x.set.Guards() {
+		reason, err := guardReason(g, &call.Call)
+		if err != nil {
+			x.fail(err, false)
+			return
+		}
+		if reason != "" {
+			x.fail(&ToolError{Code: CodeDenied, Message: reason}, true)
+			return
+		}
+	}
+}
+
+func guardReason(g registry.GuardFunc, call *registry.Call) (reason string, err *ToolError) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = panicked("guard", r)
+		}
+	}()
+	return g(call), nil
+}
+
+// preExecute runs the hooks and the approval flow; it reports whether the call may go on.
+func (p *Pipeline) preExecute(x *execution) bool {
+	for _, hook := range p.opts.PreExecute {
+		d, err := callPre(hook, x.ctx, x.call)
+		if err != nil {
+			x.fail(err, false)
+			return false
+		}
+		switch d.Action {
+		case Allow:
+			continue
+		case Deny:
+			reason := d.Reason
+			if reason == "" {
+				reason = fmt.Sprintf("tool %q was denied by policy", x.call.Name)
+			}
+			x.fail(&ToolError{Code: CodeDenied, Message: reason}, true)
+			return false
+		case Ask:
+			if msg, ok := p.approve(x, d.Reason); !ok {
+				x.fail(&ToolError{Code: CodeDenied, Message: msg}, true)
+				return false
+			}
+		default:
+			x.fail(&ToolError{Code: CodeToolFailed, Message: fmt.Sprintf("pre-execute returned an unknown action %d", d.Action)}, false)
+			return false
+		}
+	}
+	return true
+}
+
+func callPre(hook PreExecuteFunc, ctx context.Context, call *Call) (d Decision, err *ToolError) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = panicked("pre-execute", r)
+		}
+	}()
+	d, e := hook(ctx, call)
+	if e != nil {
+		return d, failure(e)
+	}
+	return d, nil
+}
+
+// approve routes an Ask; it returns the denial message and false unless allowed once.
+func (p *Pipeline) approve(x *execution, reason string) (msg string, ok bool) {
+	name := x.call.Name
+	if p.opts.Approve == nil {
+		if reason != "" {
+			return reason, false
+		}
+		return fmt.Sprintf("tool %q requires approval (not yet supported)", name), false
+	}
+	answer, err := func() (a Approval, err error) {
+		defer func() {
+			if r := recover(); r != nil {
+				err = fmt.Errorf("approval hook panicked: %v", r)
+			}
+		}()
+		return p.opts.Approve(x.ctx, x.call, reason)
+	}()
+	switch {
+	case err != nil:
+		return fmt.Sprintf("approval for tool %q failed: %v", name, err), false
+	case answer == AllowedOnce:
+		return "", true
+	case answer == Rejected:
+		return fmt.Sprintf("the user rejected tool %q", name), false
+	case answer == Cancelled:
+		return fmt.Sprintf("approval for tool %q was cancelled", name), false
+	default:
+		return fmt.Sprintf("tool %q requires approval, but no approval channel is available", name), false
+	}
+}
+
+// execute runs the wrappers and the body, unless prepare already ended the call.
+func (p *Pipeline) execute(x *execution) {
+	if x.res != nil {
+		return
+	}
+	if x.ctx.Err() != nil {
+		x.fail(abortedBeforeDispatch(), false)
+		return
+	}
+	res, err := p.runHandler(x)
+	switch {
+	case err != nil:
+		x.fail(failure(err), false)
+	case res == nil:
+		x.fail(&ToolError{Code: CodeToolFailed, Message: "an execute wrapper returned no result"}, false)
+	default:
+		x.res, x.post = res, true
+		p.normalize(x)
+	}
+	if x.res.Error == nil && x.ctx.Err() != nil {
+		x.fail(&ToolError{Code: CodeAborted, Message: msgAborted}, true)
+	}
+}
+
+func (p *Pipeline) runHandler(x *execution) (res *Result, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			res, err = nil, panicked("execute wrapper", r)
+		}
+	}()
+	return p.dispatch(x.ctx, x.call)
+}
+
+// normalize makes a wrapper-authored (or core) result well-formed: a failure gets
+// its error content; a success needs a value and gets rendered content if it has none.
+func (p *Pipeline) normalize(x *execution) {
+	r := x.res
+	if r.Error != nil {
+		r.Value = registry.Value{}
+		return
+	}
+	if r.Value.IsZero() {
+		x.fail(&ToolError{Code: CodeInvalidToolOutput, Message: fmt.Sprintf("tool %q returned no value", x.call.Name)}, true)
+		return
+	}
+	if r.Content == nil && x.call.Tool != nil {
+		content, err := x.call.Tool.Render(x.call.Args, r.Value)
+		if err != nil {
+			x.fail(&ToolError{Code: CodeInvalidToolOutput, Message: "output.render failed: " + err.Error(), Err: err}, true)
+			return
+		}
+		r.Content = content
+	}
+}
+
+// commit runs the ordered stages after dispatch: post-execute, finalizeContent,
+// observers and the result event. It returns the final result.
+func (p *Pipeline) commit(x *execution) *Result {
+	if x.post {
+		p.postExecute(x)
+		if x.res.Error == nil && x.ctx.Err() != nil {
+			x.fail(&ToolError{Code: CodeAborted, Message: msgAborted}, false)
+		}
+	}
+	res := x.res
+	res.CallID, res.Name = x.call.ID, x.call.Name
+	if res.Error != nil {
+		res.Value = registry.Value{}
+		res.Content = errorContent(res.Error)
+	}
+	p.finalize(x)
+	for _, obs := range p.opts.Observers {
+		p.observe(obs, x.call, res)
+	}
+	if x.call.ParentID == "" && p.opts.Events != nil {
+		p.opts.Events.Event(Event{Type: EventResult, Time: p.now(), CallID: x.call.ID, RootID: x.call.RootID, Name: x.call.Name,
+			Args: x.call.Args, IsError: res.Error != nil, Content: res.Content})
+	}
+	return res
+}
+
+func (p *Pipeline) postExecute(x *execution) {
+	var contexts []Context
+	for _, hook := range p.opts.PostExecute {
+		act, err := callPost(hook, x.ctx, x.call, x.res)
+		if err != nil {
+			x.fail(err, false)
+			return
+		}
+		contexts = append(contexts, act.Contexts...)
+		switch {
+		case act.Block:
+			x.res = &Result{Error: &ToolError{Code: CodeDenied, Message: feedbackText(act.Feedback)}}
+		case act.ReplaceValue != nil && act.ReplaceContent != nil:
+			x.fail(&ToolError{Code: CodeToolFailed, Message: "post-execute policy replaced both content and value; replace one"}, false)
+			return
+		case act.ReplaceValue != nil:
+			if x.res.Error != nil {
+				x.fail(&ToolError{Code: CodeToolFailed, Message: "post-execute policy cannot replace the value of a failed call"}, false)
+				return
+			}
+			v, content, terr := finishValue(x.call, *act.ReplaceValue)
+			if terr != nil {
+				x.res = &Result{Error: terr}
+				continue
+			}
+			x.res = &Result{Value: v, Content: content}
+		case act.ReplaceContent != nil:
+			if x.res.Error != nil {
+				x.fail(&ToolError{Code: CodeToolFailed, Message: "post-execute policy cannot replace the content of a failed call; block it instead"}, false)
+				return
+			}
+			x.res = &Result{Value: x.res.Value, Content: act.ReplaceContent}
+		}
+	}
+	x.res.Contexts = append(x.res.Contexts, contexts...)
+}
+
+func callPost(hook PostExecuteFunc, ctx context.Context, call *Call, res *Result) (act PostAction, err *ToolError) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = panicked("post-execute", r)
+		}
+	}()
+	view := res.clone()
+	a, e := hook(ctx, call, &view)
+	if e != nil {
+		return a, failure(e)
+	}
+	return a, nil
+}
+
+func feedbackText(blocks []registry.Content) string {
+	if len(blocks) == 0 {
+		return msgBlocked
+	}
+	parts := make([]string, len(blocks))
+	for i, b := range blocks {
+		if b.Type == "text" {
+			parts[i] = b.Text
+		} else {
+			parts[i] = "[" + b.Type + " content]"
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+// finalize runs the definition's FinalizeContent exactly once, whatever the outcome.
+func (p *Pipeline) finalize(x *execution) {
+	t := x.call.Tool
+	if t == nil || t.Tool.FinalizeContent == nil {
+		return
+	}
+	res := x.res
+	content, err := func() (c []registry.Content, err *ToolError) {
+		defer func() {
+			if r := recover(); r != nil {
+				err = panicked("finalizeContent", r)
+			}
+		}()
+		return t.Tool.FinalizeContent(&x.call.Call, res.Content, res.Error != nil), nil
+	}()
+	if err != nil {
+		res.Error, res.Value = err, registry.Value{}
+		res.Content = errorContent(err)
+		return
+	}
+	res.Content = content
+}
+
+func (p *Pipeline) observe(obs ObserverFunc, call *Call, res *Result) {
+	defer func() {
+		if r := recover(); r != nil {
+			p.log.Error("tool result observer panicked", "tool", call.Name, "call", call.ID, "panic", r)
+		}
+	}()
+	obs(call, res.clone())
+}

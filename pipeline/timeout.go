@@ -1,0 +1,35 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// errDeadline is the cause the timeout wrapper gives its own timer, so that a
+// TOOL_TIMEOUT is reported only when this wrapper's deadline fired, never for a
+// caller's cancellation or another wrapper's deadline.
+var errDeadline = errors.New("tool call deadline")
+
+// Timeout returns the wrapper that enforces a tool's declared TimeoutMs. The deadline
+// reaches the body through its context (cancellation is cooperative: the wrapper
+// waits for the body to return). When the wrapper's own timer fired, the outcome
+// becomes TOOL_TIMEOUT: `tool call timed out after <ms>ms`, whatever the body
+// returned. Tools without TimeoutMs pass through untouched.
+func Timeout() Middleware {
+	return func(next Handler) Handler {
+		return func(ctx context.Context, call *Call) (*Result, error) {
+			if call.Tool == nil || call.Tool.Tool.TimeoutMs <= 0 {
+				return next(ctx, call)
+			}
+			ms := call.Tool.Tool.TimeoutMs
+			tctx, cancel := context.WithTimeoutCause(ctx, time.Duration(ms)*time.Millisecond, errDeadline)
+			defer cancel()
+			res, err := next(tctx, call)
+			if ctx.Err() == nil && errors.Is(context.Cause(tctx), errDeadline) {
+				return &Result{Error: timedOut(ms)}, nil
+			}
+			return res, err
+		}
+	}
+}

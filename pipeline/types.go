@@ -1,0 +1,169 @@
+package pipeline
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"github.com/runcode-go/runcode/registry"
+)
+
+// Call is one call on its way through the pipeline: the call as bodies see it, plus
+// the definition it resolved to when it was prepared (nil for an unknown name).
+// Stages must treat it as read-only.
+type Call struct {
+	registry.Call
+	// Tool is the visible definition at prepare time, or nil for an unknown name.
+	Tool *registry.Entry
+
+	caller context.Context // the caller's context, fused back in before the body
+	set    *registry.ResolvedToolSet
+}
+
+// Result is a call's outcome. A successful result has a Value and content; a failed
+// one has Error and content "Error: <message>". Once returned by the pipeline it is
+// final and must not be modified.
+type Result struct {
+	CallID string
+	Name   string
+	// Value is the canonical value after post-execute; zero on failure.
+	Value registry.Value
+	// Content is the final model-facing content (after finalizeContent).
+	Content []registry.Content
+	// Error is set exactly when the call failed.
+	Error *ToolError
+	// Contexts are additional contexts attached by post-execute policies, in order.
+	Contexts []Context
+}
+
+// IsError reports whether the call failed.
+func (r *Result) IsError() bool { return r.Error != nil }
+
+// clone returns a deep-enough copy for observers: slices are copied so that an
+// observer cannot change the outcome the caller holds.
+func (r *Result) clone() Result {
+	c := *r
+	c.Content = slices.Clone(r.Content)
+	c.Contexts = slices.Clone(r.Contexts)
+	return c
+}
+
+// Context is additional content to put in front of the model after the step's
+// results, with where it came from.
+type Context struct {
+	Source  string
+	Content []registry.Content
+}
+
+// Handler runs a prepared call: the core dispatch (lookup, argument validation, body,
+// output validation, render) or a wrapper around it. A returned error is a pipeline
+// failure (it skips post-execute); tool failures are results with Error set.
+type Handler func(ctx context.Context, call *Call) (*Result, error)
+
+// Middleware wraps a Handler, like net/http middleware: timeout, retry, metrics. It
+// may replace the context (derived contexts only: the pipeline still honours the
+// caller's cancellation) but not the call.
+type Middleware func(next Handler) Handler
+
+// Chain returns h wrapped by ms so that ms[0] runs outermost: Chain(h, a, b, c) is
+// a(b(c(h))).
+func Chain(h Handler, ms ...Middleware) Handler {
+	for i := len(ms) - 1; i >= 0; i-- {
+		h = ms[i](h)
+	}
+	return h
+}
+
+// Action is a pre-execute decision.
+type Action int
+
+// The pre-execute actions.
+const (
+	Allow Action = iota
+	Deny
+	Ask
+)
+
+// Decision is what a pre-execute hook returns. The zero Decision allows.
+type Decision struct {
+	Action Action
+	// Reason is the denial text, or the question for the approval hook.
+	Reason string
+}
+
+// PreExecuteFunc decides allow, deny or ask for a call before guards run. It cannot
+// change the arguments. A panic or error fails the call (and skips post-execute).
+type PreExecuteFunc func(ctx context.Context, call *Call) (Decision, error)
+
+// Approval is the answer of an approval hook.
+type Approval int
+
+// The approval answers.
+const (
+	AllowedOnce Approval = iota
+	Rejected
+	Cancelled
+	Unavailable
+)
+
+// ApproveFunc asks a person whether a call may run. It blocks until answered or ctx
+// is done.
+type ApproveFunc func(ctx context.Context, call *Call, reason string) (Approval, error)
+
+// PostAction is what a post-execute hook returns. The zero PostAction accepts.
+type PostAction struct {
+	// Block turns the result into a valueless failure whose message is Feedback's
+	// text (non-text blocks as "[<type> content]"), or a fixed text when empty.
+	Block    bool
+	Feedback []registry.Content
+	// ReplaceContent replaces the content (the value stays). Not with ReplaceValue.
+	ReplaceContent []registry.Content
+	// ReplaceValue replaces the value, which is re-validated and re-rendered.
+	ReplaceValue *registry.Value
+	// Contexts are attached to the result, after earlier hooks' contexts.
+	Contexts []Context
+}
+
+// PostExecuteFunc inspects a result (successful or not) and may accept, replace or
+// block it. res is the current outcome; the hook must not modify it.
+type PostExecuteFunc func(ctx context.Context, call *Call, res *Result) (PostAction, error)
+
+// ObserverFunc sees every final outcome. res is a copy; a panicking observer is
+// contained and logged.
+type ObserverFunc func(call *Call, res Result)
+
+// Event is a log-only record of the pipeline's progress; it never becomes a model
+// message.
+type Event struct {
+	// Type is EventCall, EventResult, EventDispatchStart or EventDispatch.
+	Type     string
+	Time     time.Time
+	CallID   string
+	RootID   string
+	ParentID string
+	Name     string
+	Args     registry.Value
+	// IsError and Content are set on EventResult and EventDispatch.
+	IsError bool
+	Content []registry.Content
+}
+
+// The event types.
+const (
+	EventCall          = "tool/call"
+	EventResult        = "tool/result"
+	EventDispatchStart = "tool/code-dispatch-start"
+	EventDispatch      = "tool/code-dispatch"
+)
+
+// Sink receives events. It is called synchronously from the pipeline's goroutines,
+// possibly concurrently; it must be safe for that and must not block for long.
+type Sink interface {
+	Event(Event)
+}
+
+// SinkFunc adapts a function to a Sink.
+type SinkFunc func(Event)
+
+// Event calls f.
+func (f SinkFunc) Event(e Event) { f(e) }
