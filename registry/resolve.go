@@ -34,8 +34,14 @@ func (e *Entry) OutputSchema() json.RawMessage { return e.output.text }
 func (e *Entry) Registered() bool { return !e.gone.Load() }
 
 // ValidateArgs checks args against the parameters schema and returns the sorted
-// violations ("missing required property \"path\"", …), or nil.
-func (e *Entry) ValidateArgs(args Value) []string { return e.params.validate(args, "arguments") }
+// violations ("missing required property \"path\"", …), or nil. Arguments are
+// always an object, whatever the schema says.
+func (e *Entry) ValidateArgs(args Value) []string {
+	if args.Kind() != "object" {
+		return []string{`"arguments" must be an object`}
+	}
+	return e.params.validate(args, "arguments")
+}
 
 // ValidateOutput checks a canonical value against the output schema.
 func (e *Entry) ValidateOutput(v Value) []string { return e.output.validate(v, "output") }

@@ -89,7 +89,7 @@ func (s Schema) Describe(text string) Schema { return s.with(func(n *node) { n.d
 
 // Enum returns s restricted to the given values, which must be JSON values of s's type.
 func (s Schema) Enum(values ...any) Schema {
-	return s.with(func(n *node) { n.enum = slices.Clone(values) })
+	return s.with(func(n *node) { n.enum = append([]any{}, values...) })
 }
 
 // Const returns s restricted to exactly one value of s's type.

@@ -1,0 +1,217 @@
+package registry
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func nop(context.Context, *Call) (any, error) { return nil, nil }
+
+func TestSchemaDSL(t *testing.T) {
+	tests := []struct {
+		name   string
+		schema Schema
+		want   string
+	}{
+		{"string", String(), `{"type":"string"}`},
+		{"number", Number(), `{"type":"number"}`},
+		{"integer", Integer(), `{"type":"integer"}`},
+		{"boolean", Boolean(), `{"type":"boolean"}`},
+		{"null", Null(), `{"type":"null"}`},
+		{"json", JSON(), `{}`},
+		{"described", String().Describe("a path"), `{"type":"string","description":"a path"}`},
+		{"enum", String().Enum("red", "green"), `{"type":"string","enum":["red","green"]}`},
+		{"const", Integer().Const(2), `{"type":"integer","const":2}`},
+		{"array", Array(Integer()), `{"type":"array","items":{"type":"integer"}}`},
+		{"array any", Array(Schema{}), `{"type":"array"}`},
+		{"open object", Object(Required("path", String()), Optional("limit", Integer())),
+			`{"type":"object","properties":{"path":{"type":"string"},"limit":{"type":"integer"}},"required":["path"]}`},
+		{"closed object", Object(Optional("x", Boolean())).Closed(),
+			`{"type":"object","properties":{"x":{"type":"boolean"}},"additionalProperties":false}`},
+		{"empty object", Object(), `{"type":"object"}`},
+		{"oneOf nullable", OneOf(String(), Null()), `{"oneOf":[{"type":"string"},{"type":"null"}]}`},
+		{"raw", RawSchema(json.RawMessage(` {"type": "string", "format": "uri"} `)), `{"type":"string","format":"uri"}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := json.Marshal(tt.schema)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, string(got)); diff != "" {
+				t.Errorf("schema mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+	// Modifiers return copies.
+	base := String()
+	_ = base.Describe("changed")
+	if got, _ := json.Marshal(base); string(got) != `{"type":"string"}` {
+		t.Errorf("Describe changed its receiver: %s", got)
+	}
+}
+
+func TestRegisterRejectsBadSchemas(t *testing.T) {
+	tests := []struct {
+		name    string
+		tool    Tool
+		wantErr string
+	}{
+		{"enum of wrong type", Tool{Parameters: Object(Required("c", String().Enum("a", 1)))}, `tool "t": parameters: invalid schema at schema.c: enum value 1: is a number, not a string`},
+		{"empty enum", Tool{Parameters: Object(Required("c", String().Enum()))}, "enum needs at least one value"},
+		{"const not integer", Tool{Parameters: Object(Required("c", Integer().Const(1.5)))}, "const value 1.5: is not an integer"},
+		{"one-branch oneOf", Tool{Parameters: Object(Required("c", OneOf(String())))}, "oneOf needs at least two branches"},
+		{"duplicate property", Tool{Parameters: Object(Required("a", String()), Optional("a", Integer()))}, `property "a" is declared twice`},
+		{"closed non-object", Tool{Parameters: Object(Required("a", String().Closed()))}, "apply only to objects"},
+		{"raw not JSON", Tool{Parameters: RawSchema(json.RawMessage(`{"type":`))}, "raw schema is not valid JSON"},
+		{"raw not compiling", Tool{Parameters: RawSchema(json.RawMessage(`{"type":"strin"}`))}, `tool "t": parameters:`},
+		{"raw bad ref", Tool{Parameters: RawSchema(json.RawMessage(`{"$ref":"#/$defs/missing"}`))}, `tool "t": parameters:`},
+		{"raw array schema", Tool{Parameters: RawSchema(json.RawMessage(`[1]`))}, "schema must be a JSON object or boolean"},
+		{"output schema", Tool{Output: Output{Schema: RawSchema(json.RawMessage(`{"minimum":"x"}`))}}, `tool "t": output schema:`},
+		{"negative timeout", Tool{TimeoutMs: -1}, "TimeoutMs must not be negative, got -1"},
+		{"no execute", Tool{Execute: func(context.Context, *Call) (any, error) { return nil, nil }}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tool := tt.tool
+			tool.Name = "t"
+			if tool.Execute == nil {
+				tool.Execute = nop
+			}
+			_, err := New().Register(&tool)
+			if tt.wantErr == "" {
+				if err != nil {
+					t.Fatalf("Register: %v", err)
+				}
+				return
+			}
+			if err == nil || !errors.Is(err, ErrInvalidTool) || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("Register error = %v, want ErrInvalidTool containing %q", err, tt.wantErr)
+			}
+		})
+	}
+}
+
+func TestRegisterRejectsBadNames(t *testing.T) {
+	for _, name := range []string{"", "a\nb", "bad\xffname", strings.Repeat("x", 129)} {
+		if _, err := New().Register(&Tool{Name: name, Execute: nop}); !errors.Is(err, ErrInvalidTool) {
+			t.Errorf("Register(%q) error = %v, want ErrInvalidTool", name, err)
+		}
+	}
+	if _, err := New().Register(&Tool{Name: "t"}); err == nil || !strings.Contains(err.Error(), `tool "t" has no Execute function`) {
+		t.Errorf("missing Execute: %v", err)
+	}
+	// Exotic but valid names are ordinary names.
+	for _, name := range []string{"my-tool", "__proto__", "constructor", "mcp__fs__read.file"} {
+		if _, err := New().Register(&Tool{Name: name, Execute: nop}); err != nil {
+			t.Errorf("Register(%q): %v", name, err)
+		}
+	}
+}
+
+func TestValidateArgsMessages(t *testing.T) {
+	tool := &Tool{Name: "t", Execute: nop, Parameters: Object(
+		Required("path", String()),
+		Optional("color", String().Enum("red", "green")),
+		Optional("tags", Array(String())),
+		Optional("config", Object(Required("host", String()), Optional("port", Integer()))),
+		Optional("mode", Integer().Const(2)),
+		Optional("v", OneOf(Number(), Integer())),
+		Optional("closed", Object(Optional("a", Boolean())).Closed()),
+	)}
+	e, err := entryFor(tool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		args string
+		want []string
+	}{
+		{"valid", `{"path":"/a","tags":["x"],"config":{"host":"h","port":1}}`, nil},
+		{"missing required", `{}`, []string{`missing required property "path"`}},
+		{"wrong type", `{"path":1}`, []string{`"path" must be a string`}},
+		{"enum", `{"path":"a","color":"blue"}`, []string{`"color" must be one of ["red","green"]`}},
+		{"array item", `{"path":"a","tags":["x",2]}`, []string{`"tags[1]" must be a string`}},
+		{"nested required", `{"path":"a","config":{}}`, []string{`missing required property "config.host"`}},
+		{"nested type", `{"path":"a","config":{"host":"h","port":1.5}}`, []string{`"config.port" must be an integer`}},
+		{"const", `{"path":"a","mode":3}`, []string{`"mode" must be 2`}},
+		{"oneOf matched 2", `{"path":"a","v":1}`, []string{`"v" must match exactly one oneOf branch (matched 2)`}},
+		{"oneOf matched 0", `{"path":"a","v":"x"}`, []string{`"v" must match exactly one oneOf branch (matched 0)`}},
+		{"not declared", `{"path":"a","closed":{"b":1}}`, []string{`"closed.b" is not a declared property (additionalProperties: false)`}},
+		{"several sorted", `{"path":2,"color":"x"}`, []string{`"color" must be one of ["red","green"]`, `"path" must be a string`}},
+		{"root not object", `"raw text"`, []string{`"arguments" must be an object`}},
+		{"root array", `[1]`, []string{`"arguments" must be an object`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := e.ValidateArgs(MustParseValue(tt.args))
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("violations mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+	// A raw schema that is not object-typed still requires an object root.
+	raw, err := entryFor(&Tool{Name: "r", Execute: nop, Parameters: RawSchema(json.RawMessage(`{}`))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := raw.ValidateArgs(MustParseValue(`"x"`)); !slices.Equal(got, []string{`"arguments" must be an object`}) {
+		t.Errorf("raw {} schema with string root: %v", got)
+	}
+}
+
+func TestConcurrencySafeOnlyExactTrue(t *testing.T) {
+	params := Object(Required("n", Integer()))
+	tests := []struct {
+		name string
+		cls  func(Value) bool
+		args string
+		want bool
+	}{
+		{"true", func(Value) bool { return true }, `{"n":1}`, true},
+		{"missing classifier", nil, `{"n":1}`, false},
+		{"false", func(Value) bool { return false }, `{"n":1}`, false},
+		{"panics", func(Value) bool { panic("boom") }, `{"n":1}`, false},
+		{"invalid args", func(Value) bool { return true }, `{"n":"x"}`, false},
+		{"depends on args", func(v Value) bool { return strings.Contains(v.String(), "1") }, `{"n":2}`, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e, err := entryFor(&Tool{Name: "t", Execute: nop, Parameters: params, IsConcurrencySafe: tt.cls})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := e.ConcurrencySafe(MustParseValue(tt.args)); got != tt.want {
+				t.Errorf("ConcurrencySafe = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestDefaultRender(t *testing.T) {
+	e, err := entryFor(&Tool{Name: "t", Execute: nop})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ value, want string }{
+		{`"plain text"`, "plain text"},
+		{`{"a":1,"b":[1,2]}`, "{\n  \"a\": 1,\n  \"b\": [\n    1,\n    2\n  ]\n}"},
+		{`null`, "null"},
+	} {
+		got, err := e.Render(NullValue, MustParseValue(tt.value))
+		if err != nil || !cmp.Equal(got, []Content{Text(tt.want)}) {
+			t.Errorf("Render(%s) = %v, %v; want %q", tt.value, got, err, tt.want)
+		}
+	}
+	panicky, _ := entryFor(&Tool{Name: "p", Execute: nop, Output: Output{Render: func(_, _ Value) ([]Content, error) { panic("render bug") }}})
+	if _, err := panicky.Render(NullValue, NullValue); err == nil || !strings.Contains(err.Error(), "render panicked: render bug") {
+		t.Errorf("panicking render: %v", err)
+	}
+}
