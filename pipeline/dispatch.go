@@ -51,6 +51,10 @@ func runBody(ctx context.Context, entry *registry.Entry, call *registry.Call) (o
 	}()
 	out, err := entry.Tool.Execute(ctx, call)
 	if err != nil {
+		// A body that gives up because its context ended was cancelled, not broken.
+		if ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
+			return nil, &ToolError{Code: CodeAborted, Message: msgAborted, Err: err}
+		}
 		return nil, failure(err)
 	}
 	return out, nil
