@@ -1,0 +1,343 @@
+package runtime
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
+
+	"github.com/dop251/goja"
+)
+
+// Lossless JSON: null, booleans, finite numbers other than -0, strings, dense arrays whose
+// prototype is Array.prototype, and objects whose prototype is Object.prototype or null.
+// Anything else (undefined inside a value, functions, symbols, BigInt, NaN, ±Infinity, -0,
+// holes, cycles, Dates, Maps, class instances, throwing getters) is lossy: JSON.stringify
+// would drop or change it silently. The encoder writes exactly what JSON.stringify would
+// (JS number formatting, the same string escapes), so the byte counts of the output ledger
+// are exact.
+
+// encodeResult says why encoding stopped early.
+type encodeResult int
+
+const (
+	encodeOK encodeResult = iota
+	encodeLossy
+	encodeTooLarge
+	encodeStopped
+)
+
+type encoder struct {
+	r      *run
+	buf    []byte
+	max    int // give up once the text is longer than this
+	onPath map[*goja.Object]bool
+	path   []any // string keys and int indexes, for the lossy detail
+	detail string
+	nodes  int
+}
+
+// encode writes v as lossless JSON. On encodeLossy, e.detail says what and where.
+func (r *run) encode(v goja.Value, maxBytes int) (json.RawMessage, encodeResult, string) {
+	e := &encoder{r: r, max: maxBytes, onPath: map[*goja.Object]bool{}}
+	res := encodeOK
+	if ex := r.vm.Try(func() { res = e.value(v) }); ex != nil {
+		return nil, encodeLossy, "a getter threw at " + e.where()
+	}
+	if res != encodeOK {
+		return nil, res, e.detail
+	}
+	return e.buf, encodeOK, ""
+}
+
+func (e *encoder) lossy(what string) encodeResult {
+	e.detail = what + " at " + e.where()
+	return encodeLossy
+}
+
+// where renders the current path like a JS accessor chain: $, $.a, $[0], $["my-key"].
+func (e *encoder) where() string {
+	var b strings.Builder
+	b.WriteByte('$')
+	for _, p := range e.path {
+		switch p := p.(type) {
+		case int:
+			b.WriteString("[" + strconv.Itoa(p) + "]")
+		case string:
+			if isIdentifier(p) {
+				b.WriteString("." + p)
+			} else {
+				q, _ := json.Marshal(p)
+				b.WriteString("[" + string(q) + "]")
+			}
+		}
+	}
+	return b.String()
+}
+
+func (e *encoder) value(v goja.Value) encodeResult {
+	e.nodes++
+	if e.nodes&1023 == 0 && e.r.failed() {
+		return encodeStopped
+	}
+	if len(e.buf) > e.max {
+		return encodeTooLarge
+	}
+	switch {
+	case v == nil || goja.IsUndefined(v):
+		return e.lossy("undefined")
+	case goja.IsNull(v):
+		e.buf = append(e.buf, "null"...)
+		return encodeOK
+	}
+	switch x := v.(type) {
+	case goja.String:
+		e.buf = appendJSONString(e.buf, x)
+		return encodeOK
+	case *goja.Symbol:
+		return e.lossy("a symbol")
+	case *goja.Object:
+		return e.object(x)
+	}
+	if goja.IsBigInt(v) {
+		return e.lossy("a BigInt")
+	}
+	switch n := v.Export().(type) {
+	case bool:
+		e.buf = strconv.AppendBool(e.buf, n)
+	case int64:
+		e.buf = strconv.AppendInt(e.buf, n, 10)
+	case float64:
+		switch {
+		case math.IsNaN(n):
+			return e.lossy("NaN")
+		case math.IsInf(n, 0):
+			return e.lossy(v.String())
+		case n == 0 && math.Signbit(n):
+			return e.lossy("-0")
+		}
+		e.buf = append(e.buf, v.String()...) // JS Number::toString, as JSON.stringify prints it
+	default:
+		return e.lossy("a " + fmt.Sprintf("%T", n))
+	}
+	return encodeOK
+}
+
+func (e *encoder) object(o *goja.Object) encodeResult {
+	if e.onPath[o] {
+		return e.lossy("a cycle")
+	}
+	proto := o.Prototype()
+	cls := o.ClassName()
+	switch {
+	case cls == "Array" && proto == e.r.in.arrayProto:
+		return e.array(o)
+	case cls == "Object" && (proto == nil || proto == e.r.in.objectProto):
+		if _, isProxy := o.Export().(goja.Proxy); isProxy {
+			return e.lossy("a Proxy")
+		}
+		return e.plain(o)
+	case cls == "Function":
+		return e.lossy("a function")
+	case cls == "Object" || cls == "Array":
+		name := "a class instance"
+		if proto != nil {
+			if c, ok := proto.Get("constructor").(*goja.Object); ok {
+				if n := c.Get("name"); n != nil && n.String() != "" {
+					name = "an instance of " + n.String()
+				}
+			}
+		}
+		return e.lossy(name)
+	default:
+		return e.lossy("a " + cls)
+	}
+}
+
+func (e *encoder) array(o *goja.Object) encodeResult {
+	e.onPath[o] = true
+	defer delete(e.onPath, o)
+	n := o.Get("length").ToInteger()
+	e.buf = append(e.buf, '[')
+	for i := int64(0); i < n; i++ {
+		if i > 0 {
+			e.buf = append(e.buf, ',')
+		}
+		e.path = append(e.path, int(i))
+		v := o.Get(strconv.FormatInt(i, 10))
+		if v == nil {
+			return e.lossy("a hole")
+		}
+		if res := e.value(v); res != encodeOK {
+			return res
+		}
+		e.path = e.path[:len(e.path)-1]
+	}
+	e.buf = append(e.buf, ']')
+	return encodeOK
+}
+
+func (e *encoder) plain(o *goja.Object) encodeResult {
+	e.onPath[o] = true
+	defer delete(e.onPath, o)
+	e.buf = append(e.buf, '{')
+	for i, k := range o.Keys() {
+		if i > 0 {
+			e.buf = append(e.buf, ',')
+		}
+		e.buf = appendJSONGoString(e.buf, k)
+		e.buf = append(e.buf, ':')
+		e.path = append(e.path, k)
+		if res := e.value(o.Get(k)); res != encodeOK {
+			return res
+		}
+		e.path = e.path[:len(e.path)-1]
+	}
+	e.buf = append(e.buf, '}')
+	return encodeOK
+}
+
+// appendJSONString escapes a JS string exactly as JSON.stringify does: '"', '\\' and
+// control characters escaped (\b \f \n \r \t, \u00XX otherwise), lone surrogates as
+// \uDXXX, everything else as UTF-8.
+func appendJSONString(buf []byte, s goja.String) []byte {
+	buf = append(buf, '"')
+	n := s.Length()
+	for i := 0; i < n; i++ {
+		c := s.CharAt(i)
+		switch {
+		case c == '"':
+			buf = append(buf, '\\', '"')
+		case c == '\\':
+			buf = append(buf, '\\', '\\')
+		case c < 0x20:
+			buf = appendControl(buf, rune(c))
+		case c < utf8.RuneSelf:
+			buf = append(buf, byte(c))
+		case utf16.IsSurrogate(rune(c)):
+			if c < 0xDC00 && i+1 < n {
+				if d := s.CharAt(i + 1); d >= 0xDC00 && d <= 0xDFFF {
+					buf = utf8.AppendRune(buf, utf16.DecodeRune(rune(c), rune(d)))
+					i++
+					continue
+				}
+			}
+			buf = append(buf, `\u`...)
+			buf = append(buf, strconv.FormatInt(int64(c), 16)...)
+		default:
+			buf = utf8.AppendRune(buf, rune(c))
+		}
+	}
+	return append(buf, '"')
+}
+
+// appendJSONGoString is appendJSONString for a Go string (an object key).
+func appendJSONGoString(buf []byte, s string) []byte {
+	buf = append(buf, '"')
+	for _, c := range s {
+		switch {
+		case c == '"':
+			buf = append(buf, '\\', '"')
+		case c == '\\':
+			buf = append(buf, '\\', '\\')
+		case c < 0x20:
+			buf = appendControl(buf, c)
+		default:
+			buf = utf8.AppendRune(buf, c)
+		}
+	}
+	return append(buf, '"')
+}
+
+func appendControl(buf []byte, c rune) []byte {
+	switch c {
+	case '\b':
+		return append(buf, '\\', 'b')
+	case '\f':
+		return append(buf, '\\', 'f')
+	case '\n':
+		return append(buf, '\\', 'n')
+	case '\r':
+		return append(buf, '\\', 'r')
+	case '\t':
+		return append(buf, '\\', 't')
+	}
+	return append(buf, fmt.Sprintf(`\u%04x`, c)...)
+}
+
+// jsonStringLen is the length of a Go string as JSON.stringify would encode it.
+func jsonStringLen(s string) int {
+	n := 2
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '"' || c == '\\' || c == '\b' || c == '\f' || c == '\n' || c == '\r' || c == '\t':
+			n += 2
+		case c < 0x20:
+			n += 6
+		default:
+			n++
+		}
+	}
+	return n
+}
+
+// appendLog adds one console entry to the ledger. Over the output budget the run fails as
+// output-limit and the entry is dropped, so the logs kept are the prefix that fitted.
+func (r *run) appendLog(s string) {
+	cost := jsonStringLen(s)
+	r.mu.Lock()
+	if len(r.logs) > 0 {
+		cost++ // the comma
+	}
+	if r.failure != nil {
+		r.mu.Unlock()
+		return
+	}
+	if r.logBytes+cost > r.limits.OutputBytes {
+		r.mu.Unlock()
+		r.fail(KindOutputLimit, r.outputLimitMessage())
+		return
+	}
+	r.logs = append(r.logs, s)
+	r.logBytes += cost
+	r.mu.Unlock()
+}
+
+// logRoom is how many more bytes one more log entry could take.
+func (r *run) logRoom() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.limits.OutputBytes - r.logBytes
+}
+
+func (r *run) outputLimitMessage() string {
+	return fmt.Sprintf("outer output exceeded %d bytes", r.limits.OutputBytes)
+}
+
+// complete encodes the main promise's value as the completion, within what the output
+// budget leaves after the logs.
+func (r *run) complete(v goja.Value) {
+	if goja.IsUndefined(v) {
+		return
+	}
+	room := r.logRoom()
+	raw, res, _ := r.encode(v, room)
+	switch res {
+	case encodeOK:
+		if len(raw) > room {
+			r.fail(KindOutputLimit, r.outputLimitMessage())
+			return
+		}
+		r.mu.Lock()
+		r.value = raw
+		r.mu.Unlock()
+	case encodeTooLarge:
+		r.fail(KindOutputLimit, r.outputLimitMessage())
+	case encodeLossy:
+		r.fail(KindInvalidOutput, msgInvalidOutput)
+	}
+}

@@ -1,0 +1,495 @@
+package runtime
+
+import (
+	"math"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/dop251/goja"
+)
+
+// Console formatting, after Node's util.inspect with {depth: 4, maxArrayLength: 100,
+// maxStringLength: 10000}: string arguments print raw, everything else is inspected, and the
+// parts are joined by one space. Each console call is one log entry.
+const (
+	inspectDepth     = 4
+	inspectMaxItems  = 100
+	inspectMaxString = 10000
+	inspectBreak     = 80 // Node's breakLength
+	inspectGroupMin  = 6  // arrays with more entries than this are grouped into columns
+)
+
+// consoleMethods are the five methods of the console global, and nothing else.
+var consoleMethods = []string{"log", "info", "warn", "error", "debug"}
+
+// newConsole builds the console object of one VM; its methods log into the VM's run.
+func (r *run) newConsole() *goja.Object {
+	c := r.vm.NewObject()
+	for _, m := range consoleMethods {
+		_ = c.Set(m, r.native(r.consoleCall))
+	}
+	return c
+}
+
+// consoleCall formats one console call and appends it as one log entry. Over the output
+// budget, the run fails as output-limit and the entry is dropped.
+func (r *run) consoleCall(call goja.FunctionCall) goja.Value {
+	var b strings.Builder
+	budget := r.logRoom()
+	for i, a := range call.Arguments {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		if s, ok := a.(goja.String); ok {
+			// Check before copying: a huge string over the remaining budget fails the run
+			// without being materialized twice.
+			if s.Length() > budget {
+				r.fail(KindOutputLimit, r.outputLimitMessage())
+				return goja.Undefined()
+			}
+			b.WriteString(a.String())
+		} else {
+			in := inspector{r: r}
+			in.format(&b, a, 0, 0)
+		}
+		if b.Len() > budget {
+			r.fail(KindOutputLimit, r.outputLimitMessage())
+			return goja.Undefined()
+		}
+	}
+	r.appendLog(b.String())
+	return goja.Undefined()
+}
+
+// Inspect formats one value the way console.log prints a non-string argument. It must be
+// called on the VM goroutine of the run that owns v.
+func (r *run) inspect(v goja.Value) string {
+	var b strings.Builder
+	in := inspector{r: r}
+	in.format(&b, v, 0, 0)
+	return b.String()
+}
+
+// inspector walks one value. seen holds the objects on the current path, for [Circular].
+type inspector struct {
+	r         *run
+	seen      []*goja.Object
+	lastDepth int  // depth of the last object whose entries were formatted (Node's currentDepth)
+	numeric   bool // the array just formatted held only numbers and bigints
+}
+
+func (in *inspector) format(b *strings.Builder, v goja.Value, depth, indent int) {
+	switch {
+	case v == nil || goja.IsUndefined(v):
+		b.WriteString("undefined")
+		return
+	case goja.IsNull(v):
+		b.WriteString("null")
+		return
+	}
+	switch x := v.(type) {
+	case goja.String:
+		writeQuoted(b, x.String())
+		return
+	case *goja.Symbol:
+		b.WriteString("Symbol(" + x.String() + ")")
+		return
+	case *goja.Object:
+		in.formatObject(b, x, depth, indent)
+		return
+	}
+	if goja.IsBigInt(v) {
+		b.WriteString(v.String())
+		b.WriteByte('n')
+		return
+	}
+	if f, ok := v.Export().(float64); ok && f == 0 && math.Signbit(f) {
+		b.WriteString("-0")
+		return
+	}
+	b.WriteString(v.String())
+}
+
+// writeQuoted writes a string the way util.inspect quotes it inside structures: single
+// quotes (double quotes when the string has single quotes and no double quotes), escapes for
+// control characters, cut after inspectMaxString characters.
+func writeQuoted(b *strings.Builder, s string) {
+	more := 0
+	if n := utf8.RuneCountInString(s); n > inspectMaxString {
+		more = n - inspectMaxString
+		cut := 0
+		for i := range s {
+			if cut == inspectMaxString {
+				s = s[:i]
+				break
+			}
+			cut++
+		}
+	}
+	q := byte('\'')
+	if strings.IndexByte(s, '\'') >= 0 && strings.IndexByte(s, '"') < 0 {
+		q = '"'
+	}
+	b.WriteByte(q)
+	for _, c := range s {
+		switch {
+		case c == rune(q) || c == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(c)
+		case c == '\n':
+			b.WriteString(`\n`)
+		case c == '\t':
+			b.WriteString(`\t`)
+		case c == '\r':
+			b.WriteString(`\r`)
+		case c == '\b':
+			b.WriteString(`\b`)
+		case c == '\f':
+			b.WriteString(`\f`)
+		case c < 0x20 || c == 0x7f:
+			b.WriteString(`\x`)
+			b.WriteString(strings.ToUpper(strconv.FormatInt(int64(c)|0x100, 16)[1:]))
+		default:
+			b.WriteRune(c)
+		}
+	}
+	b.WriteByte(q)
+	if more > 0 {
+		b.WriteString("... ")
+		b.WriteString(strconv.Itoa(more))
+		b.WriteString(" more character")
+		if more > 1 {
+			b.WriteByte('s')
+		}
+	}
+}
+
+func (in *inspector) formatObject(b *strings.Builder, o *goja.Object, depth, indent int) {
+	for _, s := range in.seen {
+		if s == o {
+			b.WriteString("[Circular]")
+			return
+		}
+	}
+	r := in.r
+	cls := o.ClassName()
+	switch cls {
+	case "Function":
+		name := o.Get("name")
+		if name == nil || name.String() == "" {
+			b.WriteString("[Function (anonymous)]")
+		} else {
+			b.WriteString("[Function: " + name.String() + "]")
+		}
+		return
+	case "Date":
+		b.WriteString(r.dateString(o))
+		return
+	case "RegExp":
+		b.WriteString(o.String())
+		return
+	case "Error":
+		b.WriteString(r.errorText(o))
+		return
+	case "String", "Number", "Boolean", "BigInt", "Symbol":
+		b.WriteString("[" + cls + ": ")
+		in.format(b, r.primitiveOf(o), depth, indent)
+		b.WriteString("]")
+		return
+	}
+	prefix := in.prefix(o, cls)
+	if depth > inspectDepth {
+		switch {
+		case cls == "Array":
+			b.WriteString("[Array]")
+		case prefix == "":
+			b.WriteString("[Object]")
+		default:
+			b.WriteString("[" + strings.Fields(prefix)[0] + "]")
+		}
+		return
+	}
+	in.seen = append(in.seen, o)
+	defer func() { in.seen = in.seen[:len(in.seen)-1] }()
+	in.lastDepth = depth
+
+	var entries []string
+	open, close := "{", "}"
+	child := func(v goja.Value) string {
+		var cb strings.Builder
+		in.format(&cb, v, depth+1, indent+2)
+		return cb.String()
+	}
+	isArrayLike := false
+	if cls == "Object" {
+		cls = r.brand(o) // goja names Maps and Sets "Object"
+	}
+	switch cls {
+	case "Array":
+		open, close = "[", "]"
+		isArrayLike = true
+		entries = in.arrayEntries(o, child)
+	case "Map", "Set":
+		var size int64
+		entries, size = in.collectionEntries(o, cls, child)
+		prefix = cls + "(" + strconv.FormatInt(size, 10) + ") "
+	case "Promise":
+		if p, ok := o.Export().(*goja.Promise); ok {
+			switch p.State() {
+			case goja.PromiseStatePending:
+				entries = append(entries, "<pending>")
+			case goja.PromiseStateRejected:
+				entries = append(entries, "<rejected> "+child(p.Result()))
+			default:
+				entries = append(entries, child(p.Result()))
+			}
+		}
+	default:
+		if strings.HasSuffix(cls, "Array") && cls != "Array" { // typed arrays
+			open, close = "[", "]"
+			isArrayLike = true
+			entries = in.arrayEntries(o, child)
+			prefix = cls + "(" + strconv.FormatInt(o.Get("length").ToInteger(), 10) + ") "
+		}
+	}
+	if !isArrayLike || cls == "Array" {
+		for _, k := range o.Keys() {
+			if isArrayLike && isIndex(k) {
+				continue
+			}
+			entries = append(entries, propertyKey(k)+": "+child(o.Get(k)))
+		}
+	}
+	if len(entries) == 0 {
+		b.WriteString(prefix + open + close)
+		return
+	}
+	grouped := false
+	if isArrayLike && len(entries) > inspectGroupMin {
+		n := len(entries)
+		entries = groupArrayElements(entries, indent, in.numeric)
+		grouped = len(entries) != n
+	}
+	start := len(entries) + indent + len(open) + len(prefix) + 10
+	total := start
+	multi := grouped || in.lastDepth-depth >= 3 // Node's compact: 3
+	for _, e := range entries {
+		total += utf8.RuneCountInString(e)
+		if strings.Contains(e, "\n") {
+			multi = true
+		}
+	}
+	b.WriteString(prefix)
+	if !multi && total+len(entries) <= inspectBreak {
+		b.WriteString(open + " " + strings.Join(entries, ", ") + " " + close)
+		return
+	}
+	pad := "\n" + strings.Repeat(" ", indent)
+	b.WriteString(open + pad + "  " + strings.Join(entries, ","+pad+"  ") + pad + close)
+}
+
+// prefix names the constructor of a non-plain object ("Foo ", "[Object: null prototype] ").
+func (in *inspector) prefix(o *goja.Object, cls string) string {
+	proto := o.Prototype()
+	if proto == nil {
+		if cls == "Array" {
+			return "[Array(" + strconv.FormatInt(o.Get("length").ToInteger(), 10) + "): null prototype] "
+		}
+		return "[Object: null prototype] "
+	}
+	if proto == in.r.in.objectProto || proto == in.r.in.arrayProto {
+		return ""
+	}
+	name := ""
+	if c, ok := proto.Get("constructor").(*goja.Object); ok {
+		if n := c.Get("name"); n != nil {
+			name = n.String()
+		}
+	}
+	if name == "" || name == "Object" && cls == "Object" || name == "Array" && cls == "Array" {
+		return ""
+	}
+	return name + " "
+}
+
+// arrayEntries formats up to inspectMaxItems elements, collapsing holes like Node.
+func (in *inspector) arrayEntries(o *goja.Object, child func(goja.Value) string) []string {
+	n := o.Get("length").ToInteger()
+	var entries []string
+	holes := int64(0)
+	flush := func() {
+		if holes > 0 {
+			s := "<" + strconv.FormatInt(holes, 10) + " empty item"
+			if holes > 1 {
+				s += "s"
+			}
+			entries = append(entries, s+">")
+			holes = 0
+		}
+	}
+	shown := int64(0)
+	i := int64(0)
+	numeric := true
+	for ; i < n && shown < inspectMaxItems; i++ {
+		k := strconv.FormatInt(i, 10)
+		v := o.Get(k)
+		if v == nil {
+			holes++
+			numeric = false
+			continue
+		}
+		flush()
+		if _, isObj := v.(*goja.Object); isObj || goja.IsString(v) || goja.IsUndefined(v) || goja.IsNull(v) {
+			numeric = false
+		} else if _, isBool := v.Export().(bool); isBool {
+			numeric = false
+		} else if _, isSym := v.(*goja.Symbol); isSym {
+			numeric = false
+		}
+		entries = append(entries, child(v))
+		shown++
+	}
+	flush()
+	in.numeric = numeric
+	if rest := n - i; rest > 0 {
+		s := "... " + strconv.FormatInt(rest, 10) + " more item"
+		if rest > 1 {
+			s += "s"
+		}
+		entries = append(entries, s)
+	}
+	return entries
+}
+
+// collectionEntries formats a Map's or a Set's entries through the captured iterator
+// helper, so a program that replaced Map.prototype.entries cannot change the output.
+func (in *inspector) collectionEntries(o *goja.Object, cls string, child func(goja.Value) string) ([]string, int64) {
+	r := in.r
+	list, err := r.in.entries(goja.Undefined(), o, r.vm.ToValue(inspectMaxItems))
+	if err != nil {
+		return []string{"<unreadable>"}, 0
+	}
+	arr := list.ToObject(r.vm)
+	n := arr.Get("length").ToInteger()
+	size := arr.Get("0").ToInteger()
+	var entries []string
+	for i := int64(1); i < n; i++ {
+		e := arr.Get(strconv.FormatInt(i, 10))
+		if cls == "Map" {
+			pair := e.ToObject(r.vm)
+			entries = append(entries, child(pair.Get("0"))+" => "+child(pair.Get("1")))
+		} else {
+			entries = append(entries, child(e))
+		}
+	}
+	if rest := size - (n - 1); rest > 0 {
+		entries = append(entries, "... "+strconv.FormatInt(rest, 10)+" more items")
+	}
+	return entries, size
+}
+
+// groupArrayElements lays out many short array entries in aligned columns, as Node does
+// for arrays with more than six entries, so a 100-number array does not take 100 lines.
+// It follows Node's groupArrayElements (lib/internal/util/inspect.js) step by step.
+func groupArrayElements(entries []string, indent int, numeric bool) []string {
+	totalLength, maxLength := 0, 0
+	outputLength := len(entries)
+	if strings.HasPrefix(entries[len(entries)-1], "... ") {
+		outputLength-- // the "more items" entry is not laid out
+	}
+	const separatorSpace = 2 // ", "
+	dataLen := make([]int, outputLength)
+	for i := 0; i < outputLength; i++ {
+		l := utf8.RuneCountInString(entries[i])
+		dataLen[i] = l
+		totalLength += l + separatorSpace
+		maxLength = max(maxLength, l)
+	}
+	actualMax := maxLength + separatorSpace
+	if !(actualMax*3+indent < inspectBreak && (float64(totalLength)/float64(actualMax) > 5 || maxLength <= 6)) {
+		return entries
+	}
+	const approxCharHeights = 2.5
+	averageBias := math.Sqrt(float64(actualMax) - float64(totalLength)/float64(len(entries)))
+	biasedMax := math.Max(float64(actualMax)-3-averageBias, 1)
+	columns := int(math.Min(math.Min(
+		math.Round(math.Sqrt(approxCharHeights*biasedMax*float64(outputLength))/biasedMax),
+		math.Floor(float64(inspectBreak-indent)/float64(actualMax))),
+		math.Min(3*4, 15)))
+	if columns <= 1 {
+		return entries
+	}
+	maxLineLength := make([]int, 0, columns)
+	for i := 0; i < columns; i++ {
+		lineLength := 0
+		for j := i; j < outputLength; j += columns {
+			lineLength = max(lineLength, dataLen[j])
+		}
+		maxLineLength = append(maxLineLength, lineLength+separatorSpace)
+	}
+	pad := func(s string, width int, start bool) string {
+		n := width - utf8.RuneCountInString(s)
+		if n <= 0 {
+			return s
+		}
+		if start {
+			return strings.Repeat(" ", n) + s
+		}
+		return s + strings.Repeat(" ", n)
+	}
+	var out []string
+	for i := 0; i < outputLength; i += columns {
+		maxI := min(i+columns, outputLength)
+		var line strings.Builder
+		j := i
+		for ; j < maxI-1; j++ {
+			line.WriteString(pad(entries[j]+", ", maxLineLength[j-i], numeric))
+		}
+		if numeric {
+			line.WriteString(pad(entries[j], maxLineLength[j-i]-separatorSpace, true))
+		} else {
+			line.WriteString(entries[j])
+		}
+		out = append(out, line.String())
+	}
+	if outputLength < len(entries) {
+		out = append(out, entries[outputLength])
+	}
+	return out
+}
+
+// propertyKey prints an object key bare when it is an identifier, quoted otherwise.
+func propertyKey(k string) string {
+	if isIdentifier(k) {
+		return k
+	}
+	var b strings.Builder
+	writeQuoted(&b, k)
+	return b.String()
+}
+
+func isIdentifier(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i, c := range s {
+		if c == '_' || c == '$' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9' {
+			continue
+		}
+		return false
+	}
+	return true
+}
+
+func isIndex(k string) bool {
+	if k == "" || len(k) > 10 || (len(k) > 1 && k[0] == '0') {
+		return false
+	}
+	for _, c := range k {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}

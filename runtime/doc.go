@@ -1,0 +1,32 @@
+// Package runtime runs model-written JavaScript and TypeScript programs in pooled goja VMs,
+// fast and with budgets.
+//
+// It owns:
+//   - program preparation ([Prepare]): a size check, a plain-JS parse first, TypeScript
+//     stripping with esbuild only when that fails (with positions mapped back through a
+//     source map), and the same-line async wrapper that makes top-level await and return work
+//     while keeping the model's line numbers;
+//   - the warm [Pool]: VMs with the immutable globals already installed, never reused after a
+//     program ran on them, refilled in the background, bounded and closable;
+//   - the per-run event loop (k6 style): host work is reserved before it starts and settled
+//     exactly once on the VM goroutine; timers are bounded by the run;
+//   - the globals of the run_code contract (spec §3) and nothing else: console, timers,
+//     URL/URLSearchParams, TextEncoder/TextDecoder, atob/btoa, structuredClone, and the host
+//     [Namespace] objects a caller installs per run;
+//   - console capture with Node-util.inspect-like formatting, lossless-JSON completion, the
+//     output ledger, the failure kinds of spec §4 and the model-facing text ([Result.Text]);
+//   - the budgets of spec §7: compute time (time spent awaiting host work does not count),
+//     wall clock, output bytes, a heap sampler, call-stack depth, and size guards on the
+//     built-ins that can allocate or spin without reaching goja's interrupt check.
+//
+// It does not know about tools, policies or schemas: a caller (the bindings package) hands it
+// namespaces of async host functions, each called with lossless JSON arguments, and decides
+// what a call does. It does not isolate programs in worker processes (the worker-exit kind is
+// defined for that later mode), so a program that defeats the in-process guards can still
+// exhaust the host's memory; see the notes in budget.go.
+//
+// It may import only the standard library, github.com/dop251/goja, the safe parts of
+// github.com/dop251/goja_nodejs (url; never require's file loader, never process),
+// github.com/evanw/esbuild and golang.org/x/sync. It imports nothing of ours. Files that need
+// Go's own runtime package import it as goruntime.
+package runtime

@@ -1,0 +1,341 @@
+package runtime
+
+import (
+	"encoding/base64"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/dop251/goja"
+	"github.com/dop251/goja/parser"
+	"github.com/dop251/goja_nodejs/url"
+)
+
+// hostGlobals are the globals a run has beyond the ECMAScript built-ins and its namespaces,
+// in the order a ReferenceError lists them.
+var hostGlobals = []string{
+	"console", "setTimeout", "clearTimeout", "URL", "URLSearchParams",
+	"TextEncoder", "TextDecoder", "atob", "btoa", "structuredClone",
+}
+
+// preludeSrc captures, before any program runs, the intrinsics the runtime itself calls,
+// so a program that overwrites Map.prototype.entries or Date.prototype.toISOString cannot
+// change what the console prints or how the default sort compares. It uses no method a
+// program could replace later (no push, no for-of).
+const preludeSrc = `(function () {
+	'use strict';
+	const getProto = Object.getPrototypeOf, apply = Reflect.apply, S = String;
+	const desc = Object.getOwnPropertyDescriptor;
+	const mapSize = desc(Map.prototype, 'size').get, setSize = desc(Set.prototype, 'size').get;
+	const mapEntries = Map.prototype.entries, setValues = Set.prototype.values;
+	const mapNext = getProto(new Map().entries()).next, setNext = getProto(new Set().values()).next;
+	const getTime = Date.prototype.getTime, toISO = Date.prototype.toISOString;
+	function entries(o, max) {
+		let isMap = true;
+		try { apply(mapSize, o, []); } catch { isMap = false; }
+		const out = [apply(isMap ? mapSize : setSize, o, [])];
+		const it = apply(isMap ? mapEntries : setValues, o, []);
+		for (let i = 0; i < max; i++) {
+			const n = apply(isMap ? mapNext : setNext, it, []);
+			if (n.done) break;
+			out[out.length] = n.value;
+		}
+		return out;
+	}
+	function date(d) {
+		const t = apply(getTime, d, []);
+		return t !== t ? 'Invalid Date' : apply(toISO, d, []);
+	}
+	function compare(a, b) {
+		const x = S(a), y = S(b);
+		return x < y ? -1 : x > y ? 1 : 0;
+	}
+	function brand(o) {
+		try { apply(mapSize, o, []); return 'Map'; } catch {}
+		try { apply(setSize, o, []); return 'Set'; } catch {}
+		return 'Object';
+	}
+	return [entries, date, compare, JSON.parse, brand];
+})()`
+
+// encodingSrc defines TextEncoder and TextDecoder (UTF-8 only, as in the WHATWG spec's
+// TextEncoder) around two host helpers.
+const encodingSrc = `(function (encode, decode) {
+	'use strict';
+	class TextEncoder {
+		get encoding() { return 'utf-8'; }
+		encode(input = '') { return new Uint8Array(encode(String(input))); }
+		encodeInto(src, dest) {
+			const bytes = new Uint8Array(encode(String(src)));
+			let n = Math.min(bytes.length, dest.length);
+			while (n > 0 && n < bytes.length && (bytes[n] & 0xC0) === 0x80) n--;
+			dest.set(bytes.subarray(0, n));
+			return { read: new TextDecoder().decode(bytes.subarray(0, n)).length, written: n };
+		}
+	}
+	class TextDecoder {
+		#fatal; #ignoreBOM;
+		constructor(label = 'utf-8', options = undefined) {
+			const l = String(label).trim().toLowerCase();
+			if (l !== 'utf-8' && l !== 'utf8' && l !== 'unicode-1-1-utf-8') {
+				throw new RangeError('The "' + label + '" encoding is not supported');
+			}
+			this.#fatal = !!(options && options.fatal);
+			this.#ignoreBOM = !!(options && options.ignoreBOM);
+		}
+		get encoding() { return 'utf-8'; }
+		get fatal() { return this.#fatal; }
+		get ignoreBOM() { return this.#ignoreBOM; }
+		decode(input = undefined) {
+			if (input === undefined) return '';
+			if (ArrayBuffer.isView(input)) return decode(input.buffer, input.byteOffset, input.byteLength, this.#fatal, this.#ignoreBOM);
+			if (input instanceof ArrayBuffer) return decode(input, 0, input.byteLength, this.#fatal, this.#ignoreBOM);
+			throw new TypeError('The "input" argument must be an ArrayBuffer or an ArrayBufferView');
+		}
+	}
+	return [TextEncoder, TextDecoder];
+})`
+
+// cloneSrc defines structuredClone for the values a program can build: primitives, plain
+// and null-prototype objects (class instances clone as plain objects, as in HTML), arrays,
+// Date, RegExp, Map, Set, ArrayBuffer, typed arrays and errors, with cycles and shared
+// references preserved. Functions and symbols throw a DataCloneError.
+const cloneSrc = `(function () {
+	'use strict';
+	const keys = Object.keys, define = Object.defineProperty, isArray = Array.isArray, apply = Reflect.apply;
+	const getTime = Date.prototype.getTime;
+	function fail(v) {
+		const e = new Error(String(typeof v === 'function' ? 'function ' + (v.name || 'anonymous') : v) + ' could not be cloned.');
+		e.name = 'DataCloneError';
+		throw e;
+	}
+	function put(o, k, v) { define(o, k, { value: v, writable: true, enumerable: true, configurable: true }); }
+	function clone(v, seen) {
+		if (typeof v === 'symbol' || typeof v === 'function') fail(v);
+		if (v === null || typeof v !== 'object') return v;
+		if (seen.has(v)) return seen.get(v);
+		let out;
+		if (isArray(v)) {
+			out = new Array(v.length);
+			seen.set(v, out);
+			for (const k of keys(v)) put(out, k, clone(v[k], seen));
+			return out;
+		}
+		if (v instanceof Date) out = new Date(apply(getTime, v, []));
+		else if (v instanceof RegExp) out = new RegExp(v.source, v.flags);
+		else if (v instanceof ArrayBuffer) out = v.slice(0);
+		else if (ArrayBuffer.isView(v)) out = new v.constructor(v);
+		else if (v instanceof Map) {
+			out = new Map(); seen.set(v, out);
+			for (const [k, x] of v) out.set(clone(k, seen), clone(x, seen));
+			return out;
+		} else if (v instanceof Set) {
+			out = new Set(); seen.set(v, out);
+			for (const x of v) out.add(clone(x, seen));
+			return out;
+		} else if (v instanceof Error) {
+			out = new Error(v.message);
+			put(out, 'name', v.name);
+			seen.set(v, out);
+			return out;
+		} else {
+			out = {};
+			seen.set(v, out);
+			for (const k of keys(v)) put(out, k, clone(v[k], seen));
+			return out;
+		}
+		seen.set(v, out);
+		return out;
+	}
+	return function structuredClone(value) {
+		if (arguments.length === 0) throw new TypeError('structuredClone: 1 argument required, but only 0 present.');
+		return clone(value, new Map());
+	};
+})()`
+
+var (
+	preludePrg  = goja.MustCompile("prelude.js", preludeSrc, true)
+	encodingPrg = goja.MustCompile("encoding.js", encodingSrc, true)
+	clonePrg    = goja.MustCompile("clone.js", cloneSrc, true)
+)
+
+// installGlobals installs the host globals of spec §3 into a fresh VM. URL, TextEncoder,
+// TextDecoder and structuredClone are materialized on first access, so a pooled VM that
+// never uses them does not pay for them.
+func (r *run) installGlobals() error {
+	vm := r.vm
+	// eval and new Function parse too: never let them load a source map from the host.
+	vm.SetParserOptions(parser.WithDisableSourceMaps)
+	v, err := vm.RunProgram(preludePrg)
+	if err != nil {
+		return err
+	}
+	helpers := v.ToObject(vm)
+	fn := func(i string) goja.Callable { f, _ := goja.AssertFunction(helpers.Get(i)); return f }
+	r.in.entries, r.in.date, r.in.jsonParse, r.in.brand = fn("0"), fn("1"), fn("3"), fn("4")
+	r.in.compare = helpers.Get("2")
+	r.in.objectProto = vm.NewObject().Prototype()
+	r.in.arrayProto = vm.NewArray().Prototype()
+	r.in.errorCtor = vm.Get("Error").ToObject(vm)
+
+	g := vm.GlobalObject()
+	set := func(name string, v goja.Value) {
+		_ = g.DefineDataProperty(name, v, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+	}
+	set("console", r.newConsole())
+	set("setTimeout", r.native(r.timers.setTimeout))
+	set("clearTimeout", r.native(r.timers.clearTimeout))
+	set("atob", r.native(r.atob))
+	set("btoa", r.native(r.btoa))
+	r.lazy("URL", func() goja.Value { return r.urlModule().Get("URL") })
+	r.lazy("URLSearchParams", func() goja.Value { return r.urlModule().Get("URLSearchParams") })
+	r.lazy("TextEncoder", func() goja.Value { return r.encoding().Get("0") })
+	r.lazy("TextDecoder", func() goja.Value { return r.encoding().Get("1") })
+	r.lazy("structuredClone", func() goja.Value {
+		v, err := vm.RunProgram(clonePrg)
+		if err != nil {
+			panic(err)
+		}
+		return v
+	})
+	return installGuards(r)
+}
+
+// lazy defines a global as an accessor that replaces itself with a data property holding
+// make's value on first read (or with the assigned value on first write).
+func (r *run) lazy(name string, make func() goja.Value) {
+	g := r.vm.GlobalObject()
+	settle := func(v goja.Value) {
+		_ = g.DefineDataProperty(name, v, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+	}
+	get := r.native(func(goja.FunctionCall) goja.Value {
+		v := make()
+		settle(v)
+		return v
+	})
+	put := r.native(func(call goja.FunctionCall) goja.Value {
+		settle(call.Argument(0))
+		return goja.Undefined()
+	})
+	_ = g.DefineAccessorProperty(name, get, put, goja.FLAG_TRUE, goja.FLAG_FALSE)
+}
+
+// urlModule builds goja_nodejs's WHATWG URL classes without enabling require: its Require
+// function only fills a module's exports, so it is called on a bare module object.
+func (r *run) urlModule() *goja.Object {
+	if r.urlExports == nil {
+		module := r.vm.NewObject()
+		exports := r.vm.NewObject()
+		_ = module.Set("exports", exports)
+		url.Require(r.vm, module)
+		r.urlExports = exports
+	}
+	return r.urlExports
+}
+
+func (r *run) encoding() *goja.Object {
+	if r.encodingExports == nil {
+		v, err := r.vm.RunProgram(encodingPrg)
+		if err != nil {
+			panic(err)
+		}
+		f, _ := goja.AssertFunction(v)
+		res, err := f(goja.Undefined(), r.native(r.utf8Encode), r.native(r.utf8Decode))
+		if err != nil {
+			panic(err)
+		}
+		r.encodingExports = res.ToObject(r.vm)
+	}
+	return r.encodingExports
+}
+
+func (r *run) utf8Encode(call goja.FunctionCall) goja.Value {
+	s := call.Argument(0).String() // goja turns lone surrogates into U+FFFD, as the spec wants
+	if len(s) > r.maxStringBytes() {
+		panic(r.rangeError("Invalid typed array length"))
+	}
+	return r.vm.ToValue(r.vm.NewArrayBuffer([]byte(s)))
+}
+
+func (r *run) utf8Decode(call goja.FunctionCall) goja.Value {
+	buf, ok := call.Argument(0).Export().(goja.ArrayBuffer)
+	if !ok {
+		panic(r.vm.NewTypeError("The \"input\" argument must be an ArrayBuffer or an ArrayBufferView"))
+	}
+	off, n := int(call.Argument(1).ToInteger()), int(call.Argument(2).ToInteger())
+	b := buf.Bytes()
+	if off < 0 || n < 0 || off+n > len(b) {
+		panic(r.rangeError("offset is out of bounds"))
+	}
+	b = b[off : off+n]
+	if !call.Argument(4).ToBoolean() && len(b) >= 3 && b[0] == 0xEF && b[1] == 0xBB && b[2] == 0xBF {
+		b = b[3:]
+	}
+	if utf8.Valid(b) {
+		return r.vm.ToValue(string(b))
+	}
+	if call.Argument(3).ToBoolean() {
+		panic(r.vm.NewTypeError("The encoded data was not valid for encoding utf-8"))
+	}
+	var sb strings.Builder
+	for len(b) > 0 {
+		c, size := utf8.DecodeRune(b)
+		sb.WriteRune(c) // utf8.RuneError is U+FFFD
+		b = b[size:]
+	}
+	return r.vm.ToValue(sb.String())
+}
+
+// btoa encodes a string of code points up to U+00FF as base64, as in HTML.
+func (r *run) btoa(call goja.FunctionCall) goja.Value {
+	if len(call.Arguments) == 0 {
+		panic(r.vm.NewTypeError("btoa: 1 argument required, but only 0 present."))
+	}
+	s := call.Argument(0).String()
+	b := make([]byte, 0, len(s))
+	for _, c := range s {
+		if c > 0xFF {
+			panic(r.domError("InvalidCharacterError", "Invalid character"))
+		}
+		b = append(b, byte(c))
+	}
+	return r.vm.ToValue(base64.StdEncoding.EncodeToString(b))
+}
+
+// atob decodes base64 (ASCII whitespace ignored, padding optional) into a string of code
+// points up to U+00FF, as in HTML.
+func (r *run) atob(call goja.FunctionCall) goja.Value {
+	if len(call.Arguments) == 0 {
+		panic(r.vm.NewTypeError("atob: 1 argument required, but only 0 present."))
+	}
+	s := strings.Map(func(c rune) rune {
+		if c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r' {
+			return -1
+		}
+		return c
+	}, call.Argument(0).String())
+	if len(s)%4 == 0 && strings.HasSuffix(s, "=") {
+		s = strings.TrimRight(s, "=")
+	}
+	if len(s)%4 == 1 || strings.Contains(s, "=") {
+		panic(r.domError("InvalidCharacterError", "The string to be decoded is not correctly encoded."))
+	}
+	b, err := base64.RawStdEncoding.DecodeString(s)
+	if err != nil {
+		panic(r.domError("InvalidCharacterError", "The string to be decoded is not correctly encoded."))
+	}
+	rs := make([]rune, len(b))
+	for i, c := range b {
+		rs[i] = rune(c)
+	}
+	return r.vm.ToValue(string(rs))
+}
+
+// domError builds an Error whose name is a DOMException name, as browsers throw.
+func (r *run) domError(name, msg string) *goja.Object {
+	e, err := r.vm.New(r.in.errorCtor, r.vm.ToValue(msg))
+	if err != nil {
+		panic(err)
+	}
+	_ = e.DefineDataProperty("name", r.vm.ToValue(name), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+	return e
+}

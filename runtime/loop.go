@@ -1,0 +1,139 @@
+package runtime
+
+import (
+	"sync"
+	"time"
+
+	"github.com/dop251/goja"
+)
+
+// loop is the per-run event loop, k6 style. Host work is reserved on the VM goroutine before
+// it starts; its settle callback is enqueued from any goroutine exactly once and runs on the
+// VM goroutine. The run keeps going while callbacks are queued or reservations are
+// outstanding, so a program waiting on host work is never mistaken for a finished one.
+//
+// A loop belongs to one run. reserve, take and close are called on the VM goroutine; the
+// functions reserve returns are safe to call from any goroutine.
+type loop struct {
+	mu      sync.Mutex
+	queue   []func() error
+	pending int  // reservations whose callback is not enqueued yet
+	closed  bool // after close, enqueues are dropped
+	wake    chan struct{}
+}
+
+func newLoop() *loop { return &loop{wake: make(chan struct{}, 1)} }
+
+// reserve records outstanding host work and returns the function that settles it. The
+// returned function enqueues cb to run on the VM goroutine; only its first call has any
+// effect, and calls after the loop closed are dropped (the VM is gone).
+func (l *loop) reserve() func(cb func() error) {
+	l.mu.Lock()
+	l.pending++
+	l.mu.Unlock()
+	var once sync.Once
+	return func(cb func() error) {
+		once.Do(func() {
+			l.mu.Lock()
+			l.pending--
+			if !l.closed && cb != nil {
+				l.queue = append(l.queue, cb)
+			}
+			l.mu.Unlock()
+			l.signal()
+		})
+	}
+}
+
+func (l *loop) signal() {
+	select {
+	case l.wake <- struct{}{}:
+	default:
+	}
+}
+
+// take returns the queued callbacks and whether any reservation is still outstanding.
+func (l *loop) take() (batch []func() error, pending bool) {
+	l.mu.Lock()
+	batch, l.queue = l.queue, nil
+	pending = l.pending > 0
+	l.mu.Unlock()
+	return batch, pending
+}
+
+// close drops every later enqueue.
+func (l *loop) close() {
+	l.mu.Lock()
+	l.closed = true
+	l.queue = nil
+	l.mu.Unlock()
+}
+
+// timers implements setTimeout and clearTimeout for one run. Each armed timer holds a loop
+// reservation, so a pending timer keeps the run alive; the run's wall clock bounds it.
+// Methods are called on the VM goroutine.
+type timers struct {
+	r    *run
+	next int64
+	live map[int64]*timer
+}
+
+type timer struct {
+	t      *time.Timer
+	settle func(func() error)
+}
+
+func (ts *timers) setTimeout(call goja.FunctionCall) goja.Value {
+	vm := ts.r.vm
+	fn, ok := goja.AssertFunction(call.Argument(0))
+	if !ok {
+		panic(vm.NewTypeError("setTimeout: the callback must be a function"))
+	}
+	delay := call.Argument(1).ToFloat()
+	if !(delay >= 1) { // NaN, negative and sub-millisecond delays run on the next turn
+		delay = 0
+	}
+	delay = min(delay, float64(ts.r.limits.WallClock/time.Millisecond)+1)
+	var args []goja.Value
+	if len(call.Arguments) > 2 {
+		args = append(args, call.Arguments[2:]...)
+	}
+	if ts.live == nil {
+		ts.live = map[int64]*timer{}
+	}
+	ts.next++
+	id := ts.next
+	t := &timer{settle: ts.r.loop.reserve()}
+	ts.live[id] = t
+	t.t = time.AfterFunc(time.Duration(delay*float64(time.Millisecond)), func() {
+		t.settle(func() error {
+			if _, ok := ts.live[id]; !ok {
+				return nil // cleared after it fired
+			}
+			delete(ts.live, id)
+			_, err := fn(goja.Undefined(), args...)
+			return err // an exception thrown by a timer callback fails the run, as in Node
+		})
+	})
+	return vm.ToValue(id)
+}
+
+func (ts *timers) clearTimeout(call goja.FunctionCall) goja.Value {
+	id := call.Argument(0).ToInteger()
+	if t, ok := ts.live[id]; ok {
+		delete(ts.live, id)
+		if t.t.Stop() {
+			t.settle(nil)
+		}
+	}
+	return goja.Undefined()
+}
+
+// stopAll stops every armed timer; called when the run ends.
+func (ts *timers) stopAll() {
+	for id, t := range ts.live {
+		t.t.Stop()
+		t.settle(nil)
+		delete(ts.live, id)
+	}
+}

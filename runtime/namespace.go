@@ -1,0 +1,340 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"sort"
+
+	"github.com/dop251/goja"
+)
+
+// StartFunc begins one call of a namespace member. The runtime calls it on the VM
+// goroutine, in the order the program made the calls, with the member's name and the
+// call's first argument snapshotted as lossless JSON; it must not block (it may, for
+// example, mint a call id and queue the call on a scheduler). The runtime then calls the
+// returned wait function exactly once on a goroutine of its own and settles the program's
+// promise with its result on the VM goroutine: resolved with the JSON value, or rejected
+// with the namespace's error class. ctx is cancelled when the run ends; the runtime waits
+// for wait to return before Run returns (up to PoolOptions.Grace).
+type StartFunc func(ctx context.Context, member string, args json.RawMessage) (wait func() (json.RawMessage, error))
+
+// Async adapts a blocking call into a StartFunc whose calls all run concurrently.
+func Async(call func(ctx context.Context, member string, args json.RawMessage) (json.RawMessage, error)) StartFunc {
+	return func(ctx context.Context, member string, args json.RawMessage) func() (json.RawMessage, error) {
+		return func() (json.RawMessage, error) { return call(ctx, member, args) }
+	}
+}
+
+// CallError is an error a wait function returns to reject the call with the namespace's
+// error class carrying extra string properties (for example a code). Other errors reject
+// with their Error() text as the message. A CallError is an immutable value.
+type CallError struct {
+	Message string
+	Fields  map[string]string
+}
+
+func (e *CallError) Error() string { return e.Message }
+
+// NamespaceOptions configures a namespace. A nil *NamespaceOptions means the defaults.
+type NamespaceOptions struct {
+	// ErrorClass names a global class extending Error that rejections are instances of,
+	// for example "ToolCallError". Empty means rejections are plain Errors and no class is
+	// installed.
+	ErrorClass string
+	// MemberProperty names the property of a rejection that holds the member's name, for
+	// example "toolName". Empty means none.
+	MemberProperty string
+	// Noun names one member in messages, as in "tool arguments must be lossless JSON".
+	// Empty means the global's name.
+	Noun string
+}
+
+// Namespace is a global object of async host functions, for example tools. It is built
+// once (the index of its members is computed here) and installed per run in constant time:
+// its members materialize on first access, so a namespace of 1,000 members costs a run no
+// more than one of 10. A Namespace is immutable and safe for concurrent use by any number
+// of runs.
+type Namespace struct {
+	global     string
+	members    []string
+	index      map[string]bool
+	start      StartFunc
+	errorClass string
+	memberProp string
+	noun       string
+}
+
+var identRe = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*$`)
+
+// reservedGlobals are names a namespace or error class cannot take: the host globals, the
+// ECMAScript globals a program relies on, and the words that cannot be bindings.
+var reservedGlobals = func() map[string]bool {
+	m := map[string]bool{}
+	for _, n := range hostGlobals {
+		m[n] = true
+	}
+	for _, n := range []string{
+		"globalThis", "Object", "Function", "Array", "Number", "Boolean", "String", "Symbol",
+		"BigInt", "Math", "JSON", "Reflect", "Proxy", "Promise", "Date", "RegExp", "Error",
+		"TypeError", "RangeError", "SyntaxError", "ReferenceError", "EvalError", "URIError",
+		"AggregateError", "Map", "Set", "WeakMap", "WeakSet", "ArrayBuffer", "DataView",
+		"eval", "isNaN", "isFinite", "parseInt", "parseFloat", "encodeURI", "decodeURI",
+		"encodeURIComponent", "decodeURIComponent", "escape", "unescape", "NaN", "Infinity",
+		"undefined", "arguments", "require", "process", "import", "export", "await", "async",
+		"let", "const", "var", "yield", "static", "this", "super", "new", "class", "function",
+		"null", "true", "false", "void", "typeof", "delete", "in", "instanceof", "return",
+		"if", "else", "for", "while", "do", "switch", "case", "default", "break", "continue",
+		"throw", "try", "catch", "finally", "with", "debugger", "enum", "implements",
+		"interface", "package", "private", "protected", "public",
+	} {
+		m[n] = true
+	}
+	return m
+}()
+
+// NewNamespace builds a namespace installed as the global named global, with the given
+// members (any strings: "__proto__", "constructor" and "my-tool" are ordinary keys) whose
+// calls start through start.
+func NewNamespace(global string, members []string, start StartFunc, opts *NamespaceOptions) (*Namespace, error) {
+	if opts == nil {
+		opts = &NamespaceOptions{}
+	}
+	bad := func(reason string) error { return &NamespaceError{Global: global, Reason: reason} }
+	switch {
+	case !identRe.MatchString(global):
+		return nil, bad("the global name must be an identifier")
+	case reservedGlobals[global]:
+		return nil, bad("the global name is reserved")
+	case start == nil:
+		return nil, bad("start must not be nil")
+	}
+	if c := opts.ErrorClass; c != "" {
+		switch {
+		case !identRe.MatchString(c):
+			return nil, bad(fmt.Sprintf("error class %q must be an identifier", c))
+		case reservedGlobals[c] || c == global:
+			return nil, bad(fmt.Sprintf("error class %q is reserved", c))
+		}
+	}
+	switch opts.MemberProperty {
+	case "name", "message", "stack", "cause", "constructor", "__proto__":
+		return nil, bad(fmt.Sprintf("member property %q would shadow an Error property", opts.MemberProperty))
+	}
+	ns := &Namespace{
+		global:     global,
+		members:    slices.Clone(members),
+		index:      make(map[string]bool, len(members)),
+		start:      start,
+		errorClass: opts.ErrorClass,
+		memberProp: opts.MemberProperty,
+		noun:       opts.Noun,
+	}
+	if ns.noun == "" {
+		ns.noun = global
+	}
+	for _, m := range members {
+		if ns.index[m] {
+			return nil, bad(fmt.Sprintf("member %q is listed twice", m))
+		}
+		ns.index[m] = true
+	}
+	return ns, nil
+}
+
+// Global is the name the namespace is installed under.
+func (ns *Namespace) Global() string { return ns.global }
+
+// checkNamespaces rejects two namespaces (or error classes) claiming one global.
+func checkNamespaces(nss []*Namespace) error {
+	seen := map[string]bool{}
+	for _, ns := range nss {
+		if ns == nil {
+			return &NamespaceError{Reason: "a nil namespace"}
+		}
+		for _, n := range []string{ns.global, ns.errorClass} {
+			if n == "" {
+				continue
+			}
+			if seen[n] {
+				return &NamespaceError{Global: ns.global, Reason: fmt.Sprintf("global %q is installed twice", n)}
+			}
+			seen[n] = true
+		}
+	}
+	return nil
+}
+
+// nsObject backs a namespace's global as a goja dynamic object: members are looked up in
+// the shared index and turned into functions on first access, so installing costs O(1).
+type nsObject struct {
+	r    *run
+	ns   *Namespace
+	fns  map[string]goja.Value
+	ctor *goja.Object // the error class, if any
+}
+
+func (o *nsObject) Get(key string) goja.Value {
+	if !o.ns.index[key] {
+		return nil
+	}
+	if f, ok := o.fns[key]; ok {
+		return f
+	}
+	if o.fns == nil {
+		o.fns = map[string]goja.Value{}
+	}
+	f := o.r.native(func(call goja.FunctionCall) goja.Value { return o.r.hostCall(o, key, call) })
+	fo := f.ToObject(o.r.vm)
+	_ = fo.DefineDataProperty("name", o.r.vm.ToValue(key), goja.FLAG_FALSE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+	o.fns[key] = f
+	return f
+}
+
+func (o *nsObject) Set(string, goja.Value) bool { return false }
+func (o *nsObject) Has(key string) bool         { return o.ns.index[key] }
+func (o *nsObject) Delete(key string) bool      { return !o.ns.index[key] }
+func (o *nsObject) Keys() []string              { return slices.Clone(o.ns.members) }
+
+// errorClassSrc makes a class extending Error whose name is the given one.
+const errorClassSrc = `(function (name) {
+	'use strict';
+	const C = class extends Error {};
+	Object.defineProperty(C, 'name', { value: name });
+	Object.defineProperty(C.prototype, 'name', { value: name, writable: true, configurable: true });
+	return C;
+})`
+
+var errorClassPrg = goja.MustCompile("errorclass.js", errorClassSrc, true)
+
+// installNamespaces installs the run's namespaces as read-only globals with null
+// prototypes, and their error classes. VM goroutine, before the program runs.
+func (r *run) installNamespaces(nss []*Namespace) error {
+	r.namespaces = nss
+	g := r.vm.GlobalObject()
+	for _, ns := range nss {
+		o := &nsObject{r: r, ns: ns}
+		if ns.errorClass != "" {
+			f, err := r.vm.RunProgram(errorClassPrg)
+			if err != nil {
+				return err
+			}
+			mk, _ := goja.AssertFunction(f)
+			c, err := mk(goja.Undefined(), r.vm.ToValue(ns.errorClass))
+			if err != nil {
+				return err
+			}
+			o.ctor = c.ToObject(r.vm)
+			if err := g.DefineDataProperty(ns.errorClass, c, goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_FALSE); err != nil {
+				return err
+			}
+		}
+		obj := r.vm.NewDynamicObject(o)
+		if err := obj.SetPrototype(nil); err != nil {
+			return err
+		}
+		if err := g.DefineDataProperty(ns.global, obj, goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_FALSE); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// hostCall is one call of a namespace member from JavaScript: snapshot the argument as
+// lossless JSON on the VM goroutine, start the call in submission order, wait for it on a
+// goroutine of its own, and settle the returned promise through the loop.
+func (r *run) hostCall(o *nsObject, member string, call goja.FunctionCall) goja.Value {
+	vm := r.vm
+	p, resolve, reject := vm.NewPromise()
+	arg := call.Argument(0)
+	if goja.IsUndefined(arg) {
+		_ = reject(r.callError(o, member, o.ns.noun+" arguments must be lossless JSON (call it with an arguments object, e.g. `{}`)", nil))
+		return vm.ToValue(p)
+	}
+	args, res, detail := r.encode(arg, maxArgBytes)
+	switch res {
+	case encodeLossy:
+		_ = reject(r.callError(o, member, o.ns.noun+" arguments must be lossless JSON: "+detail, nil))
+		return vm.ToValue(p)
+	case encodeTooLarge:
+		_ = reject(r.callError(o, member, fmt.Sprintf("%s arguments must be lossless JSON: larger than %d bytes", o.ns.noun, maxArgBytes), nil))
+		return vm.ToValue(p)
+	case encodeStopped:
+		return vm.ToValue(p)
+	}
+	wait := o.ns.start(r.ctx, member, args)
+	settle := r.loop.reserve()
+	r.host.Add(1)
+	r.pool.hosts.Add(1)
+	go func() {
+		defer r.pool.hosts.Done()
+		defer r.host.Done()
+		var out json.RawMessage
+		var err error
+		func() {
+			defer func() {
+				if x := recover(); x != nil {
+					r.fail(KindException, fmt.Sprintf("internal error: %s %q panicked: %v", o.ns.noun, member, x))
+					err = errHostPanic
+				}
+			}()
+			out, err = wait()
+		}()
+		settle(func() error {
+			if err != nil {
+				var ce *CallError
+				if errors.As(err, &ce) {
+					return reject(r.callError(o, member, ce.Message, ce.Fields))
+				}
+				return reject(r.callError(o, member, err.Error(), nil))
+			}
+			if len(out) == 0 {
+				return resolve(goja.Undefined())
+			}
+			v, perr := r.in.jsonParse(goja.Undefined(), vm.ToValue(string(out)))
+			if perr != nil {
+				return reject(r.callError(o, member, o.ns.noun+" result must be lossless JSON", nil))
+			}
+			return resolve(v)
+		})
+	}()
+	return vm.ToValue(p)
+}
+
+// maxArgBytes bounds one call's arguments as JSON.
+const maxArgBytes = 64 << 20
+
+var errHostPanic = errors.New("host function panicked")
+
+// callError builds a rejection: an instance of the namespace's error class (or a plain
+// Error) with the member property and extra fields as read-only enumerable properties.
+func (r *run) callError(o *nsObject, member, msg string, fields map[string]string) goja.Value {
+	vm := r.vm
+	ctor := o.ctor
+	if ctor == nil {
+		ctor = r.in.errorCtor
+	}
+	e, err := vm.New(ctor, vm.ToValue(msg))
+	if err != nil {
+		return vm.ToValue(msg)
+	}
+	if o.ns.memberProp != "" {
+		_ = e.DefineDataProperty(o.ns.memberProp, vm.ToValue(member), goja.FLAG_FALSE, goja.FLAG_TRUE, goja.FLAG_TRUE)
+	}
+	keys := make([]string, 0, len(fields))
+	for k := range fields {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		switch k {
+		case "name", "message", "stack", o.ns.memberProp:
+			continue
+		}
+		_ = e.DefineDataProperty(k, vm.ToValue(fields[k]), goja.FLAG_FALSE, goja.FLAG_TRUE, goja.FLAG_TRUE)
+	}
+	return e
+}

@@ -1,0 +1,293 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+)
+
+// PoolOptions configures a Pool. A nil *PoolOptions means the defaults.
+type PoolOptions struct {
+	// Size is how many warm VMs the pool keeps ready. Zero means 4.
+	Size int
+	// Limits are the default budgets of every run; a nil Limits or a zero field means the
+	// default of spec §7 named on the field.
+	Limits *Limits
+	// Grace bounds how long Run keeps waiting after a budget ran out, the context was
+	// cancelled or the program ended, for a VM stuck inside a native built-in (which no
+	// interrupt reaches) and for host calls that ignore cancellation. After it, Run returns
+	// and leaves them to finish on their own; Close waits for them. Zero means 1s.
+	Grace time.Duration
+}
+
+// RunOptions configures one run. A nil *RunOptions means the defaults.
+type RunOptions struct {
+	// Namespaces are the host namespaces installed for this run (for example tools). Nil
+	// means none.
+	Namespaces []*Namespace
+	// Limits override the pool's budgets for this run; a nil Limits or a zero field means
+	// the pool's value.
+	Limits *Limits
+	// ProgramBytes bounds the program text for Run. Zero means 1 MiB.
+	ProgramBytes int
+}
+
+// Pool runs programs on warm goja VMs. Each VM runs exactly one program and is then
+// dropped: goja cannot reset a VM, and globals, top-level bindings and prototype changes
+// would leak into the next program. A background goroutine keeps Size VMs ready with the
+// immutable globals installed. A Pool is safe for concurrent use by multiple goroutines;
+// Close releases it.
+type Pool struct {
+	limits Limits
+	grace  time.Duration
+	ready  chan *run
+
+	ctx    context.Context // cancelled by Close
+	cancel context.CancelFunc
+	refill sync.WaitGroup
+	hosts  sync.WaitGroup // host-call goroutines and VM goroutines, which may outlive Run
+	mu     sync.Mutex
+	closed bool
+	runs   sync.WaitGroup
+}
+
+// NewPool starts a pool and its background refill.
+func NewPool(opts *PoolOptions) (*Pool, error) {
+	if opts == nil {
+		opts = &PoolOptions{}
+	}
+	switch {
+	case opts.Size < 0:
+		return nil, &OptionError{Field: "PoolOptions.Size", Reason: "must not be negative"}
+	case opts.Grace < 0:
+		return nil, &OptionError{Field: "PoolOptions.Grace", Reason: "must not be negative"}
+	}
+	var base Limits
+	if opts.Limits != nil {
+		base = *opts.Limits
+	}
+	limits, err := base.withDefaults(nil)
+	if err != nil {
+		return nil, err
+	}
+	p := &Pool{limits: limits, grace: opts.Grace}
+	if p.grace == 0 {
+		p.grace = time.Second
+	}
+	size := opts.Size
+	if size == 0 {
+		size = 4
+	}
+	p.ready = make(chan *run, size)
+	p.ctx, p.cancel = context.WithCancel(context.Background())
+	if _, err := newRun(p); err != nil { // fail fast if VMs cannot be built at all
+		return nil, err
+	}
+	p.refill.Add(1)
+	go p.refillLoop()
+	return p, nil
+}
+
+func (p *Pool) refillLoop() {
+	defer p.refill.Done()
+	for {
+		r, err := newRun(p)
+		if err != nil {
+			return // cannot happen after NewPool built one; Run builds synchronously then
+		}
+		select {
+		case p.ready <- r:
+		case <-p.ctx.Done():
+			return
+		}
+	}
+}
+
+// acquire takes a warm VM, or builds one when the pool is drained.
+func (p *Pool) acquire() (*run, error) {
+	select {
+	case r := <-p.ready:
+		return r, nil
+	default:
+		return newRun(p)
+	}
+}
+
+// Run prepares code (see Prepare) and runs it. A program that does not parse is a failed
+// Result of kind exception, not an error.
+func (p *Pool) Run(ctx context.Context, code string, opts *RunOptions) (*Result, error) {
+	var max int
+	if opts != nil {
+		max = opts.ProgramBytes
+	}
+	prg, err := Prepare(code, &PrepareOptions{MaxBytes: max})
+	if err != nil {
+		var f *Failure
+		if errors.As(err, &f) {
+			if p.isClosed() {
+				return nil, ErrClosed
+			}
+			return &Result{Failure: f}, nil
+		}
+		return nil, err
+	}
+	return p.RunProgram(ctx, prg, opts)
+}
+
+func (p *Pool) isClosed() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.closed
+}
+
+// RunProgram runs a prepared program on a never-used VM, with opts' namespaces installed,
+// until its main promise settles or a budget ends it. Program outcomes (exceptions,
+// timeouts, cancellation, output problems) are in Result.Failure; the error is non-nil only
+// for misuse: a closed pool (ErrClosed), bad options (*OptionError) or bad namespaces
+// (*NamespaceError).
+func (p *Pool) RunProgram(ctx context.Context, prg *Program, opts *RunOptions) (*Result, error) {
+	if opts == nil {
+		opts = &RunOptions{}
+	}
+	var over Limits
+	if opts.Limits != nil {
+		over = *opts.Limits
+	}
+	limits, err := over.withDefaults(&p.limits)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkNamespaces(opts.Namespaces); err != nil {
+		return nil, err
+	}
+	if prg == nil {
+		return nil, &OptionError{Field: "program", Reason: "must not be nil"}
+	}
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return nil, ErrClosed
+	}
+	p.runs.Add(1)
+	p.mu.Unlock()
+	defer p.runs.Done()
+
+	if ctx.Err() != nil {
+		return &Result{Failure: &Failure{Kind: KindAbort, Message: context.Cause(ctx).Error()}}, nil
+	}
+	r, err := p.acquire()
+	if err != nil {
+		return nil, err
+	}
+	return p.execute(ctx, r, prg, limits, opts.Namespaces), nil
+}
+
+// execute arms the budgets, runs the program on a VM goroutine and waits for it, giving up
+// Grace after a failure if the VM is stuck in native code.
+func (p *Pool) execute(ctx context.Context, r *run, prg *Program, limits Limits, nss []*Namespace) *Result {
+	r.prg = prg
+	r.limits = limits
+	r.ctx, r.cancel = context.WithCancelCause(ctx)
+	r.vm.SetMaxCallStackSize(limits.StackDepth)
+
+	wall := time.AfterFunc(limits.WallClock, func() {
+		r.fail(KindTimeout, fmt.Sprintf("wall-clock ceiling reached (%dms)", limits.WallClock.Milliseconds()))
+	})
+	stopCtx := context.AfterFunc(ctx, func() { r.fail(KindAbort, context.Cause(ctx).Error()) })
+	stopPool := context.AfterFunc(p.ctx, func() { r.fail(KindAbort, "runtime pool closed") })
+	sampling := make(chan struct{})
+	p.hosts.Add(1)
+	go func() {
+		defer p.hosts.Done()
+		r.sampleHeap(sampling)
+	}()
+
+	done := make(chan struct{})
+	p.hosts.Add(1)
+	go func() {
+		defer p.hosts.Done()
+		defer close(done)
+		if err := r.installNamespaces(nss); err != nil {
+			r.fail(KindException, "internal error: installing namespaces: "+err.Error())
+		} else {
+			r.exec()
+		}
+		r.finish()
+	}()
+
+	select {
+	case <-done:
+	case <-r.stopped:
+		t := time.NewTimer(p.grace)
+		select {
+		case <-done:
+		case <-t.C:
+		}
+		t.Stop()
+	}
+	wall.Stop()
+	stopCtx()
+	stopPool()
+	close(sampling)
+
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	res := &Result{Logs: append([]string(nil), r.logs...), Failure: r.failure}
+	if r.failure == nil {
+		res.Value = append([]byte(nil), r.value...)
+		if len(res.Value) == 0 {
+			res.Value = nil
+		}
+	}
+	return res
+}
+
+// finish ends the run on the VM goroutine: late host results and timers are dropped, host
+// work is cancelled and awaited (up to Grace), and the VM is left for the garbage collector.
+func (r *run) finish() {
+	r.loop.close()
+	r.timers.stopAll()
+	r.cancel(errRunOver)
+	if r.compute != nil {
+		r.compute.Stop()
+	}
+	hostDone := make(chan struct{})
+	go func() {
+		r.host.Wait()
+		close(hostDone)
+	}()
+	t := time.NewTimer(r.pool.grace)
+	select {
+	case <-hostDone:
+	case <-t.C:
+	}
+	t.Stop()
+}
+
+var errRunOver = errors.New("the run is over")
+
+// Close aborts the runs in flight (kind abort, "runtime pool closed"), stops the refill,
+// drops the warm VMs and waits for every goroutine the pool started, including VMs and host
+// calls that outlived their Run. Run after Close returns ErrClosed. Close is idempotent.
+func (p *Pool) Close() error {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return nil
+	}
+	p.closed = true
+	p.mu.Unlock()
+	p.cancel()
+	p.refill.Wait()
+	p.runs.Wait()
+	p.hosts.Wait()
+	for {
+		select {
+		case <-p.ready:
+		default:
+			return nil
+		}
+	}
+}

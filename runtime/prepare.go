@@ -1,0 +1,197 @@
+package runtime
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/dop251/goja"
+	"github.com/dop251/goja/parser"
+	"github.com/evanw/esbuild/pkg/api"
+)
+
+// The async wrapper. The model's code starts on line 1 right after wrapOpen, so line N of
+// the model's text is line N of the wrapped program; only columns on line 1 shift.
+const (
+	wrapOpen  = "(async () => {"
+	wrapClose = "\n})()"
+	// sourceMapURL names the in-memory source map of a stripped TypeScript program. The
+	// parser's loader answers only this URL, so no program can make goja read a host file.
+	sourceMapURL = "runcode://internal/program.map"
+)
+
+// Program is a prepared model program: parsed, wrapped and compiled. A Program is immutable
+// and safe for concurrent use; it can be run any number of times on any pool.
+type Program struct {
+	prg        *goja.Program
+	typescript bool
+	lines      int // lines of the model's code; stack frames below them are the wrapper's
+}
+
+// TypeScript reports whether the program needed TypeScript stripping.
+func (p *Program) TypeScript() bool { return p.typescript }
+
+// PrepareOptions configures Prepare. A nil *PrepareOptions means the defaults.
+type PrepareOptions struct {
+	// MaxBytes bounds the program text. Zero means 1 MiB.
+	MaxBytes int
+}
+
+// Prepare turns model code (the body of an async function, JavaScript or TypeScript) into a
+// Program. It parses the code as plain JavaScript first and strips TypeScript with esbuild
+// only when that fails, so plain programs never pay for esbuild. A program that is too large
+// or does not parse is reported as a *Failure of kind exception, whose message carries the
+// line, the column and the offending line of the model's own text. Prepare is safe for
+// concurrent use.
+func Prepare(code string, opts *PrepareOptions) (*Program, error) {
+	limit := 1 << 20
+	if opts != nil && opts.MaxBytes > 0 {
+		limit = opts.MaxBytes
+	}
+	if len(code) > limit {
+		return nil, &Failure{Kind: KindException,
+			Message: fmt.Sprintf("program of %d bytes exceeds the limit of %d bytes", len(code), limit)}
+	}
+	wrapped := wrapOpen + code + wrapClose
+	ast, jsErr := parser.ParseFile(nil, "program.js", wrapped, 0, parser.WithDisableSourceMaps)
+	if jsErr == nil {
+		prg, err := goja.CompileAST(ast, true)
+		if err != nil {
+			return nil, compileFailure(err, code)
+		}
+		return &Program{prg: prg, lines: strings.Count(code, "\n") + 1}, nil
+	}
+	prg, tsErr := stripTypeScript(wrapped, code)
+	if tsErr == nil {
+		prg.lines = strings.Count(code, "\n") + 1
+		return prg, nil
+	}
+	jsFail := parseFailure(jsErr, code)
+	// When both parsers fail, the one that got further is more likely to have read the
+	// language the model meant; on a tie, goja's message describes what actually runs.
+	var tsFail *syntaxError
+	if errors.As(tsErr, &tsFail) && tsFail.after(jsFail) {
+		return nil, tsFail.failure
+	}
+	return nil, jsFail.failure
+}
+
+// tsOptions strips types and lowers only what goja lacks: goja supports everything from
+// ES2017 to ES2022 natively, so a lower target would only add cost and helper code.
+var tsOptions = api.TransformOptions{
+	Loader:         api.LoaderTS,
+	Target:         api.ESNext,
+	Format:         api.FormatDefault,
+	Platform:       api.PlatformNeutral,
+	Sourcemap:      api.SourceMapExternal,
+	SourcesContent: api.SourcesContentExclude,
+	Sourcefile:     "program.ts",
+	LogLevel:       api.LogLevelSilent,
+	Charset:        api.CharsetUTF8,
+	Supported: map[string]bool{
+		"async-generator": false,
+		"for-await":       false,
+		"decorators":      false,
+	},
+}
+
+// stripTypeScript returns a compiled Program, a *syntaxError for esbuild's syntax errors, or
+// another error when goja rejects esbuild's output.
+func stripTypeScript(wrapped, code string) (*Program, error) {
+	res := api.Transform(wrapped, tsOptions)
+	if len(res.Errors) > 0 {
+		m := res.Errors[0]
+		line, col := 0, 0
+		if m.Location != nil {
+			line = m.Location.Line
+			// esbuild columns are 0-based bytes; report 1-based characters.
+			lt := m.Location.LineText
+			c := m.Location.Column
+			if c > len(lt) {
+				c = len(lt)
+			}
+			col = utf8.RuneCountInString(lt[:c]) + 1
+		}
+		return nil, syntaxFailure(m.Text, line, col, code)
+	}
+	src := string(res.Code) + "\n//# sourceMappingURL=" + sourceMapURL + "\n"
+	srcMap := res.Map
+	ast, err := parser.ParseFile(nil, "program.ts", src, 0, parser.WithSourceMapLoader(func(p string) ([]byte, error) {
+		if p == sourceMapURL {
+			return srcMap, nil
+		}
+		return nil, errors.New("source maps are not loaded")
+	}))
+	if err != nil {
+		return nil, err
+	}
+	prg, err := goja.CompileAST(ast, true)
+	if err != nil {
+		return nil, err
+	}
+	return &Program{prg: prg, typescript: true}, nil
+}
+
+// syntaxError is a parse error positioned in the model's own text.
+type syntaxError struct {
+	line, col int
+	failure   *Failure
+}
+
+func (e *syntaxError) Error() string { return e.failure.Error() }
+
+func (e *syntaxError) after(o *syntaxError) bool {
+	return e.line > o.line || e.line == o.line && e.col > o.col
+}
+
+// parseFailure converts a goja parser error into an exception failure.
+func parseFailure(err error, code string) *syntaxError {
+	var list parser.ErrorList
+	if errors.As(err, &list) && len(list) > 0 {
+		e := list[0]
+		return syntaxFailure(e.Message, e.Position.Line, e.Position.Column, code)
+	}
+	return &syntaxError{failure: &Failure{Kind: KindException, Message: "SyntaxError: " + err.Error()}}
+}
+
+// compileFailure converts a compile-stage error (an early SyntaxError or ReferenceError that
+// the parser let through) into an exception failure.
+func compileFailure(err error, code string) *Failure {
+	var se *goja.CompilerSyntaxError
+	if errors.As(err, &se) {
+		line, col := 0, 0
+		if se.File != nil {
+			p := se.File.Position(se.Offset)
+			line, col = p.Line, p.Column
+		}
+		return syntaxFailure(se.Message, line, col, code).failure
+	}
+	var re *goja.CompilerReferenceError
+	if errors.As(err, &re) {
+		return &Failure{Kind: KindException, Message: "ReferenceError: " + re.Message}
+	}
+	return &Failure{Kind: KindException, Message: "SyntaxError: " + err.Error()}
+}
+
+// syntaxFailure formats a syntax error at a 1-based line and column of the wrapped program
+// as the model sees it: message, position in its own text, the offending line and a caret.
+func syntaxFailure(msg string, line, col int, code string) *syntaxError {
+	if line == 1 {
+		col -= utf8.RuneCountInString(wrapOpen)
+	}
+	lines := strings.Split(code, "\n")
+	if line < 1 || line > len(lines) {
+		// The error is in the wrapper's closing line: the code ended early (an unclosed
+		// brace or string). Point at the end of the model's last line.
+		line = len(lines)
+		col = utf8.RuneCountInString(lines[line-1]) + 1
+	}
+	if col < 1 {
+		col = 1
+	}
+	text := strings.TrimRight(lines[line-1], "\r")
+	caret := strings.Repeat(" ", min(col-1, utf8.RuneCountInString(text))) + "^"
+	return &syntaxError{line: line, col: col, failure: &Failure{Kind: KindException, Message: fmt.Sprintf(
+		"SyntaxError: %s (line %d, column %d)\n    %s\n    %s", msg, line, col, text, caret)}}
+}

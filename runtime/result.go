@@ -1,0 +1,148 @@
+package runtime
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Kind classifies why a run failed. The values are the failure kinds of the run_code
+// contract (spec §4) and appear verbatim in the model-facing text.
+type Kind string
+
+// The failure kinds.
+const (
+	// KindException: the program threw or rejected, or did not parse.
+	KindException Kind = "exception"
+	// KindTimeout: the compute budget or the wall-clock ceiling ran out.
+	KindTimeout Kind = "timeout"
+	// KindAbort: the caller cancelled the run's context, or the pool was closed.
+	KindAbort Kind = "abort"
+	// KindInvalidOutput: the completion value was not lossless JSON.
+	KindInvalidOutput Kind = "invalid-output"
+	// KindOutputLimit: logs plus result went over the output budget.
+	KindOutputLimit Kind = "output-limit"
+	// KindMemoryLimit: the heap sampler saw the run go over its heap budget.
+	KindMemoryLimit Kind = "memory-limit"
+	// KindWorkerExit: an isolated worker process died. Reserved for the worker isolation
+	// mode; the in-process pool never reports it.
+	KindWorkerExit Kind = "worker-exit"
+)
+
+// Exact messages of the contract that do not carry a number.
+const (
+	msgInvalidOutput = "program completion must be lossless JSON"
+	msgNeverSettled  = "program never settled: it awaited a promise that nothing left to run can settle"
+	msgNoOutput      = "(run_code completed with no output)"
+	msgUnrenderable  = "program threw an unrenderable value"
+	msgStackOverflow = "RangeError: Maximum call stack size exceeded"
+)
+
+// Failure says why a run failed: a kind and the message the model reads. A Failure is an
+// immutable value; it also implements error so that [Prepare] can return one.
+type Failure struct {
+	Kind    Kind
+	Message string
+}
+
+func (f *Failure) Error() string { return string(f.Kind) + ": " + f.Message }
+
+// Result is the outcome of one run. Program outcomes are in Failure, never in a Go error.
+// A Result is owned by the caller once Run returns; the pool keeps no reference to it.
+type Result struct {
+	// Logs holds one entry per console call, in call order (warn and error interleave with
+	// log). On an output-limit failure it is the prefix of entries that fitted.
+	Logs []string
+	// Value is the completion as lossless JSON, formatted like JSON.stringify (JS number
+	// formatting, no insignificant whitespace). It is nil when the program returned
+	// undefined or failed.
+	Value json.RawMessage
+	// Failure is nil when the program completed.
+	Failure *Failure
+}
+
+// Text renders the model-facing text of spec §4. On success: the log entries joined by
+// "\n", then the result (a string raw, anything else as 2-space-indented JSON), empty parts
+// dropped; with neither, "(run_code completed with no output)". On failure:
+// "Error: code run failed (<kind>): <message>", and "\nCaptured output:\n" plus the logs
+// joined by "\n" if any were captured.
+func (r *Result) Text() string {
+	logs := strings.Join(r.Logs, "\n")
+	if r.Failure != nil {
+		s := fmt.Sprintf("Error: code run failed (%s): %s", r.Failure.Kind, r.Failure.Message)
+		if len(r.Logs) > 0 {
+			s += "\nCaptured output:\n" + logs
+		}
+		return s
+	}
+	var parts []string
+	if logs != "" {
+		parts = append(parts, logs)
+	}
+	if v := renderValue(r.Value); v != "" {
+		parts = append(parts, v)
+	}
+	if len(parts) == 0 {
+		return msgNoOutput
+	}
+	return strings.Join(parts, "\n")
+}
+
+// renderValue renders a completion: a JSON string raw, anything else indented by two
+// spaces. Number tokens are kept as encoded, so they keep JS formatting.
+func renderValue(v json.RawMessage) string {
+	if len(v) == 0 {
+		return ""
+	}
+	if v[0] == '"' {
+		var s string
+		if err := json.Unmarshal(v, &s); err == nil {
+			return s
+		}
+	}
+	var b bytes.Buffer
+	if err := json.Indent(&b, v, "", "  "); err != nil {
+		return string(v)
+	}
+	return b.String()
+}
+
+// Sentinel errors for misuse of the seam. Program outcomes are never Go errors.
+var (
+	// ErrClosed is returned by Run after Close.
+	ErrClosed = errors.New("runtime: pool is closed")
+	// ErrInvalidOptions is wrapped by every *OptionError.
+	ErrInvalidOptions = errors.New("runtime: invalid options")
+	// ErrInvalidNamespace is wrapped by every *NamespaceError.
+	ErrInvalidNamespace = errors.New("runtime: invalid namespace")
+)
+
+// OptionError reports a bad field of PoolOptions, RunOptions or Limits. It is an immutable
+// value.
+type OptionError struct {
+	Field  string
+	Reason string
+}
+
+func (e *OptionError) Error() string {
+	return fmt.Sprintf("runtime: invalid option %s: %s", e.Field, e.Reason)
+}
+
+// Unwrap returns ErrInvalidOptions.
+func (e *OptionError) Unwrap() error { return ErrInvalidOptions }
+
+// NamespaceError reports a namespace that cannot be installed (a bad or reserved global
+// name, a duplicate, a bad error class). It is an immutable value.
+type NamespaceError struct {
+	Global string
+	Reason string
+}
+
+func (e *NamespaceError) Error() string {
+	return fmt.Sprintf("runtime: namespace %q: %s", e.Global, e.Reason)
+}
+
+// Unwrap returns ErrInvalidNamespace.
+func (e *NamespaceError) Unwrap() error { return ErrInvalidNamespace }

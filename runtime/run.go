@@ -1,0 +1,357 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/dop251/goja"
+)
+
+// run is one goja VM and everything one program run on it needs. The pool builds it warm
+// (globals installed, no program run yet); Pool.Run uses it for exactly one program and
+// drops it. Fields below mu are shared with watchdog goroutines; the rest belong to the VM
+// goroutine.
+type run struct {
+	vm     *goja.Runtime
+	in     intrinsics
+	loop   *loop
+	timers timers
+	limits Limits
+	prg    *Program
+
+	ctx    context.Context // host work; cancelled when the run ends
+	cancel context.CancelCauseFunc
+	host   sync.WaitGroup // host goroutines of this run
+	pool   *Pool
+
+	namespaces      []*Namespace
+	urlExports      *goja.Object
+	encodingExports *goja.Object
+	rejected        []*goja.Promise // rejected without a handler, in order
+	main            *goja.Promise
+	compute         *time.Timer
+
+	stopping  atomic.Bool   // a failure was recorded; walkers should give up
+	stopped   chan struct{} // closed with the first failure
+	mu        sync.Mutex
+	failure   *Failure
+	logs      []string
+	value     []byte
+	logBytes  int // the logs array as JSON text: 2 for "[]", plus entries and commas
+	busy      bool
+	busySince time.Time
+	used      time.Duration
+}
+
+// intrinsics are captured before any program runs, so programs cannot redirect what the
+// runtime itself calls.
+type intrinsics struct {
+	objectProto, arrayProto *goja.Object
+	errorCtor, rangeCtor    *goja.Object
+	jsonParse               goja.Callable
+	entries, date, brand    goja.Callable
+	compare                 goja.Value
+}
+
+// newRun builds a warm VM: globals installed, nothing run.
+func newRun(p *Pool) (*run, error) {
+	r := &run{vm: goja.New(), pool: p, loop: newLoop(), stopped: make(chan struct{}), logBytes: 2}
+	r.timers.r = r
+	r.limits = p.limits
+	r.vm.SetPromiseRejectionTracker(r.trackRejection)
+	if err := r.installGlobals(); err != nil {
+		return nil, fmt.Errorf("runtime: building a VM: %w", err)
+	}
+	r.in.rangeCtor = r.vm.Get("RangeError").ToObject(r.vm)
+	return r, nil
+}
+
+func (r *run) trackRejection(p *goja.Promise, op goja.PromiseRejectionOperation) {
+	switch op {
+	case goja.PromiseRejectionReject:
+		r.rejected = append(r.rejected, p)
+	case goja.PromiseRejectionHandle:
+		for i, q := range r.rejected {
+			if q == p {
+				r.rejected = append(r.rejected[:i], r.rejected[i+1:]...)
+				break
+			}
+		}
+	}
+}
+
+// fail records the run's failure; the first one wins. It interrupts the VM and wakes the
+// loop, so JavaScript stops at its next instruction and a waiting loop returns. Safe to call
+// from any goroutine.
+func (r *run) fail(kind Kind, msg string) bool {
+	r.mu.Lock()
+	if r.failure != nil {
+		r.mu.Unlock()
+		return false
+	}
+	r.failure = &Failure{Kind: kind, Message: msg}
+	r.mu.Unlock()
+	r.stopping.Store(true)
+	r.vm.Interrupt(errStop)
+	close(r.stopped)
+	r.loop.signal()
+	return true
+}
+
+var errStop = errors.New("run stopped")
+
+func (r *run) failed() bool { return r.stopping.Load() }
+
+// exec runs the program to completion on the calling goroutine (the VM goroutine) and
+// returns the result. Watchdogs must already be armed.
+func (r *run) exec() {
+	defer func() {
+		if x := recover(); x != nil {
+			r.fail(KindException, fmt.Sprintf("internal error: %v", x))
+		}
+	}()
+	r.enter()
+	v, err := r.vm.RunProgram(r.prg.prg)
+	r.leave()
+	if err != nil {
+		r.failFrom(err)
+		return
+	}
+	if p, ok := v.Export().(*goja.Promise); ok {
+		r.main = p
+	} else {
+		// The program closed the wrapper itself; its completion is the last expression.
+		p, resolve, _ := r.vm.NewPromise()
+		_ = resolve(v)
+		r.main = p
+	}
+	for !r.failed() && r.main.State() == goja.PromiseStatePending {
+		batch, pending := r.loop.take()
+		if len(batch) == 0 {
+			if !pending {
+				r.fail(KindException, msgNeverSettled)
+				break
+			}
+			select {
+			case <-r.loop.wake:
+			case <-r.stopped:
+			}
+			continue
+		}
+		for _, cb := range batch {
+			r.enter()
+			err := cb()
+			r.leave()
+			if err != nil {
+				r.failFrom(err)
+				break
+			}
+		}
+	}
+	if r.failed() {
+		return
+	}
+	r.reportRejections()
+	switch r.main.State() {
+	case goja.PromiseStateRejected:
+		r.failException(r.main.Result())
+	case goja.PromiseStateFulfilled:
+		r.complete(r.main.Result())
+	}
+}
+
+// reportRejections logs every promise the program rejected and never handled, like Node's
+// "Uncaught (in promise)". The main promise is the run's own outcome, not a dropped one.
+func (r *run) reportRejections() {
+	for _, p := range r.rejected {
+		if p == r.main || p.State() != goja.PromiseStateRejected {
+			continue
+		}
+		r.appendLog("Uncaught (in promise) " + r.describe(p.Result()))
+		if r.failed() {
+			return
+		}
+	}
+}
+
+// failFrom turns an error out of goja into the run's failure.
+func (r *run) failFrom(err error) {
+	var ie *goja.InterruptedError
+	var so *goja.StackOverflowError
+	var ex *goja.Exception
+	switch {
+	case errors.As(err, &ie):
+		r.fail(KindException, "interrupted") // a recorded failure wins over this
+	case errors.As(err, &so):
+		msg := msgStackOverflow
+		frames := r.cleanStack(so.String())
+		if i := strings.IndexByte(frames, '\n'); i >= 0 {
+			lines := strings.Split(frames[i+1:], "\n")
+			msg += "\n" + strings.Join(lines[:min(len(lines), 5)], "\n")
+		}
+		r.failMessage(msg)
+	case errors.As(err, &ex):
+		r.failException(ex.Value())
+	default:
+		r.failMessage(err.Error())
+	}
+}
+
+// failException fails the run with a thrown value: an Error's stack, String(value)
+// otherwise, as an exception, or as output-limit when logs plus message do not fit.
+func (r *run) failException(v goja.Value) {
+	r.failMessage(r.describe(v))
+}
+
+func (r *run) failMessage(msg string) {
+	r.mu.Lock()
+	fits := r.logBytes+jsonStringLen(msg) <= r.limits.OutputBytes
+	r.mu.Unlock()
+	if !fits {
+		r.fail(KindOutputLimit, r.outputLimitMessage())
+		return
+	}
+	r.fail(KindException, msg)
+}
+
+// describe renders a thrown value for the model.
+func (r *run) describe(v goja.Value) (s string) {
+	if o, ok := v.(*goja.Object); ok && o.ClassName() == "Error" {
+		return r.errorText(o)
+	}
+	if ex := r.vm.Try(func() { s = v.String() }); ex != nil {
+		return msgUnrenderable
+	}
+	return s
+}
+
+// errorText is an Error's stack with positions in the model's own text, or String(err),
+// with the list of real globals appended to a ReferenceError for a missing name.
+func (r *run) errorText(o *goja.Object) (s string) {
+	if ex := r.vm.Try(func() {
+		if st := o.Get("stack"); st != nil && goja.IsString(st) {
+			s = r.cleanStack(st.String())
+		} else {
+			s = o.String()
+		}
+	}); ex != nil {
+		return msgUnrenderable
+	}
+	if strings.HasPrefix(s, "ReferenceError: ") && strings.Contains(firstLine(s), " is not defined") {
+		s += "\n" + r.globalsHint()
+	}
+	return s
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// globalsHint lists the globals that exist, for a ReferenceError.
+func (r *run) globalsHint() string {
+	var names []string
+	for _, ns := range r.namespaces {
+		names = append(names, ns.global)
+		if ns.errorClass != "" {
+			names = append(names, ns.errorClass)
+		}
+	}
+	names = append(names, hostGlobals...)
+	return "Available globals: the ECMAScript built-ins, " + strings.Join(names, ", ") +
+		" (no require, import, process, fetch, filesystem or network)"
+}
+
+var frameRe = regexp.MustCompile(`program\.(js|ts):(\d+):(\d+)(\(\d+\))?`)
+
+// cleanStack rewrites goja's stack text for the model: "    at" indentation, line-1 columns
+// without the wrapper's prefix, no bytecode offsets, and no frames of the wrapper itself.
+func (r *run) cleanStack(st string) string {
+	lines := strings.Split(strings.TrimRight(st, "\n"), "\n")
+	out := lines[:0]
+	for i, l := range lines {
+		if i > 0 && strings.HasPrefix(l, "\tat ") {
+			l = "    at " + l[len("\tat "):]
+			drop := false
+			l = frameRe.ReplaceAllStringFunc(l, func(m string) string {
+				sm := frameRe.FindStringSubmatch(m)
+				line, _ := strconv.Atoi(sm[2])
+				col, _ := strconv.Atoi(sm[3])
+				if r.prg != nil && line > r.prg.lines {
+					drop = true
+				}
+				if line == 1 {
+					col = max(col-len(wrapOpen), 1)
+				}
+				return "program." + sm[1] + ":" + strconv.Itoa(line) + ":" + strconv.Itoa(col)
+			})
+			if drop {
+				continue
+			}
+		}
+		out = append(out, l)
+	}
+	return strings.Join(out, "\n")
+}
+
+// native wraps a Go function reachable from JavaScript: a Go panic in it fails this run
+// instead of crashing the host; goja's own throws pass through.
+func (r *run) native(fn func(goja.FunctionCall) goja.Value) goja.Value {
+	return r.vm.ToValue(func(call goja.FunctionCall) (ret goja.Value) {
+		defer func() {
+			if x := recover(); x != nil {
+				if isGojaPanic(x) {
+					panic(x)
+				}
+				r.fail(KindException, fmt.Sprintf("internal error: a host function panicked: %v", x))
+				ret = goja.Undefined()
+			}
+		}()
+		return fn(call)
+	})
+}
+
+// isGojaPanic reports whether a recovered value is goja's own way of throwing (a JS value,
+// an exception, an interrupt or a stack overflow), which must keep unwinding.
+func isGojaPanic(x any) bool {
+	switch x.(type) {
+	case goja.Value, *goja.Exception, *goja.InterruptedError, *goja.StackOverflowError:
+		return true
+	}
+	t := reflect.TypeOf(x)
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return strings.HasPrefix(t.PkgPath(), "github.com/dop251/goja")
+}
+
+func (r *run) dateString(o *goja.Object) string {
+	v, err := r.in.date(goja.Undefined(), o)
+	if err != nil {
+		return "Invalid Date"
+	}
+	return v.String()
+}
+
+// brand tells Maps and Sets from plain objects (goja's class name is "Object" for both).
+func (r *run) brand(o *goja.Object) string {
+	v, err := r.in.brand(goja.Undefined(), o)
+	if err != nil {
+		return "Object"
+	}
+	return v.String()
+}
+
+func (r *run) primitiveOf(o *goja.Object) goja.Value {
+	return r.vm.ToValue(o.Export())
+}
