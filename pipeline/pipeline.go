@@ -81,6 +81,7 @@ type execution struct {
 	ctx  context.Context
 	set  *registry.ResolvedToolSet
 	call *Call
+	c    Call // storage for call: one allocation per execution
 	res  *Result
 	// post reports whether post-execute runs for res (tool outcomes and denials do;
 	// pipeline failures and cancellations before dispatch do not).
@@ -91,9 +92,10 @@ func (p *Pipeline) start(ctx context.Context, set *registry.ResolvedToolSet, c r
 	if c.RootID == "" {
 		c.RootID = c.ID
 	}
-	call := &Call{Call: c, caller: ctx, set: set}
-	call.Tool, _ = set.Get(c.Name)
-	return &execution{ctx: ctx, set: set, call: call}
+	x := &execution{ctx: ctx, set: set, c: Call{Call: c, caller: ctx, set: set}}
+	x.call = &x.c
+	x.call.Tool, _ = set.Get(c.Name)
+	return x
 }
 
 // fail ends the execution with err; post says whether post-execute still runs.

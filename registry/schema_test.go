@@ -215,3 +215,22 @@ func TestDefaultRender(t *testing.T) {
 		t.Errorf("panicking render: %v", err)
 	}
 }
+
+// TestTypeOnlyFastPath checks that schemas validated without the validator (a bare
+// {"type": T}) give the same answers as the validator.
+func TestTypeOnlyFastPath(t *testing.T) {
+	values := []string{`null`, `true`, `{}`, `[]`, `1`, `1.5`, `1e+21`, `1e-7`, `"s"`}
+	for _, typ := range []string{"null", "boolean", "object", "array", "number", "integer", "string"} {
+		fast, err := compileSchema(RawSchema(json.RawMessage(`{"type":"`+typ+`","description":"d"}`)), "")
+		if err != nil || fast.only != typ {
+			t.Fatalf("%s: fast path not taken (%v)", typ, err)
+		}
+		slow := &compiled{schema: fast.schema}
+		for _, v := range values {
+			val := MustParseValue(v)
+			if got, want := fast.validate(val, "output"), slow.validate(val, "output"); !cmp.Equal(got, want) {
+				t.Errorf("type %s, value %s: fast %v, validator %v", typ, v, got, want)
+			}
+		}
+	}
+}

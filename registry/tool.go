@@ -184,11 +184,7 @@ func validUTF8(s string) bool {
 // defaultRender renders a string as itself and anything else as indented JSON.
 func defaultRender(_, value Value) ([]Content, error) {
 	if value.Kind() == "string" {
-		var s string
-		if err := value.Decode(&s); err != nil {
-			return nil, err
-		}
-		return []Content{Text(s)}, nil
+		return []Content{Text(value.Any().(string))}, nil
 	}
 	return []Content{Text(string(Indent(value)))}, nil
 }
