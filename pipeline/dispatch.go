@@ -29,8 +29,12 @@ func core(ctx context.Context, call *Call) (*Result, error) {
 		stop := context.AfterFunc(call.caller, func() { cancel(context.Cause(call.caller)) })
 		defer stop()
 	}
-	if v := entry.ValidateArgs(call.Args); v != nil {
-		return &Result{Error: invalidArgs(v)}, nil
+	violations := call.violations
+	if !call.validated || entry != call.Tool {
+		violations = entry.ValidateArgs(call.Args)
+	}
+	if violations != nil {
+		return &Result{Error: invalidArgs(violations)}, nil
 	}
 	out, terr := runBody(ctx, entry, &call.Call)
 	if terr != nil {

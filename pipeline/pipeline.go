@@ -88,6 +88,18 @@ type execution struct {
 	post bool
 }
 
+// classify reports whether the call may overlap with other safe calls, validating
+// its arguments once for both the classifier and the body (arguments and schemas are
+// immutable, so the answer cannot change before dispatch).
+func (x *execution) classify() bool {
+	c := x.call
+	if c.Tool == nil || (c.ParentID == "" && x.set.Mode() == registry.ModePTC) {
+		return false
+	}
+	c.violations, c.validated = c.Tool.ValidateArgs(c.Args), true
+	return c.violations == nil && c.Tool.Classify(c.Args)
+}
+
 func (p *Pipeline) start(ctx context.Context, set *registry.ResolvedToolSet, c registry.Call) *execution {
 	if c.RootID == "" {
 		c.RootID = c.ID

@@ -155,8 +155,7 @@ func (s *Scheduler) lane() {
 
 		// Classify just before the start: only an exact true is parallel.
 		x := s.p.start(s.ctx, s.set, j.call)
-		safe := x.call.Tool != nil && x.call.Tool.ConcurrencySafe(x.call.Args) &&
-			!(x.call.ParentID == "" && s.set.Mode() == registry.ModePTC)
+		safe := x.classify()
 
 		s.mu.Lock()
 		for !s.stoppedLocked() && !s.fitsLocked(safe) {

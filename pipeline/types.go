@@ -18,6 +18,9 @@ type Call struct {
 
 	caller context.Context // the caller's context, fused back in before the body
 	set    *registry.ResolvedToolSet
+	// validated and violations cache the argument check made for classification.
+	validated  bool
+	violations []string
 }
 
 // Result is a call's outcome. A successful result has a Value and content; a failed

@@ -49,8 +49,14 @@ func (e *Entry) ValidateOutput(v Value) []string { return e.output.validate(v, "
 // ConcurrencySafe reports whether a call with args may overlap with other safe calls:
 // only when the classifier exists, the arguments are valid, and it returns exactly
 // true. A panicking classifier counts as false.
-func (e *Entry) ConcurrencySafe(args Value) (safe bool) {
-	if e.Tool.IsConcurrencySafe == nil || e.ValidateArgs(args) != nil {
+func (e *Entry) ConcurrencySafe(args Value) bool {
+	return e.ValidateArgs(args) == nil && e.Classify(args)
+}
+
+// Classify runs only the tool's classifier on arguments the caller already validated:
+// true only if it exists and returns exactly true; a panic counts as false.
+func (e *Entry) Classify(args Value) (safe bool) {
+	if e.Tool.IsConcurrencySafe == nil {
 		return false
 	}
 	defer func() {
