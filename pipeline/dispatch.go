@@ -29,6 +29,10 @@ func core(ctx context.Context, call *Call) (*Result, error) {
 		stop := context.AfterFunc(call.caller, func() { cancel(context.Cause(call.caller)) })
 		defer stop()
 	}
+	// Cancelled before the body was invoked (e.g. while a wrapper ran).
+	if call.caller != nil && call.caller.Err() != nil {
+		return &Result{Error: abortedBeforeDispatch()}, nil
+	}
 	violations := call.violations
 	if !call.validated || entry != call.Tool {
 		violations = entry.ValidateArgs(call.Args)

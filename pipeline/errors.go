@@ -60,6 +60,7 @@ const (
 	msgAborted               = "tool call aborted"
 	msgAbortedBeforeDispatch = "tool call aborted before dispatch"
 	msgBlocked               = "tool result blocked by post-execute policy"
+	msgLossyArgs             = "tool execution arguments must be losslessly JSON-serializable"
 )
 
 func abortedBeforeDispatch() *ToolError {
@@ -90,16 +91,26 @@ func timedOut(ms int) *ToolError {
 }
 
 // failure converts anything a stage or body returned as an error into a ToolError,
-// keeping a ToolError's own code.
+// keeping a ToolError's own code. It survives hostile errors (an Error method that
+// panics).
 func failure(err error) *ToolError {
 	if te, ok := err.(*ToolError); ok && te.Message != "" {
 		return te
 	}
-	msg := err.Error()
-	if msg == "" {
+	return &ToolError{Code: CodeToolFailed, Message: errorText(err), Err: err}
+}
+
+// errorText is err.Error(), or a placeholder when that is empty or panics.
+func errorText(err error) (msg string) {
+	defer func() {
+		if recover() != nil {
+			msg = "<unprintable error>"
+		}
+	}()
+	if msg = err.Error(); msg == "" {
 		msg = "tool failed without a message"
 	}
-	return &ToolError{Code: CodeToolFailed, Message: msg, Err: err}
+	return msg
 }
 
 // panicked converts a recovered panic value into a ToolError.

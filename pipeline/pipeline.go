@@ -138,6 +138,10 @@ func (p *Pipeline) prepare(x *execution) {
 		x.fail(abortedBeforeDispatch(), false)
 		return
 	}
+	if call.Args.IsZero() { // no snapshot: nothing to show policy or the body
+		x.fail(&ToolError{Code: CodeInvalidArgs, Message: msgLossyArgs}, false)
+		return
+	}
 	if !p.preExecute(x) {
 		return
 	}
@@ -226,7 +230,7 @@ func (p *Pipeline) approve(x *execution, reason string) (msg string, ok bool) {
 	}()
 	switch {
 	case err != nil:
-		return fmt.Sprintf("approval for tool %q failed: %v", name, err), false
+		return fmt.Sprintf("approval for tool %q failed: %s", name, errorText(err)), false
 	case answer == AllowedOnce:
 		return "", true
 	case answer == Rejected:
@@ -320,6 +324,9 @@ func (p *Pipeline) commit(x *execution) *Result {
 }
 
 func (p *Pipeline) postExecute(x *execution) {
+	// Contexts the dispatch attached (a wrapper's) come first, then each hook's in
+	// order; a block discards the dispatch's.
+	base := x.res.Contexts
 	var contexts []Context
 	for _, hook := range p.opts.PostExecute {
 		act, err := callPost(hook, x.ctx, x.call, x.res)
@@ -331,6 +338,7 @@ func (p *Pipeline) postExecute(x *execution) {
 		switch {
 		case act.Block:
 			x.res = &Result{Error: &ToolError{Code: CodeDenied, Message: feedbackText(act.Feedback)}}
+			base = nil
 		case act.ReplaceValue != nil && act.ReplaceContent != nil:
 			x.fail(&ToolError{Code: CodeToolFailed, Message: "post-execute policy replaced both content and value; replace one"}, false)
 			return
@@ -353,7 +361,7 @@ func (p *Pipeline) postExecute(x *execution) {
 			x.res = &Result{Value: x.res.Value, Content: act.ReplaceContent}
 		}
 	}
-	x.res.Contexts = append(x.res.Contexts, contexts...)
+	x.res.Contexts = append(base, contexts...)
 }
 
 func callPost(hook PostExecuteFunc, ctx context.Context, call *Call, res *Result) (act PostAction, err *ToolError) {

@@ -1,0 +1,173 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/runcode-go/runcode/registry"
+)
+
+func TestProjectContent(t *testing.T) {
+	tool := echoTool("echo")
+	tool.ProjectContent = func(_ *registry.Call, v registry.Value, rendered []registry.Content) ([]registry.Content, error) {
+		return append(rendered, registry.Content{Type: "image", Data: "AA==", MIMEType: "image/png"}), nil
+	}
+	var postSaw int
+	p := New(&Options{PostExecute: []PostExecuteFunc{func(_ context.Context, _ *Call, r *Result) (PostAction, error) {
+		postSaw = len(r.Content)
+		return PostAction{}, nil
+	}}})
+	res := p.Run(context.Background(), resolve(t, tool), call("echo", `{"text":"a"}`))
+	if len(res.Content) != 2 || res.Content[1].Type != "image" || postSaw != 2 {
+		t.Errorf("projected content = %+v, post-execute saw %d blocks", res.Content, postSaw)
+	}
+
+	tool = echoTool("echo")
+	tool.ProjectContent = func(*registry.Call, registry.Value, []registry.Content) ([]registry.Content, error) {
+		panic("projector bug")
+	}
+	res = New(nil).Run(context.Background(), resolve(t, tool), call("echo", `{"text":"a"}`))
+	if text(res) != "Error: projectContent failed: projectContent panicked: projector bug" || res.Error.Code != CodeInvalidToolOutput {
+		t.Errorf("panicking projector: %q", text(res))
+	}
+}
+
+func TestWrapperShortCircuit(t *testing.T) {
+	tests := []struct {
+		name     string
+		result   *Result
+		wantText string
+		wantCode Code
+	}{
+		{"value is rendered", &Result{Value: registry.StringValue("cached")}, "cached", ""},
+		{"error gets its content", &Result{Error: &ToolError{Code: CodeToolFailed, Message: "circuit open"}, Content: []registry.Content{registry.Text("ignored")}}, "Error: circuit open", CodeToolFailed},
+		{"no value", &Result{}, `Error: tool "echo" returned no value`, CodeInvalidToolOutput},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			bodyRan := false
+			tool := echoTool("echo")
+			tool.Execute = func(context.Context, *registry.Call) (any, error) { bodyRan = true; return "x", nil }
+			short := func(Handler) Handler {
+				return func(context.Context, *Call) (*Result, error) { r := *tt.result; return &r, nil }
+			}
+			res := New(&Options{Wrappers: []Middleware{short}}).Run(context.Background(), resolve(t, tool), call("echo", `{"text":"a"}`))
+			if text(res) != tt.wantText || bodyRan {
+				t.Errorf("got %q (body ran %v), want %q", text(res), bodyRan, tt.wantText)
+			}
+			if tt.wantCode != "" && res.Error.Code != tt.wantCode {
+				t.Errorf("code %s, want %s", res.Error.Code, tt.wantCode)
+			}
+		})
+	}
+}
+
+func TestContextOrder(t *testing.T) {
+	wrapper := func(next Handler) Handler {
+		return func(ctx context.Context, c *Call) (*Result, error) {
+			r, err := next(ctx, c)
+			if r != nil {
+				r.Contexts = append(r.Contexts, Context{Source: "wrapper"})
+			}
+			return r, err
+		}
+	}
+	hook := func(src string, act PostAction) PostExecuteFunc {
+		return func(context.Context, *Call, *Result) (PostAction, error) {
+			act.Contexts = []Context{{Source: src}}
+			return act, nil
+		}
+	}
+	sources := func(r *Result) []string {
+		var out []string
+		for _, c := range r.Contexts {
+			out = append(out, c.Source)
+		}
+		return out
+	}
+	v := registry.StringValue("new")
+	p := New(&Options{Wrappers: []Middleware{wrapper}, PostExecute: []PostExecuteFunc{
+		hook("post-1", PostAction{}), hook("post-2", PostAction{ReplaceValue: &v}),
+	}})
+	res := p.Run(context.Background(), resolve(t, echoTool("echo")), call("echo", `{"text":"a"}`))
+	if diff := cmp.Diff([]string{"wrapper", "post-1", "post-2"}, sources(res)); diff != "" || text(res) != "new" {
+		t.Errorf("contexts (-want +got):\n%s (text %q)", diff, text(res))
+	}
+	p = New(&Options{Wrappers: []Middleware{wrapper}, PostExecute: []PostExecuteFunc{
+		hook("post-1", PostAction{Block: true}),
+	}})
+	res = p.Run(context.Background(), resolve(t, echoTool("echo")), call("echo", `{"text":"a"}`))
+	if diff := cmp.Diff([]string{"post-1"}, sources(res)); diff != "" {
+		t.Errorf("a block discards the dispatch's contexts (-want +got):\n%s", diff)
+	}
+}
+
+type hostileError struct{}
+
+func (hostileError) Error() string { panic("Error() exploded") }
+
+func TestHostileErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		opts Options
+		tool *registry.Tool
+		want string
+	}{
+		{"body", Options{}, &registry.Tool{Name: "t", Execute: func(context.Context, *registry.Call) (any, error) { return nil, hostileError{} }}, "Error: <unprintable error>"},
+		{"wrapper", Options{Wrappers: []Middleware{func(Handler) Handler {
+			return func(context.Context, *Call) (*Result, error) { return nil, hostileError{} }
+		}}}, &registry.Tool{Name: "t", Execute: func(context.Context, *registry.Call) (any, error) { return 1, nil }}, "Error: <unprintable error>"},
+		{"approval", Options{
+			PreExecute: []PreExecuteFunc{func(context.Context, *Call) (Decision, error) { return Decision{Action: Ask}, nil }},
+			Approve:    func(context.Context, *Call, string) (Approval, error) { return 0, hostileError{} },
+		}, &registry.Tool{Name: "t", Execute: func(context.Context, *registry.Call) (any, error) { return 1, nil }}, `Error: approval for tool "t" failed: <unprintable error>`},
+		{"empty message", Options{}, &registry.Tool{Name: "t", Execute: func(context.Context, *registry.Call) (any, error) { return nil, errors.New("") }}, "Error: tool failed without a message"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := New(&tt.opts).Run(context.Background(), resolve(t, tt.tool), call("t", `{}`))
+			if text(res) != tt.want {
+				t.Errorf("got %q, want %q", text(res), tt.want)
+			}
+		})
+	}
+}
+
+func TestCancelledDuringWrapper(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	bodyRan := false
+	tool := &registry.Tool{Name: "t", Execute: func(context.Context, *registry.Call) (any, error) { bodyRan = true; return 1, nil }}
+	w := func(next Handler) Handler {
+		return func(ctx context.Context, c *Call) (*Result, error) { cancel(); return next(ctx, c) }
+	}
+	res := New(&Options{Wrappers: []Middleware{w}}).Run(ctx, resolve(t, tool), call("t", `{}`))
+	if res.Error.Code != CodeAbortedBeforeDispatch || bodyRan {
+		t.Errorf("got %q, body ran %v", text(res), bodyRan)
+	}
+}
+
+func TestZeroArguments(t *testing.T) {
+	preRan := false
+	p := New(&Options{PreExecute: []PreExecuteFunc{func(context.Context, *Call) (Decision, error) { preRan = true; return Decision{}, nil }}})
+	res := p.Run(context.Background(), resolve(t, echoTool("echo")), registry.Call{ID: "c", Name: "echo"})
+	if text(res) != "Error: tool execution arguments must be losslessly JSON-serializable" || res.Error.Code != CodeInvalidArgs || preRan {
+		t.Errorf("got %q (%s), pre-execute ran %v", text(res), res.Error.Code, preRan)
+	}
+}
+
+func TestReRegisterAfterDispose(t *testing.T) {
+	scope := registry.New()
+	undo, err := scope.Register(echoTool("echo"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	undo()
+	replacement := echoTool("echo")
+	replacement.Execute = func(context.Context, *registry.Call) (any, error) { return "v2", nil }
+	set := resolveIn(t, scope, replacement)
+	if res := New(nil).Run(context.Background(), set, call("echo", `{"text":"a"}`)); text(res) != "v2" {
+		t.Errorf("replacement: %q", text(res))
+	}
+}
