@@ -194,7 +194,11 @@ func (in *inspector) formatObject(b *strings.Builder, o *goja.Object, depth, ind
 		return
 	case "String", "Number", "Boolean", "BigInt", "Symbol":
 		b.WriteString("[" + cls + ": ")
-		in.format(b, r.primitiveOf(o), depth, indent)
+		if cls == "String" {
+			writeQuoted(b, o.String())
+		} else {
+			in.format(b, r.primitiveOf(o), depth, indent)
+		}
 		b.WriteString("]")
 		return
 	}
@@ -212,6 +216,7 @@ func (in *inspector) formatObject(b *strings.Builder, o *goja.Object, depth, ind
 	}
 	in.seen = append(in.seen, o)
 	defer func() { in.seen = in.seen[:len(in.seen)-1] }()
+	outer := in.lastDepth
 	in.lastDepth = depth
 
 	var entries []string
@@ -222,8 +227,10 @@ func (in *inspector) formatObject(b *strings.Builder, o *goja.Object, depth, ind
 		return cb.String()
 	}
 	isArrayLike := false
-	if cls == "Object" {
-		cls = r.brand(o) // goja names Maps and Sets "Object"
+	if _, ok := o.Export().(*goja.Promise); ok {
+		cls = "Promise"
+	} else if cls == "Object" {
+		cls = r.brand(o) // goja names Maps, Sets and typed arrays "Object"
 	}
 	switch cls {
 	case "Array":
@@ -251,6 +258,7 @@ func (in *inspector) formatObject(b *strings.Builder, o *goja.Object, depth, ind
 			isArrayLike = true
 			entries = in.arrayEntries(o, child)
 			prefix = cls + "(" + strconv.FormatInt(o.Get("length").ToInteger(), 10) + ") "
+			in.numeric = true
 		}
 	}
 	if !isArrayLike || cls == "Array" {
@@ -262,6 +270,7 @@ func (in *inspector) formatObject(b *strings.Builder, o *goja.Object, depth, ind
 		}
 	}
 	if len(entries) == 0 {
+		in.lastDepth = outer // Node returns early for empty objects, before noting the depth
 		b.WriteString(prefix + open + close)
 		return
 	}

@@ -49,10 +49,11 @@ const preludeSrc = `(function () {
 		const x = S(a), y = S(b);
 		return x < y ? -1 : x > y ? 1 : 0;
 	}
+	const typedTag = desc(getProto(Uint8Array.prototype), Symbol.toStringTag).get;
 	function brand(o) {
 		try { apply(mapSize, o, []); return 'Map'; } catch {}
 		try { apply(setSize, o, []); return 'Set'; } catch {}
-		return 'Object';
+		return apply(typedTag, o, []) || 'Object';
 	}
 	return [entries, date, compare, JSON.parse, brand];
 })()`

@@ -2,7 +2,11 @@ package runtime
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"sync"
 	"testing"
+	"time"
 
 	"go.uber.org/goleak"
 )
@@ -32,4 +36,83 @@ func runCode(t testing.TB, p *Pool, code string, opts *RunOptions) *Result {
 		t.Fatalf("Run: %v", err)
 	}
 	return res
+}
+
+// fakeTools is a tools namespace for tests. Members:
+//   - echo: resolves with its arguments;
+//   - fail: rejects with a CallError carrying code TOOL_FAILED;
+//   - plain: rejects with a plain Go error;
+//   - hang: blocks until the run ends;
+//   - meet: blocks until two meet calls are in flight at once (or the run ends);
+//   - bad: resolves with invalid JSON;
+//   - boom: its wait function panics;
+//   - sleep: sleeps the number of milliseconds in args.ms (use under synctest).
+type fakeTools struct {
+	mu      sync.Mutex
+	started []string
+	meeting int
+	met     chan struct{}
+	inWait  chan struct{} // closed on the first hang call, if set
+}
+
+func (f *fakeTools) namespace(t testing.TB, extra ...string) *Namespace {
+	t.Helper()
+	f.met = make(chan struct{})
+	members := append([]string{"echo", "fail", "plain", "hang", "meet", "bad", "boom", "sleep"}, extra...)
+	ns, err := NewNamespace("tools", members, f.start, &NamespaceOptions{
+		ErrorClass: "ToolCallError", MemberProperty: "toolName", Noun: "tool",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ns
+}
+
+func (f *fakeTools) start(ctx context.Context, member string, args json.RawMessage) func() (json.RawMessage, error) {
+	f.mu.Lock()
+	f.started = append(f.started, member+" "+string(args))
+	f.mu.Unlock()
+	return func() (json.RawMessage, error) {
+		switch member {
+		case "fail":
+			return nil, &CallError{Message: "deliberate failure", Fields: map[string]string{"code": "TOOL_FAILED"}}
+		case "plain":
+			return nil, errors.New("plain failure")
+		case "hang":
+			if f.inWait != nil {
+				close(f.inWait)
+			}
+			<-ctx.Done()
+			return nil, context.Cause(ctx)
+		case "meet":
+			f.mu.Lock()
+			f.meeting++
+			if f.meeting == 2 {
+				close(f.met)
+			}
+			f.mu.Unlock()
+			select {
+			case <-f.met:
+				return json.RawMessage(`"met"`), nil
+			case <-ctx.Done():
+				return nil, context.Cause(ctx)
+			}
+		case "bad":
+			return json.RawMessage(`{not json`), nil
+		case "boom":
+			panic("wait exploded")
+		case "sleep":
+			var a struct{ Ms int }
+			_ = json.Unmarshal(args, &a)
+			time.Sleep(time.Duration(a.Ms) * time.Millisecond)
+			return json.RawMessage(`"slept"`), nil
+		}
+		return args, nil
+	}
+}
+
+func (f *fakeTools) calls() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.started...)
 }

@@ -1,0 +1,136 @@
+package runtime
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestPrepareSyntaxErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		code string
+		want string
+	}{
+		{
+			name: "js error on line 2 keeps the model's line and shows the line",
+			code: "let a = 1;\nfoo(;",
+			want: "SyntaxError: Unexpected token ; (line 2, column 5)\n    foo(;\n        ^",
+		},
+		{
+			name: "line 1 column excludes the wrapper",
+			code: "const a = 1; const a = 2;",
+			want: "SyntaxError: Identifier 'a' has already been declared (line 1, column 20)\n    const a = 1; const a = 2;\n                       ^",
+		},
+		{
+			name: "unterminated code points at the end of the last line",
+			code: "return 1 +",
+			want: "SyntaxError: Unexpected token } (line 1, column 11)\n    return 1 +\n              ^",
+		},
+		{
+			name: "typescript error is reported at the original position",
+			code: "const x: number = 1;\nconst y: = 2;",
+			want: "SyntaxError: Unexpected \"=\" (line 2, column 10)\n    const y: = 2;\n             ^",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Prepare(tt.code, nil)
+			var f *Failure
+			if !errors.As(err, &f) {
+				t.Fatalf("Prepare error = %v, want a *Failure", err)
+			}
+			if f.Kind != KindException {
+				t.Errorf("kind = %q, want exception", f.Kind)
+			}
+			if diff := cmp.Diff(tt.want, f.Message); diff != "" {
+				t.Errorf("message mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestPrepareSizeLimit(t *testing.T) {
+	_, err := Prepare(strings.Repeat("1;", 60), &PrepareOptions{MaxBytes: 100})
+	var f *Failure
+	if !errors.As(err, &f) {
+		t.Fatalf("Prepare error = %v, want a *Failure", err)
+	}
+	want := Failure{Kind: KindException, Message: "program of 120 bytes exceeds the limit of 100 bytes"}
+	if diff := cmp.Diff(want, *f); diff != "" {
+		t.Errorf("failure mismatch (-want +got):\n%s", diff)
+	}
+	if _, err := Prepare(strings.Repeat("1;", 50), &PrepareOptions{MaxBytes: 100}); err != nil {
+		t.Errorf("a program of exactly the limit failed: %v", err)
+	}
+}
+
+func TestPrepareTypeScript(t *testing.T) {
+	p := newTestPool(t, nil)
+	tests := []struct {
+		name string
+		code string
+		ts   bool
+		want string // Result.Text()
+	}{
+		{name: "plain js never reaches esbuild", code: "return 1 + 1", want: "2"},
+		{
+			name: "interfaces, annotations, casts and generics",
+			code: "interface P { x: number; y: number }\nfunction sum<T extends P>(p: T): number { return p.x + p.y }\nconst p = { x: 1, y: 2 } as P;\nconsole.log('point', p);\nreturn sum<P>(p!)",
+			ts:   true,
+			want: "point { x: 1, y: 2 }\n3",
+		},
+		{name: "enums work", code: "enum Color { Red, Green = 5 }\nreturn [Color.Red, Color.Green, Color[5]]", ts: true, want: "[\n  0,\n  5,\n  \"Green\"\n]"},
+		{
+			name: "for await and async generators are lowered",
+			code: "async function* gen() { yield 1; yield 2 }\nlet s = 0;\nfor await (const v of gen()) s += v;\nreturn s",
+			ts:   true,
+			want: "3",
+		},
+		{
+			name: "runtime error maps back to the original typescript line",
+			code: "type T = { a?: { b: number } }\n\nconst t: T = {};\n\nreturn (t as any).a.b",
+			ts:   true,
+			want: "Error: code run failed (exception): TypeError: Cannot read property 'b' of undefined\n    at program.ts:5:20",
+		},
+		{
+			name: "runtime error in js keeps line and line-1 column",
+			code: "null.x",
+			want: "Error: code run failed (exception): TypeError: Cannot read property 'x' of undefined\n    at program.js:1:6",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			prg, err := Prepare(tt.code, nil)
+			if err != nil {
+				t.Fatalf("Prepare: %v", err)
+			}
+			if prg.TypeScript() != tt.ts {
+				t.Errorf("TypeScript() = %v, want %v", prg.TypeScript(), tt.ts)
+			}
+			res := runCode(t, p, tt.code, nil)
+			if diff := cmp.Diff(tt.want, res.Text()); diff != "" {
+				t.Errorf("text mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// A program cannot make the parser read a host file through a sourceMappingURL comment,
+// neither in its own text nor through eval or new Function.
+func TestPrepareNeverLoadsHostSourceMaps(t *testing.T) {
+	p := newTestPool(t, nil)
+	for _, code := range []string{
+		"//# sourceMappingURL=/etc/passwd\nreturn 1",
+		"const x: number = 1\n//# sourceMappingURL=/etc/passwd\nreturn x",
+		"return eval('1\\n//# sourceMappingURL=/etc/passwd')",
+		"return new Function('return 1\\n//# sourceMappingURL=/etc/passwd')()",
+	} {
+		res := runCode(t, p, code, nil)
+		if diff := cmp.Diff("1", res.Text()); diff != "" {
+			t.Errorf("%q: text mismatch (-want +got):\n%s", code, diff)
+		}
+	}
+}

@@ -1,0 +1,312 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestFailureKinds pins every failure kind the in-process pool reports, with its exact
+// message.
+func TestFailureKinds(t *testing.T) {
+	tests := []struct {
+		name   string
+		code   string
+		limits *Limits
+		want   Failure
+	}{
+		{
+			name: "exception: a thrown Error reports its stack",
+			code: "throw new Error('boom')",
+			want: Failure{Kind: KindException, Message: "Error: boom\n    at program.js:1:7"},
+		},
+		{
+			name: "exception: a thrown non-Error reports String(value)",
+			code: "throw 'raw-nope'",
+			want: Failure{Kind: KindException, Message: "raw-nope"},
+		},
+		{
+			name: "exception: an unrenderable thrown value",
+			code: "throw { toString() { throw 1 } }",
+			want: Failure{Kind: KindException, Message: "program threw an unrenderable value"},
+		},
+		{
+			name: "exception: a rejected main promise",
+			code: "await Promise.reject(new TypeError('no'))",
+			want: Failure{Kind: KindException, Message: "TypeError: no\n    at program.js:1:22"},
+		},
+		{
+			name: "exception: a never-settling program ends at once",
+			code: "await new Promise(() => {})",
+			want: Failure{Kind: KindException, Message: "program never settled: it awaited a promise that nothing left to run can settle"},
+		},
+		{
+			name: "exception: runaway recursion",
+			code: "function r() {\n  return r() + 1\n}\nreturn r()",
+			want: Failure{Kind: KindException, Message: "RangeError: Maximum call stack size exceeded\n    at r (program.js:2:11)\n    at r (program.js:2:11)\n    at r (program.js:2:11)\n    at r (program.js:2:11)\n    at r (program.js:2:11)"},
+		},
+		{
+			name: "exception: a missing global lists the real ones",
+			code: "return require('fs')",
+			want: Failure{Kind: KindException, Message: "ReferenceError: require is not defined\n    at program.js:1:15\nAvailable globals: the ECMAScript built-ins, console, setTimeout, clearTimeout, URL, URLSearchParams, TextEncoder, TextDecoder, atob, btoa, structuredClone (no require, import, process, fetch, filesystem or network)"},
+		},
+		{
+			name:   "timeout: compute budget",
+			code:   "while (true) {}",
+			limits: &Limits{Compute: 50 * time.Millisecond},
+			want:   Failure{Kind: KindTimeout, Message: "compute budget exhausted (50ms busy)"},
+		},
+		{
+			name: "invalid-output: a Date completion",
+			code: "return new Date(0)",
+			want: Failure{Kind: KindInvalidOutput, Message: "program completion must be lossless JSON"},
+		},
+		{
+			name:   "output-limit: logs over the budget",
+			code:   "console.log('12345678')",
+			limits: &Limits{OutputBytes: 8},
+			want:   Failure{Kind: KindOutputLimit, Message: "outer output exceeded 8 bytes"},
+		},
+		{
+			name:   "memory-limit: the heap sampler",
+			code:   "const a = []; while (true) a.push('x'.repeat(1e5) + a.length)",
+			limits: &Limits{HeapBytes: 32 << 20, Compute: 30 * time.Second},
+			want:   Failure{Kind: KindMemoryLimit, Message: "heap limit of 32 MiB exceeded"},
+		},
+		{
+			name: "exception: a timer callback that throws",
+			code: "setTimeout(() => { throw new Error('in timer') }, 0); await new Promise(r => setTimeout(r, 5))",
+			want: Failure{Kind: KindException, Message: "Error: in timer\n    at program.js:1:26"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := newTestPool(t, nil)
+			res := runCode(t, p, tt.code, &RunOptions{Limits: tt.limits})
+			if res.Failure == nil {
+				t.Fatalf("run succeeded with %s, want a failure", res.Text())
+			}
+			if diff := cmp.Diff(tt.want, *res.Failure); diff != "" {
+				t.Errorf("failure mismatch (-want +got):\n%s", diff)
+			}
+			if res.Value != nil {
+				t.Errorf("a failed run has a value: %s", res.Value)
+			}
+		})
+	}
+}
+
+func TestWallClockAndAbort(t *testing.T) {
+	t.Run("wall clock ends a run waiting on host work", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			p := newTestPool(t, &Limits{WallClock: 2 * time.Second})
+			var ft fakeTools
+			res := runCode(t, p, "await tools.hang({})", &RunOptions{Namespaces: []*Namespace{ft.namespace(t)}})
+			want := &Failure{Kind: KindTimeout, Message: "wall-clock ceiling reached (2000ms)"}
+			if diff := cmp.Diff(want, res.Failure); diff != "" {
+				t.Errorf("failure mismatch (-want +got):\n%s", diff)
+			}
+		})
+	})
+	t.Run("wall clock bounds timers", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			p := newTestPool(t, &Limits{WallClock: time.Second})
+			res := runCode(t, p, "await new Promise(r => setTimeout(r, 1e9))", nil)
+			want := &Failure{Kind: KindTimeout, Message: "wall-clock ceiling reached (1000ms)"}
+			if diff := cmp.Diff(want, res.Failure); diff != "" {
+				t.Errorf("failure mismatch (-want +got):\n%s", diff)
+			}
+		})
+	})
+	t.Run("time awaiting host work is not compute", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			p := newTestPool(t, &Limits{Compute: 100 * time.Millisecond})
+			var ft fakeTools
+			res := runCode(t, p, "return await tools.sleep({ms: 500})", &RunOptions{Namespaces: []*Namespace{ft.namespace(t)}})
+			if diff := cmp.Diff("slept", res.Text()); diff != "" {
+				t.Errorf("text mismatch (-want +got):\n%s", diff)
+			}
+		})
+	})
+	t.Run("cancelling the context aborts with the cause", func(t *testing.T) {
+		p := newTestPool(t, nil)
+		ft := fakeTools{inWait: make(chan struct{})}
+		ctx, cancel := context.WithCancelCause(context.Background())
+		go func() {
+			<-ft.inWait
+			cancel(errors.New("user-cancel"))
+		}()
+		res, err := p.Run(ctx, "console.log('before'); await tools.hang({})", &RunOptions{Namespaces: []*Namespace{ft.namespace(t)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := &Result{Logs: []string{"before"}, Failure: &Failure{Kind: KindAbort, Message: "user-cancel"}}
+		if diff := cmp.Diff(want, res); diff != "" {
+			t.Errorf("result mismatch (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("a pre-cancelled context never takes a VM", func(t *testing.T) {
+		p := newTestPool(t, nil)
+		ctx, cancel := context.WithCancelCause(context.Background())
+		cancel(errors.New("gone before start"))
+		res, err := p.Run(ctx, "return 1", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := &Failure{Kind: KindAbort, Message: "gone before start"}
+		if diff := cmp.Diff(want, res.Failure); diff != "" {
+			t.Errorf("failure mismatch (-want +got):\n%s", diff)
+		}
+	})
+}
+
+func TestLoop(t *testing.T) {
+	tests := []struct {
+		name string
+		code string
+		want string // Result.Text()
+	}{
+		{name: "return value", code: "return 1 + 1", want: "2"},
+		{name: "top-level await", code: "const v = await Promise.resolve(41); return v + 1", want: "42"},
+		{name: "no return means no result", code: "const x = 1", want: "(run_code completed with no output)"},
+		{name: "timers run in order", code: "const out = []; setTimeout(() => out.push('b'), 2); setTimeout(() => out.push('a'), 0); await new Promise(r => setTimeout(r, 5)); return out.join('')", want: "ab"},
+		{name: "clearTimeout cancels", code: "const id = setTimeout(() => { throw new Error('ran') }, 0); clearTimeout(id); return 'ok'", want: "ok"},
+		{name: "timer arguments", code: "return await new Promise(r => setTimeout(r, 0, 'arg'))", want: "arg"},
+		{name: "a pending timer does not count as never settling", code: "await new Promise(r => setTimeout(r, 1)); return 'done'", want: "done"},
+		{
+			name: "unhandled rejections are reported in the logs",
+			code: "Promise.reject(new Error('dropped')); return 1",
+			want: "Uncaught (in promise) Error: dropped\n    at program.js:1:16\n1",
+		},
+		{name: "handled rejections are not reported", code: "const p = Promise.reject(new Error('x')); await p.catch(() => {}); return 1", want: "1"},
+		{name: "strict mode", code: "undeclared = 1", want: "Error: code run failed (exception): ReferenceError: undeclared is not defined\n    at program.js:1:1\nAvailable globals: the ECMAScript built-ins, console, setTimeout, clearTimeout, URL, URLSearchParams, TextEncoder, TextDecoder, atob, btoa, structuredClone (no require, import, process, fetch, filesystem or network)"},
+	}
+	p := newTestPool(t, nil)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := runCode(t, p, tt.code, nil)
+			if diff := cmp.Diff(tt.want, res.Text()); diff != "" {
+				t.Errorf("text mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestNoStateSurvives runs a polluting program and then a checking one on a one-VM pool:
+// every run gets a VM no program ran on.
+func TestNoStateSurvives(t *testing.T) {
+	p, err := NewPool(&PoolOptions{Size: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	pollute := `globalThis.leak = 'A'; const secret = 'A-token'; Array.prototype.map = () => ['pwned'];
+Object.prototype.isAdmin = true; JSON.stringify = () => 'fake'; console.log = () => {}; return 1`
+	if res := runCode(t, p, pollute, nil); res.Failure != nil {
+		t.Fatalf("polluting run failed: %s", res.Text())
+	}
+	// ({}).isAdmin would be undefined, which is lossy inside an array: compare strings.
+	check := `const s = [typeof leak, typeof secret, [1, 2].map(x => x * 2).join(), String(({}).isAdmin), JSON.stringify({a: 1})];
+console.log('visible');
+return s`
+	res := runCode(t, p, check, nil)
+	want := "visible\n[\n  \"undefined\",\n  \"undefined\",\n  \"2,4\",\n  \"undefined\",\n  \"{\\\"a\\\":1}\"\n]"
+	if diff := cmp.Diff(want, res.Text()); diff != "" {
+		t.Errorf("text mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// TestStaleInterrupt pins goja's stale interrupt flag case: an interrupt that lands inside a
+// promise job stays set on that VM, so the next run must not see it.
+func TestStaleInterrupt(t *testing.T) {
+	p, err := NewPool(&PoolOptions{Size: 1, Limits: &Limits{Compute: 50 * time.Millisecond}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	res := runCode(t, p, "await null; while (true) {}", nil)
+	if res.Failure == nil || res.Failure.Kind != KindTimeout {
+		t.Fatalf("first run = %s, want a timeout", res.Text())
+	}
+	for i := 0; i < 3; i++ {
+		if got := runCode(t, p, "await null; return 'clean'", nil).Text(); got != "clean" {
+			t.Errorf("run %d after the interrupt = %q, want clean", i, got)
+		}
+	}
+}
+
+func TestPoolMisuse(t *testing.T) {
+	if _, err := NewPool(&PoolOptions{Size: -1}); !errors.Is(err, ErrInvalidOptions) {
+		t.Errorf("NewPool(Size: -1) error = %v, want ErrInvalidOptions", err)
+	}
+	if _, err := NewPool(&PoolOptions{Limits: &Limits{Compute: -1}}); !errors.Is(err, ErrInvalidOptions) {
+		t.Errorf("NewPool(Compute: -1) error = %v, want ErrInvalidOptions", err)
+	}
+	p := newTestPool(t, nil)
+	var ft fakeTools
+	ns := ft.namespace(t)
+	if _, err := p.Run(context.Background(), "1", &RunOptions{Namespaces: []*Namespace{ns, ns}}); !errors.Is(err, ErrInvalidNamespace) {
+		t.Errorf("duplicate namespace error = %v, want ErrInvalidNamespace", err)
+	}
+	var oe *OptionError
+	if _, err := p.Run(context.Background(), "1", &RunOptions{Limits: &Limits{OutputBytes: -1}}); !errors.As(err, &oe) || oe.Field != "Limits.OutputBytes" {
+		t.Errorf("bad limits error = %v, want an *OptionError for Limits.OutputBytes", err)
+	}
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Run(context.Background(), "1", nil); !errors.Is(err, ErrClosed) {
+		t.Errorf("Run after Close error = %v, want ErrClosed", err)
+	}
+	if err := p.Close(); err != nil {
+		t.Errorf("second Close = %v, want nil", err)
+	}
+}
+
+func TestCloseAbortsRunsInFlight(t *testing.T) {
+	p, err := NewPool(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ft := fakeTools{inWait: make(chan struct{})}
+	done := make(chan *Result)
+	go func() {
+		res, _ := p.Run(context.Background(), "await tools.hang({})", &RunOptions{Namespaces: []*Namespace{ft.namespace(t)}})
+		done <- res
+	}()
+	<-ft.inWait
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	want := &Failure{Kind: KindAbort, Message: "runtime pool closed"}
+	if diff := cmp.Diff(want, (<-done).Failure); diff != "" {
+		t.Errorf("failure mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// TestConcurrentRuns runs more programs than the pool holds VMs, from several goroutines;
+// with -race this checks the pool's hand-offs.
+func TestConcurrentRuns(t *testing.T) {
+	p := newTestPool(t, nil)
+	errs := make(chan string, 16)
+	for i := 0; i < 16; i++ {
+		go func() {
+			res, err := p.Run(context.Background(), "await null; return [1, 2, 3].map(x => x * 2).join()", nil)
+			switch {
+			case err != nil:
+				errs <- err.Error()
+			default:
+				errs <- res.Text()
+			}
+		}()
+	}
+	for i := 0; i < 16; i++ {
+		if got := <-errs; got != "2,4,6" {
+			t.Errorf("run = %q, want 2,4,6", got)
+		}
+	}
+}
