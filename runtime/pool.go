@@ -189,6 +189,7 @@ func (p *Pool) RunProgram(ctx context.Context, prg *Program, opts *RunOptions) (
 func (p *Pool) execute(ctx context.Context, r *run, prg *Program, limits Limits, nss []*Namespace) *Result {
 	r.prg = prg
 	r.limits = limits
+	r.parent = ctx
 	r.ctx, r.cancel = context.WithCancelCause(ctx)
 	r.vm.SetMaxCallStackSize(limits.StackDepth)
 
@@ -196,7 +197,7 @@ func (p *Pool) execute(ctx context.Context, r *run, prg *Program, limits Limits,
 		r.fail(KindTimeout, fmt.Sprintf("wall-clock ceiling reached (%dms)", limits.WallClock.Milliseconds()))
 	})
 	stopCtx := context.AfterFunc(ctx, func() { r.fail(KindAbort, context.Cause(ctx).Error()) })
-	stopPool := context.AfterFunc(p.ctx, func() { r.fail(KindAbort, "runtime pool closed") })
+	stopPool := context.AfterFunc(p.ctx, func() { r.fail(KindAbort, msgPoolClosed) })
 	sampling := make(chan struct{})
 	p.hosts.Add(1)
 	go func() {

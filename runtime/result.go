@@ -38,6 +38,7 @@ const (
 	msgNoOutput      = "(run_code completed with no output)"
 	msgUnrenderable  = "program threw an unrenderable value"
 	msgStackOverflow = "RangeError: Maximum call stack size exceeded"
+	msgPoolClosed    = "runtime pool closed"
 )
 
 // Failure says why a run failed: a kind and the message the model reads. A Failure is an

@@ -27,6 +27,7 @@ type run struct {
 	limits Limits
 	prg    *Program
 
+	parent context.Context // the caller's
 	ctx    context.Context // host work; cancelled when the run ends
 	cancel context.CancelCauseFunc
 	host   sync.WaitGroup // host goroutines of this run
@@ -146,6 +147,9 @@ func (r *run) exec() {
 			}
 			continue
 		}
+		if r.cancelled() {
+			break
+		}
 		for _, cb := range batch {
 			r.enter()
 			err := cb()
@@ -166,6 +170,21 @@ func (r *run) exec() {
 	case goja.PromiseStateFulfilled:
 		r.complete(r.main.Result())
 	}
+}
+
+// cancelled records an abort when the caller's context or the pool is done. Host calls
+// see the same cancellation and may settle before the context's watchdog fires; checking
+// before each batch keeps the run's outcome an abort rather than their rejections.
+func (r *run) cancelled() bool {
+	switch {
+	case r.parent.Err() != nil:
+		r.fail(KindAbort, context.Cause(r.parent).Error())
+	case r.pool.ctx.Err() != nil:
+		r.fail(KindAbort, msgPoolClosed)
+	default:
+		return false
+	}
+	return true
 }
 
 // reportRejections logs every promise the program rejected and never handled, like Node's
