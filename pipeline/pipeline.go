@@ -27,7 +27,9 @@ type Options struct {
 	PostExecute []PostExecuteFunc
 	// Observers see every final outcome.
 	Observers []ObserverFunc
-	// Events receives tool/call and tool/result for model-direct calls. If nil, no
+	// Events receives tool/call and tool/result for model-direct calls, and
+	// tool/code-dispatch-start and tool/code-dispatch for sub-calls (calls with a
+	// ParentID): one pair per call that started, none for an abandoned one. If nil, no
 	// events are produced.
 	Events Sink
 	// Logger records contained failures (observer panics). If nil, slog.Default().
@@ -121,8 +123,12 @@ func (x *execution) fail(err *ToolError, post bool) {
 // ended) or the call may be dispatched.
 func (p *Pipeline) prepare(x *execution) {
 	call := x.call
-	if call.ParentID == "" && p.opts.Events != nil {
-		p.opts.Events.Event(Event{Type: EventCall, Time: p.now(), CallID: call.ID, RootID: call.RootID, Name: call.Name, Args: call.Args})
+	if p.opts.Events != nil {
+		typ := EventCall
+		if call.ParentID != "" {
+			typ = EventDispatchStart
+		}
+		p.opts.Events.Event(Event{Type: typ, Time: p.now(), CallID: call.ID, RootID: call.RootID, ParentID: call.ParentID, Name: call.Name, Args: call.Args})
 	}
 	// Mode collapse: under ptc a model-direct call to a visible tool other than
 	// run_code ends here, before any policy.
@@ -316,9 +322,13 @@ func (p *Pipeline) commit(x *execution) *Result {
 	for _, obs := range p.opts.Observers {
 		p.observe(obs, x.call, res)
 	}
-	if x.call.ParentID == "" && p.opts.Events != nil {
-		p.opts.Events.Event(Event{Type: EventResult, Time: p.now(), CallID: x.call.ID, RootID: x.call.RootID, Name: x.call.Name,
-			Args: x.call.Args, IsError: res.Error != nil, Content: res.Content})
+	if p.opts.Events != nil {
+		typ := EventResult
+		if x.call.ParentID != "" {
+			typ = EventDispatch
+		}
+		p.opts.Events.Event(Event{Type: typ, Time: p.now(), CallID: x.call.ID, RootID: x.call.RootID, ParentID: x.call.ParentID,
+			Name: x.call.Name, Args: x.call.Args, IsError: res.Error != nil, Content: res.Content})
 	}
 	return res
 }

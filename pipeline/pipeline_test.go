@@ -507,13 +507,21 @@ func TestObserversAndEvents(t *testing.T) {
 	if len(events) != 2 || events[0].Type != EventCall || events[1].Type != EventResult || events[1].IsError || events[0].Args.String() != `{"text":"a"}` {
 		t.Errorf("events = %+v", events)
 	}
-	// Sub-calls produce no tool/call or tool/result events.
+	// Sub-calls produce the dispatch pair instead of tool/call and tool/result.
 	events = nil
 	sub := call("echo", `{"text":"a"}`)
-	sub.ID, sub.ParentID = "c1:code:1", "c1"
+	sub.ID, sub.RootID, sub.ParentID = "c1:code:1", "c1", "c1"
 	p.Run(context.Background(), set, sub)
-	if len(events) != 0 {
-		t.Errorf("sub-call produced events: %+v", events)
+	var got []string
+	for _, e := range events {
+		got = append(got, fmt.Sprintf("%s %s root=%s parent=%s %s isError=%v %v", e.Type, e.CallID, e.RootID, e.ParentID, e.Args, e.IsError, e.Content))
+	}
+	want := []string{
+		`tool/code-dispatch-start c1:code:1 root=c1 parent=c1 {"text":"a"} isError=false []`,
+		`tool/code-dispatch c1:code:1 root=c1 parent=c1 {"text":"a"} isError=false [{text a   }]`,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("sub-call events (-want +got):\n%s", diff)
 	}
 }
 

@@ -122,7 +122,10 @@ type ResolvedToolSet struct {
 	entries  []*Entry // sorted by name, byte-wise
 	byName   map[string]*Entry
 	guards   []GuardFunc
-	disposed atomic.Bool
+	disposed *atomic.Bool // shared with sets derived by WithTransport
+	// transport is the run_code entry of a set derived by WithTransport: dispatchable
+	// by name, never listed among the tools (so never in schemas, SDKs or bindings).
+	transport *Entry
 }
 
 // ErrActivation is wrapped by [ActivationError].
@@ -166,7 +169,7 @@ func (s *Scope) Resolve(ctx context.Context, step Step) (*ResolvedToolSet, error
 			origin[n] = i
 		}
 	}
-	set := &ResolvedToolSet{mode: ModeNative, scope: s, byName: make(map[string]*Entry, len(visible))}
+	set := &ResolvedToolSet{mode: ModeNative, scope: s, byName: make(map[string]*Entry, len(visible)), disposed: new(atomic.Bool)}
 	for n, e := range visible {
 		ok := true
 		for _, layer := range chain[origin[n]+1:] {
@@ -257,17 +260,41 @@ func (s *ResolvedToolSet) Lookup(name string) (*Entry, error) {
 	if s.disposed.Load() {
 		return nil, ErrDisposed
 	}
-	e := s.byName[name]
+	e, _ := s.Get(name)
 	if e == nil || e.gone.Load() {
 		return nil, ErrUnknownTool
 	}
 	return e, nil
 }
 
-// Get returns the visible entry for name without the dispatch checks of Lookup.
+// Get returns the visible entry for name (or the transport, for run_code) without the
+// dispatch checks of Lookup.
 func (s *ResolvedToolSet) Get(name string) (*Entry, bool) {
+	if name == RunCodeName && s.transport != nil {
+		return s.transport, true
+	}
 	e, ok := s.byName[name]
 	return e, ok
+}
+
+// WithTransport returns a view of the set in which run_code dispatches to t, the
+// run_code executor's own definition. run_code stays out of Tools and Schemas (the
+// executor presents it itself), is never a visible tool, and the view shares the
+// set's disposal. t must be named [RunCodeName]; its schemas are compiled here.
+func (s *ResolvedToolSet) WithTransport(t *Tool) (*ResolvedToolSet, error) {
+	if t == nil || t.Name != RunCodeName {
+		return nil, fmt.Errorf("%w: the transport must be named %q", ErrInvalidTool, RunCodeName)
+	}
+	shadow := *t
+	shadow.Name = "transport" // passes the reserved-name check; the entry keeps the real name
+	e, err := entryFor(&shadow)
+	if err != nil {
+		return nil, err
+	}
+	e.Tool, e.name = t, RunCodeName
+	view := *s
+	view.transport = e
+	return &view, nil
 }
 
 // Dispose ends the set's use: calls that have not started fail (as cancelled before

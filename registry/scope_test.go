@@ -335,3 +335,32 @@ func TestSchemasExposeOnlyModelFields(t *testing.T) {
 		t.Errorf("schemas (-want +got):\n%s", diff)
 	}
 }
+
+func TestWithTransport(t *testing.T) {
+	dep := New()
+	mustRegister(t, dep, "read")
+	set, err := dep.Resolve(context.Background(), Step{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := set.WithTransport(&Tool{Name: "other", Execute: nop}); !errors.Is(err, ErrInvalidTool) {
+		t.Errorf("transport with another name: %v", err)
+	}
+	view, err := set.WithTransport(&Tool{Name: RunCodeName, Execute: nop, Parameters: Object(Required("code", String()))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e, err := view.Lookup(RunCodeName); err != nil || e.Name() != RunCodeName || e.ValidateArgs(MustParseValue(`{}`)) == nil {
+		t.Errorf("transport lookup: %v, %v", e, err)
+	}
+	if _, err := set.Lookup(RunCodeName); !errors.Is(err, ErrUnknownTool) {
+		t.Errorf("the original set must not gain run_code: %v", err)
+	}
+	if len(view.Tools()) != 1 || len(view.Schemas()) != 1 || view.Visible(RunCodeName) {
+		t.Errorf("run_code must stay out of the listed tools: %d tools, visible=%v", len(view.Tools()), view.Visible(RunCodeName))
+	}
+	set.Dispose()
+	if _, err := view.Lookup(RunCodeName); !errors.Is(err, ErrDisposed) {
+		t.Errorf("the view shares disposal: %v", err)
+	}
+}
