@@ -1,0 +1,53 @@
+// Package sdkgen renders the model-facing text of run_code: the SDK prompt section (a
+// fixed instruction block and TypeScript declarations of every visible tool), the
+// run_code tool's description and parameter schema, and the ptc-mode rule section.
+//
+// It owns that text because it is all derived from a [registry.ResolvedToolSet] by pure
+// functions and pinned together by the same tests; the run_code executor (package ptc),
+// the CLI (`runcode sdk`, `runcode describe`) and the MCP bridge read it from here
+// without depending on the JavaScript runtime.
+//
+// It does not run programs, install the tools object into a VM (package bindings does),
+// decide which sections a prompt carries for a mode (the executor does, with [Rules]),
+// or validate values against schemas (package registry does).
+//
+// It may import: the standard library and package registry.
+//
+// # Generating the SDK
+//
+//	set, err := scope.Resolve(ctx, registry.Step{})
+//	…
+//	section := sdkgen.Generate(set) // instruction block + ```ts declarations
+//	sdk := sdkgen.Render(sdkgen.ToolsOf(set))
+//	fmt.Print(sdk.Declarations)     // the TypeScript alone, for tsc
+//
+// The text is a deterministic function of the tools: sorted by byte-wise name, the
+// same bytes for the same set (prompt-cache stable).
+//
+// # Schema mapping
+//
+// Beyond the reference's subset, real tools' JSON Schema renders as:
+//
+//   - anyOf and oneOf: a union; allOf: an intersection; a branch that accepts anything
+//     (only constraints such as required) makes the union say nothing, and is dropped;
+//   - type arrays (["string","null"]) and nullable: true: unions with null;
+//   - const and enum of any JSON type: literal types (objects and arrays as literal
+//     object types and tuples);
+//   - $ref to #/$defs/X or #/definitions/X: a named `type X = …`, declared once per
+//     distinct definition, recursion allowed; names that collide with TypeScript's own
+//     (keywords, the standard library, DOM included) or with another definition get a
+//     suffix (Node_, Node_2); other pointers into the same document render in place;
+//   - prefixItems and the older array form of items: tuples, elements beyond minItems
+//     optional, extra items as a rest element;
+//   - additionalProperties: <schema>: Record<string, T> (an index signature when T names
+//     an alias, which a Record would make circular); false: a closed literal;
+//   - description, deprecated, format, pattern, minimum, maximum, exclusive bounds,
+//     minLength, maxLength, minItems, maxItems and default: one JSDoc line per property.
+//
+// Only a sub-schema that cannot be expressed falls back to JsonValue, never the whole
+// tool: an unresolvable or external $ref, $dynamicRef, an unknown type name, a
+// recursive pointer outside $defs, an alias that names itself outside any object or
+// array, a schema nested deeper than 48 levels. Additional properties typed beside
+// declared ones are widened to JsonValue. Each fallback is listed in [SDK.Fallbacks].
+// Rendering is depth-bounded and never panics, whatever the input.
+package sdkgen

@@ -1,0 +1,42 @@
+package sdkgen
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// fuzzSeeds are schemas worth keeping in the fuzz corpus; TestTypeCheck also checks
+// their SDKs with tsc.
+var fuzzSeeds = []string{
+	`{}`, `true`, `false`, `null`, `[]`, `"x"`, `{"type":"object"}`,
+	`{"$ref":"#"}`, `{"$ref":"#/$defs/A","$defs":{"A":{"$ref":"#/$defs/A"}}}`,
+	`{"$ref":"#/$defs/A","$defs":{"A":{"allOf":[{"$ref":"#/$defs/B"}]},"B":{"anyOf":[{"$ref":"#/$defs/A"}]}}}`,
+	`{"$defs":{"JsonValue":{"type":"string"},"":{"type":"number"},"1":{}},"properties":{"a":{"$ref":"#/$defs/JsonValue"},"b":{"$ref":"#/$defs/"},"c":{"$ref":"#/$defs/1"}}}`,
+	`{"type":"object","properties":{"__proto__":{"type":"string"},"constructor":{}},"required":["__proto__"]}`,
+	`{"enum":[1e400,-0,12345678901234567890,"\ud800"]}`,
+	`{"type":"array","prefixItems":[],"items":false}`,
+	`{"type":["object","array"],"properties":{"a":{}},"items":{"type":"string"}}`,
+	`{"properties":{"a":{"$ref":"#/properties/a"}}}`,
+	`{"anyOf":[{"anyOf":[{"anyOf":[{"type":"null"}]}]}]}`,
+	`{"description":"*/*/","type":"string","default":"*/","pattern":"a*/"}`,
+}
+
+// FuzzRender feeds arbitrary text as a tool's name, description and schemas: Render
+// must never panic and must produce the fixed frame. (Whether the text type-checks is
+// checked with tsc on a sample in TestTypeCheck, not on every input.)
+func FuzzRender(f *testing.F) {
+	for _, s := range fuzzSeeds {
+		f.Add("tool", "desc", s)
+	}
+	f.Add("my-tool */", "a\u2028b", `{"type":"object","properties":{"x":{"type":"string"}}}`)
+	f.Fuzz(func(t *testing.T, name, desc, schema string) {
+		sdk := Render([]Tool{{Name: name, Description: desc, Parameters: json.RawMessage(schema), Output: json.RawMessage(schema)}})
+		if !strings.HasPrefix(sdk.Declarations, "type JsonValue = ") || !strings.HasSuffix(sdk.Declarations, "}\n") {
+			t.Fatalf("broken frame:\n%s", sdk.Declarations)
+		}
+		if strings.Count(sdk.Section, "```") != 2 {
+			t.Fatalf("a fence leaked into the declarations:\n%s", sdk.Section)
+		}
+	})
+}

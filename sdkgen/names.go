@@ -1,0 +1,160 @@
+package sdkgen
+
+import (
+	_ "embed"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+)
+
+// libNames lists every name the TypeScript standard library files declare at the top
+// level (lib.*.d.ts of the pinned compiler, DOM included), one per line. A named type
+// alias must not reuse one of them: `type Node = …` in a script collides with the DOM's
+// Node. TestLibNamesCurrent checks the list against the installed compiler.
+//
+//go:embed libnames.txt
+var libNames string
+
+// reservedWords are TypeScript keywords and predefined type names, which cannot name a
+// type alias, and the names the SDK itself declares.
+const reservedWords = `abstract accessor any as asserts async await bigint boolean break case catch class
+const constructor continue debugger declare default delete do else enum export extends false finally
+for from function get global if implements import in infer instanceof interface is keyof let module
+namespace never new null number object of out package private protected public readonly require return
+satisfies set static string super switch symbol this throw true try type typeof undefined unique
+unknown var void while with yield
+JsonValue ToolArgsMap ToolOutputMap ToolName ToolCallError ToolErrorCode tools`
+
+// reserved is the immutable set of names an alias must avoid, built once.
+var reserved = sync.OnceValue(func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(reservedWords + "\n" + libNames) {
+		m[w] = true
+	}
+	return m
+})
+
+// isIdent reports whether s matches ^[A-Za-z_$][A-Za-z0-9_$]*$, the names the SDK
+// writes bare.
+func isIdent(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == '_' || c == '$' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || i > 0 && c >= '0' && c <= '9' {
+			continue
+		}
+		return false
+	}
+	return true
+}
+
+// key renders a tool or property name: bare when it is an identifier, else a
+// JSON-quoted string.
+func key(s string) string {
+	if isIdent(s) {
+		return s
+	}
+	return quote(s)
+}
+
+// quote renders s as a JSON string literal, which is also a valid TypeScript string
+// literal: no HTML escaping, U+2028/U+2029 and control characters escaped, invalid
+// UTF-8 replaced by U+FFFD.
+func quote(s string) string {
+	var b strings.Builder
+	b.Grow(len(s) + 2)
+	b.WriteByte('"')
+	for _, r := range strings.ToValidUTF8(s, "\uFFFD") {
+		switch {
+		case r == '"':
+			b.WriteString(`\"`)
+		case r == '\\':
+			b.WriteString(`\\`)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r < 0x20 || r == 0x7f || r == 0x2028 || r == 0x2029:
+			b.WriteString(`\u`)
+			h := strconv.FormatInt(int64(r), 16)
+			b.WriteString(strings.Repeat("0", 4-len(h)) + h)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+// aliasName turns a $defs key into an identifier: characters outside [A-Za-z0-9_$]
+// become "_", a leading digit gets a "_" prefix.
+func aliasName(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == '_' || c == '$' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' {
+			b.WriteByte(c)
+		} else if c < 0x80 || utf8.RuneStart(c) {
+			b.WriteByte('_')
+		}
+		if b.Len() >= 64 {
+			break
+		}
+	}
+	out := b.String()
+	if out == "" || out[0] >= '0' && out[0] <= '9' {
+		out = "_" + out
+	}
+	return out
+}
+
+// docLine renders text as one JSDoc line at indent, or "" when text is blank:
+// whitespace (as JavaScript's \s sees it) collapsed to single spaces, other control
+// characters dropped, and "*/" escaped as "*\/".
+func docLine(indent, text string) string {
+	if plain(text) {
+		return indent + "/** " + text + " */\n"
+	}
+	text = strings.ToValidUTF8(text, "\uFFFD")
+	var b strings.Builder
+	space := false
+	for _, r := range text {
+		if unicode.IsSpace(r) || r == '\uFEFF' {
+			space = b.Len() > 0
+			continue
+		}
+		if unicode.IsControl(r) {
+			continue
+		}
+		if space {
+			b.WriteByte(' ')
+			space = false
+		}
+		b.WriteRune(r)
+	}
+	if b.Len() == 0 {
+		return ""
+	}
+	return indent + "/** " + strings.ReplaceAll(b.String(), "*/", `*\/`) + " */\n"
+}
+
+// plain reports text that docLine can write as it is: printable ASCII, no leading,
+// trailing or repeated spaces, no "*/".
+func plain(text string) bool {
+	if text == "" || text[0] == ' ' || text[len(text)-1] == ' ' {
+		return false
+	}
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		if c < 0x20 || c >= 0x7f || c == ' ' && text[i+1] == ' ' || c == '*' && i+1 < len(text) && text[i+1] == '/' {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,371 @@
+package sdkgen
+
+import (
+	"strings"
+)
+
+// maxDepth bounds how deeply one schema renders. A sub-schema nested deeper falls back
+// to JsonValue, so a hostile or degenerate schema (5,000 levels) costs bounded stack
+// and bounded text.
+const maxDepth = 48
+
+// Operator precedence of a rendered type, to know when it needs parentheses.
+const (
+	precUnion = iota
+	precIntersection
+	precPrimary
+)
+
+// ts is a rendered TypeScript type.
+type ts struct {
+	text string
+	prec int
+	// refs reports that the text names an alias; direct lists the aliases named
+	// outside any object, array or tuple (where a self-reference is circular).
+	refs   bool
+	direct []string
+}
+
+var (
+	tsJSON  = ts{text: "JsonValue", prec: precPrimary}
+	tsNever = ts{text: "never", prec: precPrimary}
+)
+
+// wrap returns t's text, parenthesised unless it binds at least as tightly as prec.
+func (t ts) wrap(prec int) string {
+	if t.prec >= prec {
+		return t.text
+	}
+	return "(" + t.text + ")"
+}
+
+// loc is a schema location, built only when a fallback is recorded.
+type loc struct {
+	parent *loc
+	seg    string
+}
+
+func (l *loc) String() string {
+	var segs []string
+	for ; l != nil; l = l.parent {
+		segs = append(segs, l.seg)
+	}
+	var b strings.Builder
+	for i := len(segs) - 1; i >= 0; i-- {
+		b.WriteByte('/')
+		b.WriteString(strings.ReplaceAll(strings.ReplaceAll(segs[i], "~", "~0"), "/", "~1"))
+	}
+	return b.String()
+}
+
+func (l *loc) add(seg string) *loc { return &loc{parent: l, seg: seg} }
+
+// renderer renders the schemas of one document (a tool's parameters or output, or
+// the document an alias comes from).
+type renderer struct {
+	g      *gen
+	tool   string
+	where  string // "parameters" or "output"
+	root   *node
+	active map[*node]bool // inline $ref targets being rendered, to stop cycles
+}
+
+func (r *renderer) fallback(at *loc, reason string) ts {
+	r.g.fallbacks = append(r.g.fallbacks, Fallback{Tool: r.tool, Schema: r.where, Path: at.String(), Reason: reason})
+	return tsJSON
+}
+
+// typeKeys are the keywords that constrain a value's type; a schema with none of them
+// accepts any JSON value.
+var typeKeys = []string{"type", "properties", "additionalProperties", "patternProperties", "items",
+	"prefixItems", "enum", "const", "$ref", "anyOf", "oneOf", "allOf", "$dynamicRef", "$recursiveRef"}
+
+func neutral(n *node) bool {
+	if n.kind == 'b' {
+		return n.b
+	}
+	if n.kind != 'o' {
+		return false
+	}
+	for _, k := range typeKeys {
+		if n.get(k) != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// schema renders the schema n whose object text (if multi-line) starts at indent ind.
+func (r *renderer) schema(n *node, ind string, depth int, at *loc) ts {
+	if depth > maxDepth {
+		return r.fallback(at, "schema nested too deeply")
+	}
+	switch n.kind {
+	case 'b':
+		if n.b {
+			return tsJSON
+		}
+		return tsNever
+	case 'o':
+	default:
+		return r.fallback(at, "schema is neither an object nor a boolean")
+	}
+	var out ts
+	if c := n.get("const"); c != nil {
+		out = r.literal(c, depth+1, at.add("const"))
+	} else if e := n.get("enum"); e != nil {
+		out = r.enum(e, depth, at.add("enum"))
+	} else {
+		out = r.combined(n, ind, depth, at)
+	}
+	if nb := n.get("nullable"); nb != nil && nb.kind == 'b' && nb.b && out.text != "null" {
+		out = ts{text: out.text + " | null", prec: precUnion, refs: out.refs, direct: out.direct}
+	}
+	return out
+}
+
+func (r *renderer) enum(e *node, depth int, at *loc) ts {
+	if e.kind != 'a' {
+		return r.fallback(at, "enum is not an array")
+	}
+	if len(e.vals) == 0 {
+		return tsNever
+	}
+	parts := make([]ts, 0, len(e.vals))
+	for _, v := range e.vals {
+		parts = append(parts, r.literal(v, depth+1, at))
+	}
+	return union(parts)
+}
+
+// combined renders the type keywords of n and its $ref, anyOf, oneOf and allOf as one
+// intersection.
+func (r *renderer) combined(n *node, ind string, depth int, at *loc) ts {
+	typed, structural, hasType := r.typed(n, ind, depth, at)
+	var parts []ts
+	if ref := n.get("$ref"); ref != nil {
+		parts = append(parts, r.ref(ref, ind, depth, at.add("$ref")))
+	}
+	for _, k := range []string{"$dynamicRef", "$recursiveRef"} {
+		if n.get(k) != nil {
+			parts = append(parts, r.fallback(at.add(k), k+" is not supported"))
+		}
+	}
+	for _, k := range []string{"anyOf", "oneOf"} {
+		if u := n.get(k); u != nil {
+			if t, ok := r.union(u, ind, depth, at.add(k)); ok {
+				parts = append(parts, t)
+			}
+		}
+	}
+	if all := n.get("allOf"); all != nil {
+		if all.kind != 'a' {
+			parts = append(parts, r.fallback(at.add("allOf"), "allOf is not an array"))
+		} else {
+			for i, m := range all.vals {
+				if !neutral(m) {
+					parts = append(parts, r.schema(m, ind, depth+1, at.add("allOf").add(itoa(i))))
+				}
+			}
+		}
+	}
+	// A bare "type" next to combinators only restates what the branches say.
+	if hasType && (structural || len(parts) == 0) {
+		parts = append([]ts{typed}, parts...)
+	}
+	switch len(parts) {
+	case 0:
+		return tsJSON
+	case 1:
+		return parts[0]
+	}
+	return intersection(parts)
+}
+
+// union renders anyOf/oneOf branches; ok is false when a branch accepts anything (the
+// keyword then constrains nothing a type can say).
+func (r *renderer) union(u *node, ind string, depth int, at *loc) (ts, bool) {
+	if u.kind != 'a' || len(u.vals) == 0 {
+		return r.fallback(at, "expected a non-empty array of schemas"), true
+	}
+	parts := make([]ts, 0, len(u.vals))
+	for i, b := range u.vals {
+		if neutral(b) {
+			return ts{}, false
+		}
+		if b.kind == 'b' {
+			continue // false: no value
+		}
+		parts = append(parts, r.schema(b, ind, depth+1, at.add(itoa(i))))
+	}
+	if len(parts) == 0 {
+		return tsNever, true
+	}
+	return union(parts), true
+}
+
+func union(parts []ts) ts {
+	if len(parts) == 1 {
+		return parts[0]
+	}
+	var b strings.Builder
+	out := ts{prec: precUnion}
+	seen := map[string]bool{}
+	for _, p := range parts {
+		if seen[p.text] {
+			continue
+		}
+		seen[p.text] = true
+		if b.Len() > 0 {
+			b.WriteString(" | ")
+		}
+		b.WriteString(p.text) // | is the loosest operator: nothing to parenthesise
+		out.refs = out.refs || p.refs
+		out.direct = append(out.direct, p.direct...)
+	}
+	out.text = b.String()
+	if len(seen) == 1 {
+		out.prec = parts[0].prec
+	}
+	return out
+}
+
+func intersection(parts []ts) ts {
+	var b strings.Builder
+	out := ts{prec: precIntersection}
+	for i, p := range parts {
+		if i > 0 {
+			b.WriteString(" & ")
+		}
+		b.WriteString(p.wrap(precIntersection))
+		out.refs = out.refs || p.refs
+		out.direct = append(out.direct, p.direct...)
+	}
+	out.text = b.String()
+	return out
+}
+
+// typed renders the "type" keyword (a name or an array of names), inferring object or
+// array from their keywords when "type" is absent. structural reports keywords beyond
+// a bare type name; ok reports that there was anything to render.
+func (r *renderer) typed(n *node, ind string, depth int, at *loc) (t ts, structural, ok bool) {
+	for _, k := range []string{"properties", "additionalProperties", "patternProperties", "items", "prefixItems"} {
+		if n.get(k) != nil {
+			structural = true
+		}
+	}
+	var names []string
+	switch tn := n.get("type"); {
+	case tn == nil:
+		switch {
+		case n.get("properties") != nil || n.get("additionalProperties") != nil || n.get("patternProperties") != nil:
+			names = []string{"object"}
+		case n.get("items") != nil || n.get("prefixItems") != nil:
+			names = []string{"array"}
+		default:
+			return ts{}, false, false
+		}
+	case tn.kind == 's':
+		names = []string{tn.str}
+	case tn.kind == 'a':
+		for _, v := range tn.vals {
+			if v.kind != 's' {
+				return r.fallback(at.add("type"), "type array holds a non-string"), structural, true
+			}
+			names = append(names, v.str)
+		}
+		if len(names) == 0 {
+			return tsNever, structural, true
+		}
+	default:
+		return r.fallback(at.add("type"), "type is neither a string nor an array"), structural, true
+	}
+	parts := make([]ts, 0, len(names))
+	for _, name := range names {
+		switch name {
+		case "string", "number", "boolean", "null":
+			parts = append(parts, ts{text: name, prec: precPrimary})
+		case "integer":
+			parts = append(parts, ts{text: "number", prec: precPrimary})
+		case "object":
+			parts = append(parts, r.object(n, ind, depth, at))
+		case "array":
+			parts = append(parts, r.array(n, ind, depth, at))
+		case "any":
+			parts = append(parts, tsJSON)
+		default:
+			parts = append(parts, r.fallback(at.add("type"), "unknown type "+quote(name)))
+		}
+	}
+	return union(parts), structural, true
+}
+
+// ref renders a $ref: a named alias for "#/$defs/X" and "#/definitions/X", the target
+// rendered in place for other pointers into the same document.
+func (r *renderer) ref(ref *node, ind string, depth int, at *loc) ts {
+	if ref.kind != 's' {
+		return r.fallback(at, "$ref is not a string")
+	}
+	target := pointer(r.root, ref.str)
+	if target == nil {
+		return r.fallback(at, "$ref "+quote(ref.str)+" does not resolve within the schema")
+	}
+	for _, prefix := range []string{"#/$defs/", "#/definitions/"} {
+		name, ok := strings.CutPrefix(ref.str, prefix)
+		if ok && !strings.Contains(name, "/") {
+			container := r.root.get(strings.Trim(prefix[1:], "/"))
+			a := r.g.alias(r, strings.ReplaceAll(strings.ReplaceAll(name, "~1", "/"), "~0", "~"), target, container)
+			return ts{text: a, prec: precPrimary, refs: true, direct: []string{a}}
+		}
+	}
+	if r.active[target] {
+		return r.fallback(at, "recursive $ref "+quote(ref.str)+" outside $defs")
+	}
+	if r.active == nil {
+		r.active = map[*node]bool{}
+	}
+	r.active[target] = true
+	defer delete(r.active, target)
+	return r.schema(target, ind, depth+1, at)
+}
+
+// literal renders a JSON value as a literal type.
+func (r *renderer) literal(v *node, depth int, at *loc) ts {
+	if depth > maxDepth {
+		return r.fallback(at, "literal nested too deeply")
+	}
+	switch v.kind {
+	case 's':
+		return ts{text: quote(v.str), prec: precPrimary}
+	case 'n':
+		return ts{text: v.str, prec: precPrimary}
+	case 'b':
+		if v.b {
+			return ts{text: "true", prec: precPrimary}
+		}
+		return ts{text: "false", prec: precPrimary}
+	case 'z':
+		return ts{text: "null", prec: precPrimary}
+	case 'a':
+		parts := make([]string, len(v.vals))
+		for i, e := range v.vals {
+			parts[i] = r.literal(e, depth+1, at).text
+		}
+		return ts{text: "[" + strings.Join(parts, ", ") + "]", prec: precPrimary}
+	}
+	if len(v.keys) == 0 {
+		return ts{text: "Record<string, never>", prec: precPrimary}
+	}
+	parts := make([]string, len(v.keys))
+	for i, k := range v.keys {
+		parts[i] = key(k) + ": " + r.literal(v.vals[i], depth+1, at).text
+	}
+	return ts{text: "{ " + strings.Join(parts, "; ") + " }", prec: precPrimary}
+}
+
+func itoa(i int) string {
+	if i < 10 {
+		return string(rune('0' + i))
+	}
+	return itoa(i/10) + string(rune('0'+i%10))
+}

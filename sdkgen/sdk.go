@@ -1,0 +1,277 @@
+package sdkgen
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+
+	"github.com/runcode-go/runcode/registry"
+)
+
+// Tool is one tool as the SDK declares it.
+type Tool struct {
+	// Name is the tool's name, the key of tools.
+	Name string
+	// Description becomes the JSDoc line above the tool's arguments.
+	Description string
+	// Parameters is the JSON Schema of the arguments. If nil, {"type":"object"}.
+	Parameters json.RawMessage
+	// Output is the JSON Schema of the canonical value. If nil, any JSON value.
+	Output json.RawMessage
+}
+
+// Fallback records one sub-schema that could not be expressed and was declared as
+// JsonValue (or, for additional properties beside declared ones, widened to it).
+type Fallback struct {
+	// Tool names the tool.
+	Tool string
+	// Schema is "parameters" or "output", or "$defs" for a named alias's own body.
+	Schema string
+	// Path is the JSON Pointer of the sub-schema within that schema.
+	Path string
+	// Reason says what could not be expressed.
+	Reason string
+}
+
+// SDK is a rendered SDK. It is immutable.
+type SDK struct {
+	// Section is the whole prompt section: the instruction block, then Declarations
+	// in a ```ts fence.
+	Section string
+	// Declarations is the TypeScript text alone, for tsc (`runcode sdk --ts`).
+	Declarations string
+	// Fallbacks lists the sub-schemas declared as JsonValue because they could not be
+	// expressed, in the order met. Empty when every schema rendered exactly.
+	Fallbacks []Fallback
+}
+
+// ToolsOf returns the visible tools of set, in its byte-wise name order, as [Tool]s.
+func ToolsOf(set *registry.ResolvedToolSet) []Tool {
+	entries := set.Tools()
+	out := make([]Tool, len(entries))
+	for i, e := range entries {
+		out[i] = Tool{Name: e.Name(), Description: e.Tool.Description, Parameters: e.Parameters(), Output: e.OutputSchema()}
+	}
+	return out
+}
+
+// Generate renders the SDK prompt section for a resolved tool set: the same text for
+// the same set, whatever order the tools were registered in. It is Render(ToolsOf(set)).Section.
+func Generate(set *registry.ResolvedToolSet) string {
+	return Render(ToolsOf(set)).Section
+}
+
+// Render renders an SDK for tools. It sorts them by byte-wise name order (for tools
+// with the same name, only the first is kept) and never panics: a schema that is not
+// JSON, or a part of one that TypeScript cannot express, is declared as JsonValue and
+// recorded in [SDK.Fallbacks].
+func Render(tools []Tool) *SDK {
+	tools = slices.Clone(tools)
+	slices.SortStableFunc(tools, func(a, b Tool) int { return strings.Compare(a.Name, b.Name) })
+	tools = slices.CompactFunc(tools, func(a, b Tool) bool { return key(a.Name) == key(b.Name) })
+
+	g := &gen{aliases: map[string]*alias{}, used: map[string]bool{}, byNode: map[*node]*alias{}, ids: map[*node]string{}, texts: map[string]string{}}
+	args := make([]string, len(tools))
+	outs := make([]string, len(tools))
+	for i, t := range tools {
+		args[i] = g.document(t.Name, "parameters", t.Parameters, `{"type":"object"}`)
+		outs[i] = g.document(t.Name, "output", t.Output, `{}`)
+	}
+	for i := 0; i < len(g.order); i++ { // aliases may discover more aliases
+		a := g.order[i]
+		r := &renderer{g: g, tool: a.tool, where: "$defs", root: a.root}
+		a.body = r.schema(a.n, "", 0, &loc{seg: a.def})
+	}
+	g.breakCycles()
+
+	var b strings.Builder
+	b.WriteString("type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue }\n\n")
+	named := slices.Clone(g.order)
+	slices.SortFunc(named, func(a, b *alias) int { return strings.Compare(a.name, b.name) })
+	for _, a := range named {
+		b.WriteString(docLine("", a.doc))
+		b.WriteString("type " + a.name + " = " + a.body.text + "\n\n")
+	}
+	b.WriteString("interface ToolArgsMap {")
+	for i, t := range tools {
+		if i == 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(docLine("  ", t.Description))
+		b.WriteString("  " + key(t.Name) + ": " + args[i] + ";\n")
+	}
+	b.WriteString("}\n\ninterface ToolOutputMap {")
+	for i, t := range tools {
+		if i == 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString("  " + key(t.Name) + ": " + outs[i] + ";\n")
+	}
+	b.WriteString("}\n\n")
+	b.WriteString(trailer)
+	decl := b.String()
+	return &SDK{
+		Section:      Instructions + "\n```ts\n" + decl + "```\n",
+		Declarations: decl,
+		Fallbacks:    g.fallbacks,
+	}
+}
+
+// trailer closes the declarations: the names, the error class and the tools object.
+const trailer = `type ToolName = keyof ToolOutputMap
+
+type ToolErrorCode = "INVALID_ARGS" | "UNKNOWN_TOOL" | "TOOL_TIMEOUT" | "ABORTED" | "ABORTED_BEFORE_DISPATCH" | "INVALID_TOOL_OUTPUT" | "DENIED" | "TOOL_FAILED"
+
+declare class ToolCallError extends Error {
+  readonly name: "ToolCallError";
+  readonly toolName: ToolName;
+  readonly code: ToolErrorCode;
+}
+
+declare const tools: {
+  [K in ToolName]: (args: ToolArgsMap[K]) => Promise<ToolOutputMap[K]>;
+}
+`
+
+// gen is the state of one Render: named aliases and fallbacks.
+type gen struct {
+	aliases   map[string]*alias // by identity key
+	order     []*alias          // in discovery order
+	used      map[string]bool   // alias names taken
+	byNode    map[*node]*alias  // by definition node, within one document
+	ids       map[*node]string  // the id of a document part's text
+	texts     map[string]string // text -> id
+	fallbacks []Fallback
+}
+
+// context returns a short id for the definitions an alias comes from (and its whole
+// document, when they point elsewhere in it too), the same for the same text, so that
+// alias keys stay small however large the definitions are.
+func (g *gen) context(root, container *node) string {
+	if id, ok := g.ids[container]; ok {
+		return id
+	}
+	text := container.src
+	if strings.Count(text, `"#`) != strings.Count(text, `"#/$defs/`)+strings.Count(text, `"#/definitions/`) {
+		text = root.src
+	}
+	id, ok := g.texts[text]
+	if !ok {
+		id = itoa(len(g.texts))
+		g.texts[text] = id
+	}
+	g.ids[container] = id
+	return id
+}
+
+// alias is a named type declared once for a $defs (or definitions) entry.
+type alias struct {
+	name, def, doc string
+	tool           string
+	n, root        *node
+	body           ts
+}
+
+// document renders one tool schema (text, or def when nil) as an entry's type.
+func (g *gen) document(tool, where string, text json.RawMessage, def string) string {
+	src := def
+	if text != nil {
+		src = string(text)
+	}
+	r := &renderer{g: g, tool: tool, where: where}
+	root := parseJSON(src)
+	if root == nil {
+		return r.fallback(nil, "schema is not valid JSON").text
+	}
+	r.root = root
+	return r.schema(root, "  ", 0, nil).text
+}
+
+// alias returns the name declared for the $defs entry def (node n) of r's document,
+// declaring it on first use. Entries with the same name, text and sibling definitions
+// share one declaration.
+func (g *gen) alias(r *renderer, def string, n, container *node) string {
+	if a := g.byNode[n]; a != nil {
+		return a.name
+	}
+	k := def + "\x00" + n.src
+	if container != nil {
+		k += "\x00" + g.context(r.root, container)
+	}
+	if a := g.aliases[k]; a != nil {
+		g.byNode[n] = a
+		return a.name
+	}
+	base := aliasName(def)
+	name := base
+	if reserved()[name] || g.used[name] {
+		name = base + "_"
+		for i := 2; g.used[name] || reserved()[name]; i++ {
+			name = base + "_" + itoa(i)
+		}
+	}
+	g.used[name] = true
+	a := &alias{name: name, def: def, tool: r.tool, n: n, root: r.root}
+	if n.kind == 'o' {
+		if d := n.get("description"); d != nil && d.kind == 's' {
+			a.doc = d.str
+		}
+	}
+	g.aliases[k] = a
+	g.byNode[n] = a
+	g.order = append(g.order, a)
+	return name
+}
+
+// breakCycles replaces the body of every alias that names itself outside any object,
+// array or tuple (`type A = A | null`, which TypeScript rejects as circular) with
+// JsonValue.
+func (g *gen) breakCycles() {
+	byName := make(map[string]*alias, len(g.order))
+	for _, a := range g.order {
+		byName[a.name] = a
+	}
+	const (
+		unseen = iota
+		open
+		done
+	)
+	state := map[*alias]int{}
+	var cyclic []*alias
+	for _, start := range g.order {
+		if state[start] != unseen {
+			continue
+		}
+		// Iterative depth-first search over direct references.
+		type item struct {
+			a *alias
+			i int
+		}
+		stack := []item{{a: start}}
+		state[start] = open
+		for len(stack) > 0 {
+			top := &stack[len(stack)-1]
+			if top.i >= len(top.a.body.direct) {
+				state[top.a] = done
+				stack = stack[:len(stack)-1]
+				continue
+			}
+			next := byName[top.a.body.direct[top.i]]
+			top.i++
+			switch state[next] {
+			case unseen:
+				state[next] = open
+				stack = append(stack, item{a: next})
+			case open:
+				cyclic = append(cyclic, next)
+			}
+		}
+	}
+	for _, a := range cyclic {
+		if a.body.text == "JsonValue" {
+			continue
+		}
+		a.body = tsJSON
+		g.fallbacks = append(g.fallbacks, Fallback{Tool: a.tool, Schema: "$defs", Path: "/" + a.def, Reason: "alias " + a.name + " refers to itself outside any object or array"})
+	}
+}

@@ -1,0 +1,2 @@
+// want: TS2322
+await tools.browser_click({ element: "x", ref: "e1", button: "primary" });

@@ -1,0 +1,2 @@
+// want: TS2551
+await tools.browser_navigte({ url: "https://example.com" });

@@ -1,0 +1,2 @@
+// want: TS2345
+await tools.describe_table({});

@@ -1,0 +1,3 @@
+// want: TS2741
+// edit_file requires edits.
+await tools.edit_file({ path: "/a" });

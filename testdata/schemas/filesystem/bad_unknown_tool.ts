@@ -1,0 +1,2 @@
+// want: TS2339
+await tools.delete_file({ path: "/a" });

@@ -1,0 +1,2 @@
+// want: TS2345
+await tools.create_pull_request({ owner: "o", repo: "r", title: "t", head: "h" });

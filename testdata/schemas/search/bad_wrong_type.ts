@@ -1,0 +1,2 @@
+// want: TS2322
+await tools.brave_web_search({ query: "x", count: "5" });
