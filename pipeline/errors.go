@@ -21,6 +21,9 @@ const (
 	CodeDenied                Code = "DENIED"
 	CodeToolFailed            Code = "TOOL_FAILED"
 	CodeActivationFailed      Code = "TOOL_ACTIVATION_FAILED"
+	// CodeRunFailed is run_code's own failure: the program failed (its message is
+	// "code run failed (<kind>): …"). Only the outer run_code call has it.
+	CodeRunFailed Code = "CODE_RUN_FAILED"
 )
 
 // ToolError is a failed call's error: a code and the message the model reads after

@@ -56,9 +56,14 @@ type Scheduler struct {
 type Pending struct {
 	call   registry.Call
 	done   chan struct{}
-	res    *Result
-	commit chan struct{} // closed when this call has committed
+	res     *Result
+	commit  chan struct{} // closed when this call has committed
+	started bool
 }
+
+// Started reports whether the call entered the pipeline (false for an abandoned
+// call). It is meaningful once Done is closed.
+func (p *Pending) Started() bool { return p.started }
 
 // Done is closed when the call has a result.
 func (p *Pending) Done() <-chan struct{} { return p.done }
@@ -171,6 +176,7 @@ func (s *Scheduler) lane() {
 			return
 		}
 		s.queue = s.queue[1:]
+		j.started = true
 		s.inflight++
 		s.exclusive = !safe
 		prev := s.lastCommit

@@ -54,7 +54,13 @@ func (r *Result) clone() Result {
 // Context is additional content to put in front of the model after the step's
 // results, with where it came from.
 type Context struct {
-	Source  string
+	// Source names what attached it (a policy's name, "run_code" for attributed
+	// sub-call content).
+	Source string
+	// CallID and Tool attribute the content to the (sub-)call that produced it, when
+	// there is one.
+	CallID  string
+	Tool    string
 	Content []registry.Content
 }
 

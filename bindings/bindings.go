@@ -1,0 +1,196 @@
+package bindings
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/runcode-go/runcode/pipeline"
+	"github.com/runcode-go/runcode/registry"
+	"github.com/runcode-go/runcode/runtime"
+)
+
+// Tools is the `tools` namespace of one resolved tool set. Build it once per set (a
+// model step) and install it in every run of that step: the runtime materializes
+// members lazily, so the per-run cost does not grow with the number of tools. A Tools
+// is immutable and safe for concurrent use.
+type Tools struct {
+	ns *runtime.Namespace
+}
+
+// New builds the namespace for the set's visible tools. run_code is never one of them.
+func New(set *registry.ResolvedToolSet) (*Tools, error) {
+	entries := set.Tools()
+	names := make([]string, len(entries))
+	for i, e := range entries {
+		names[i] = e.Name()
+	}
+	ns, err := runtime.NewNamespace("tools", names, start, &runtime.NamespaceOptions{
+		ErrorClass:     "ToolCallError",
+		MemberProperty: "toolName",
+		Noun:           "tool",
+	})
+	if err != nil {
+		return nil, fmt.Errorf("bindings: %w", err)
+	}
+	return &Tools{ns: ns}, nil
+}
+
+// Namespace returns the namespace to pass in runtime.RunOptions.Namespaces, with a
+// context prepared by [Begin].
+func (t *Tools) Namespace() *runtime.Namespace { return t.ns }
+
+// Options configures a Run.
+type Options struct {
+	// Parent is the run_code call: its ID prefixes sub-call ids and is their
+	// ParentID; its RootID (or ID) is their RootID; its Agent is theirs.
+	Parent registry.Call
+	// MaxParallel bounds overlapping parallel-safe sub-calls (maxParallelSubCalls).
+	// If zero, 10; negative is an error.
+	MaxParallel int
+	// MaxCalls caps the sub-calls one run may dispatch; a call past the cap is
+	// rejected with `sub-call budget of <N> calls exhausted`. Zero means no cap.
+	MaxCalls int
+}
+
+// SubCall is the record of one sub-call of a run.
+type SubCall struct {
+	ID   string
+	Name string
+	Args registry.Value
+	// Result is the final outcome (nil while in flight).
+	Result *pipeline.Result
+	// Abandoned reports a call that never started (the run ended first).
+	Abandoned bool
+	// Duration runs from submission to settlement.
+	Duration time.Duration
+
+	submitted time.Time
+}
+
+// Run is the per-run state of the bridge: the scheduler, the sub-call counter and the
+// records. It is safe for concurrent use; End must be called exactly when the program
+// has settled (or was stopped), before the run_code call returns.
+type Run struct {
+	sched  *pipeline.Scheduler
+	parent registry.Call
+	max    int
+
+	mu     sync.Mutex
+	n      int
+	calls  []*SubCall
+	reason string
+	ended  bool
+}
+
+type runKey struct{}
+
+// Begin starts the bridge for one run and returns the context to run the program
+// with: the namespace's calls find their Run through it.
+func Begin(ctx context.Context, p *pipeline.Pipeline, set *registry.ResolvedToolSet, opts *Options) (context.Context, *Run, error) {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.MaxParallel < 0 {
+		return nil, nil, fmt.Errorf("maxParallelSubCalls must be a positive integer, got %d", o.MaxParallel)
+	}
+	if o.MaxCalls < 0 {
+		return nil, nil, fmt.Errorf("the sub-call budget must not be negative, got %d", o.MaxCalls)
+	}
+	if o.Parent.RootID == "" {
+		o.Parent.RootID = o.Parent.ID
+	}
+	r := &Run{parent: o.Parent, max: o.MaxCalls}
+	sched, err := p.NewScheduler(ctx, set, &pipeline.SchedulerOptions{
+		MaxParallel: o.MaxParallel,
+		Abandon: func(c registry.Call) *pipeline.ToolError {
+			return &pipeline.ToolError{Code: pipeline.CodeAbortedBeforeDispatch,
+				Message: fmt.Sprintf("run_code run is over (%s); %s tool call abandoned", r.endReason(), c.Name)}
+		},
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	r.sched = sched
+	return context.WithValue(ctx, runKey{}, r), r, nil
+}
+
+func (r *Run) endReason() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.reason == "" {
+		return "run_code settled"
+	}
+	return r.reason
+}
+
+// End finishes the run's sub-calls: queued ones are abandoned (rejecting with
+// `run_code run is over (<reason>); <name> tool call abandoned`, nothing logged) and
+// in-flight ones are cancelled through the run's context by the caller and awaited
+// here. reason is "run_code settled" when empty. End is idempotent.
+func (r *Run) End(reason string) {
+	r.mu.Lock()
+	if !r.ended {
+		r.ended = true
+		r.reason = reason
+	}
+	r.mu.Unlock()
+	r.sched.Close()
+}
+
+// Calls returns the sub-call records in submission order. Call it after End.
+func (r *Run) Calls() []*SubCall {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]*SubCall(nil), r.calls...)
+}
+
+// start is the namespace's StartFunc: it runs on the VM goroutine, in the program's
+// call order, and only queues work.
+func start(ctx context.Context, name string, args json.RawMessage) func() (json.RawMessage, error) {
+	r, _ := ctx.Value(runKey{}).(*Run)
+	if r == nil {
+		return reject(&runtime.CallError{Message: "tools can only be called inside a run_code run", Fields: map[string]string{"code": string(pipeline.CodeAbortedBeforeDispatch)}})
+	}
+	v, err := registry.ParseValue(args)
+	if err != nil {
+		return reject(&runtime.CallError{Message: "tool arguments must be lossless JSON: " + err.Error(), Fields: map[string]string{"code": string(pipeline.CodeInvalidArgs)}})
+	}
+	r.mu.Lock()
+	if r.ended {
+		reason := r.reason
+		r.mu.Unlock()
+		return reject(&runtime.CallError{Message: fmt.Sprintf("run_code run is over (%s); %s not dispatched", reason, name), Fields: map[string]string{"code": string(pipeline.CodeAbortedBeforeDispatch)}})
+	}
+	if r.max > 0 && r.n >= r.max {
+		r.mu.Unlock()
+		return reject(&runtime.CallError{Message: fmt.Sprintf("sub-call budget of %d calls exhausted", r.max), Fields: map[string]string{"code": string(pipeline.CodeAbortedBeforeDispatch)}})
+	}
+	r.n++
+	rec := &SubCall{ID: r.parent.ID + ":code:" + strconv.Itoa(r.n), Name: name, Args: v, submitted: time.Now()}
+	r.calls = append(r.calls, rec)
+	r.mu.Unlock()
+
+	pending := r.sched.Submit(registry.Call{
+		ID: rec.ID, RootID: r.parent.RootID, ParentID: r.parent.ID, Name: name, Args: v, Agent: r.parent.Agent,
+	})
+	return func() (json.RawMessage, error) {
+		res := pending.Wait()
+		r.mu.Lock()
+		rec.Result, rec.Duration = res, time.Since(rec.submitted)
+		rec.Abandoned = !pending.Started()
+		r.mu.Unlock()
+		if res.Error != nil {
+			return nil, &runtime.CallError{Message: res.Error.Message, Fields: map[string]string{"code": string(res.Error.Code)}}
+		}
+		return json.RawMessage(res.Value.String()), nil
+	}
+}
+
+func reject(err error) func() (json.RawMessage, error) {
+	return func() (json.RawMessage, error) { return nil, err }
+}

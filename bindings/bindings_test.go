@@ -1,0 +1,97 @@
+package bindings
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/runcode-go/runcode/pipeline"
+	"github.com/runcode-go/runcode/registry"
+	"github.com/runcode-go/runcode/runtime"
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+func resolved(t *testing.T, tools ...*registry.Tool) *registry.ResolvedToolSet {
+	t.Helper()
+	scope := registry.New()
+	for _, tool := range tools {
+		if _, err := scope.Register(tool); err != nil {
+			t.Fatal(err)
+		}
+	}
+	set, err := scope.Resolve(context.Background(), registry.Step{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return set
+}
+
+func TestBeginValidatesOptions(t *testing.T) {
+	p := pipeline.New(nil)
+	set := resolved(t)
+	for _, tt := range []struct {
+		opts Options
+		want string
+	}{
+		{Options{MaxParallel: -1}, "maxParallelSubCalls must be a positive integer, got -1"},
+		{Options{MaxCalls: -1}, "the sub-call budget must not be negative, got -1"},
+	} {
+		if _, _, err := Begin(context.Background(), p, set, &tt.opts); err == nil || err.Error() != tt.want {
+			t.Errorf("Begin(%+v) = %v, want %q", tt.opts, err, tt.want)
+		}
+	}
+}
+
+// TestNamespace runs real programs against a namespace built from a set: exotic names
+// are ordinary keys, run_code is never bound, the sub-call budget holds, and a call
+// made outside Begin's context is rejected rather than dispatched.
+func TestNamespace(t *testing.T) {
+	pool, err := runtime.NewPool(&runtime.PoolOptions{Size: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	ran := 0
+	body := func(context.Context, *registry.Call) (any, error) { ran++; return "ok", nil }
+	set := resolved(t,
+		&registry.Tool{Name: "__proto__", Execute: body},
+		&registry.Tool{Name: "my-tool", Execute: body},
+		&registry.Tool{Name: "constructor", Execute: body},
+	)
+	tools, err := New(set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := pipeline.New(nil)
+	code := `return [await tools["__proto__"]({}), await tools["my-tool"]({}), await tools.constructor({}), typeof tools.run_code, Object.keys(tools).sort().join(",")]`
+	ctx, run, err := Begin(context.Background(), p, set, &Options{Parent: registry.Call{ID: "call-9"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := pool.Run(ctx, code, &runtime.RunOptions{Namespaces: []*runtime.Namespace{tools.Namespace()}})
+	run.End("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(res.Value); got != `["ok","ok","ok","undefined","__proto__,constructor,my-tool"]` || res.Failure != nil {
+		t.Errorf("got %s (%v)", got, res.Failure)
+	}
+	if calls := run.Calls(); len(calls) != 3 || calls[2].ID != "call-9:code:3" || calls[0].Name != "__proto__" {
+		t.Errorf("calls = %+v", calls)
+	}
+
+	ctx, run, _ = Begin(context.Background(), p, set, &Options{Parent: registry.Call{ID: "c"}, MaxCalls: 1})
+	res, _ = pool.Run(ctx, `await tools["my-tool"]({}); try { await tools["my-tool"]({}) } catch (e) { return [e.code, e.message] }`, &runtime.RunOptions{Namespaces: []*runtime.Namespace{tools.Namespace()}})
+	run.End("")
+	if got := string(res.Value); got != `["ABORTED_BEFORE_DISPATCH","sub-call budget of 1 calls exhausted"]` {
+		t.Errorf("budget: %s (%v)", got, res.Failure)
+	}
+
+	before := ran
+	res, _ = pool.Run(context.Background(), `try { await tools["my-tool"]({}) } catch (e) { return e.message }`, &runtime.RunOptions{Namespaces: []*runtime.Namespace{tools.Namespace()}})
+	if got := string(res.Value); !strings.Contains(got, "only be called inside a run_code run") || ran != before {
+		t.Errorf("outside a run: %s, body ran %d times", got, ran-before)
+	}
+}

@@ -1,0 +1,20 @@
+// Package bindings is the bridge between programs and tools: it turns one resolved
+// tool set into the `tools` namespace (with the `ToolCallError` class) that the
+// runtime installs into a VM, and each `tools.x(args)` of a run into a full pipeline
+// execution on that run's scheduler.
+//
+// A call's arguments arrive snapshotted as lossless JSON (the runtime rejects a lossy
+// call before it gets here). Each dispatched call gets the id
+// "<run_code call id>:code:<n>" (1-based, submission order), runs the whole pipeline
+// with the run_code call as its parent, and settles back in the program: resolved with
+// the canonical value after post-execute, or rejected with a ToolCallError carrying
+// toolName, message (exactly what a direct call would show after "Error: ") and code.
+// When the run ends, queued calls are abandoned and in-flight ones cancelled and
+// awaited ([Run.End]), so no sub-call outlives run_code.
+//
+// It does not run programs (package runtime does) or render run_code's result
+// (package ptc does).
+//
+// It may import: the standard library, runtime, pipeline and registry (and goja, should
+// a binding ever need a VM value directly).
+package bindings

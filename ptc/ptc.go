@@ -1,0 +1,323 @@
+package ptc
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/runcode-go/runcode/bindings"
+	"github.com/runcode-go/runcode/pipeline"
+	"github.com/runcode-go/runcode/registry"
+	"github.com/runcode-go/runcode/runtime"
+	"github.com/runcode-go/runcode/sdkgen"
+)
+
+// Options configures an Executor.
+type Options struct {
+	// Pool runs the programs. Required.
+	Pool *runtime.Pool
+	// Limits override the pool's budgets for every run. Nil means the pool's.
+	Limits *runtime.Limits
+	// MaxParallelSubCalls bounds overlapping parallel-safe sub-calls of one run. If
+	// zero, 10; negative is an error.
+	MaxParallelSubCalls int
+	// MaxSubCalls caps the sub-calls of one run. Zero means no cap.
+	MaxSubCalls int
+	// MaxParallel bounds overlapping parallel-safe calls of one model batch (native
+	// siblings of run_code under mode both). If zero, 10.
+	MaxParallel int
+	// ProgramBytes bounds the program text. Zero means 1 MiB.
+	ProgramBytes int
+}
+
+// Executor is the run_code executor. It is immutable and safe for concurrent use.
+type Executor struct {
+	p *pipeline.Pipeline
+	o Options
+}
+
+var _ pipeline.Executor = (*Executor)(nil)
+
+// New returns a run_code executor that runs calls through p and programs on
+// opts.Pool.
+func New(p *pipeline.Pipeline, opts *Options) (*Executor, error) {
+	if opts == nil || opts.Pool == nil {
+		return nil, errors.New("ptc: Options.Pool is required")
+	}
+	o := *opts
+	switch {
+	case o.MaxParallelSubCalls < 0:
+		return nil, fmt.Errorf("ptc: maxParallelSubCalls must be a positive integer, got %d", o.MaxParallelSubCalls)
+	case o.MaxSubCalls < 0:
+		return nil, fmt.Errorf("ptc: MaxSubCalls must not be negative, got %d", o.MaxSubCalls)
+	case o.MaxParallel < 0:
+		return nil, fmt.Errorf("ptc: MaxParallel must be a positive integer, got %d", o.MaxParallel)
+	case o.ProgramBytes < 0:
+		return nil, fmt.Errorf("ptc: ProgramBytes must not be negative, got %d", o.ProgramBytes)
+	}
+	return &Executor{p: p, o: o}, nil
+}
+
+// Schema is run_code as the model receives it.
+func Schema() registry.ToolSchema {
+	return registry.ToolSchema{Name: registry.RunCodeName, Description: sdkgen.RunCodeDescription, Parameters: json.RawMessage(sdkgen.RunCodeParameters)}
+}
+
+// The prompt sections, named and ordered as in the reference (rules at 99, before
+// per-tool guidance; the SDK at 150).
+const (
+	SectionRules = "tools:ptc-only"
+	SectionSDK   = "tools:sdk"
+)
+
+// Describe returns run_code (plus every visible tool under mode both), the ptc rule
+// section (mode ptc only) and the SDK section.
+func (e *Executor) Describe(set *registry.ResolvedToolSet) (*pipeline.Description, error) {
+	d := &pipeline.Description{}
+	switch set.Mode() {
+	case registry.ModePTC:
+		d.Tools = []registry.ToolSchema{Schema()}
+		d.Sections = append(d.Sections, pipeline.Section{Name: SectionRules, Order: 99, Text: sdkgen.PTCRules})
+	case registry.ModeBoth:
+		d.Tools = append(set.Schemas(), Schema())
+	default:
+		return nil, fmt.Errorf("ptc: the run_code executor serves modes ptc and both, not %q", set.Mode())
+	}
+	d.Sections = append(d.Sections, pipeline.Section{Name: SectionSDK, Order: 150, Text: sdkgen.Generate(set)})
+	return d, nil
+}
+
+// Report is what one run_code call did, beyond its model-facing result: the program's
+// value or failure, its sub-calls and the contexts attributed to them.
+type Report struct {
+	// Logs and Value are the program's output (Value nil for undefined or a failure).
+	Logs  []string
+	Value json.RawMessage
+	// Failure is set when the program failed (or did not parse).
+	Failure *runtime.Failure
+	// Calls are the sub-calls in submission order.
+	Calls []*bindings.SubCall
+	// Contexts are the attributed image contexts and sub-call contexts, in
+	// submission order; they are kept even when the program failed later.
+	Contexts []pipeline.Context
+}
+
+// Execute runs a model step's batch: run_code calls run programs, other calls run
+// natively (mode both) or collapse to UNKNOWN_TOOL (mode ptc). Results come back in
+// call order; each run_code result carries its run's attributed contexts.
+func (e *Executor) Execute(ctx context.Context, set *registry.ResolvedToolSet, batch []pipeline.RawCall) []*pipeline.Result {
+	results, _ := e.execute(ctx, set, batch)
+	return results
+}
+
+// Run executes one run_code call (as a model-direct call) and returns its result and
+// report. It is what the CLI uses.
+func (e *Executor) Run(ctx context.Context, set *registry.ResolvedToolSet, call pipeline.RawCall) (*pipeline.Result, *Report) {
+	call.Name = registry.RunCodeName
+	results, reports := e.execute(ctx, set, []pipeline.RawCall{call})
+	return results[0], reports[0]
+}
+
+func (e *Executor) execute(ctx context.Context, set *registry.ResolvedToolSet, batch []pipeline.RawCall) ([]*pipeline.Result, []*Report) {
+	b := &step{e: e, set: set, reports: map[string]*Report{}}
+	results := make([]*pipeline.Result, len(batch))
+	reports := make([]*Report, len(batch))
+	view, err := set.WithTransport(b.tool())
+	if err == nil {
+		b.tools, err = bindings.New(set)
+	}
+	var sched *pipeline.Scheduler
+	if err == nil {
+		sched, err = e.p.NewScheduler(ctx, view, &pipeline.SchedulerOptions{MaxParallel: e.o.MaxParallel})
+	}
+	if err != nil { // a bug, not a model mistake: fail every call the same way
+		for i, c := range batch {
+			te := &pipeline.ToolError{Code: pipeline.CodeToolFailed, Message: "run_code executor: " + err.Error(), Err: err}
+			results[i] = &pipeline.Result{CallID: c.ID, Name: c.Name, Error: te, Content: []registry.Content{registry.Text("Error: " + te.Message)}}
+		}
+		return results, reports
+	}
+	pending := make([]*pipeline.Pending, len(batch))
+	for i, c := range batch {
+		pending[i] = sched.Submit(registry.Call{ID: c.ID, Name: c.Name, Args: pipeline.ParseArguments(c.Arguments), Agent: c.Agent})
+	}
+	for i, p := range pending {
+		results[i] = p.Wait()
+	}
+	sched.Close()
+	for i, c := range batch {
+		if c.Name != registry.RunCodeName {
+			continue
+		}
+		if rep := b.report(c.ID); rep != nil {
+			reports[i] = rep
+			results[i].Contexts = append(results[i].Contexts, rep.Contexts...)
+		}
+	}
+	return results, reports
+}
+
+// step is one batch's state: the bound tools and the run reports by call id.
+type step struct {
+	e     *Executor
+	set   *registry.ResolvedToolSet
+	tools *bindings.Tools
+
+	mu      sync.Mutex
+	reports map[string]*Report
+}
+
+func (b *step) report(id string) *Report {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.reports[id]
+}
+
+// outputSchema is run_code's canonical value: { logs: string[], result?: JsonValue }.
+const outputSchema = `{"type":"object","properties":{"logs":{"type":"array","items":{"type":"string"}},"result":{}},"required":["logs"],"additionalProperties":false}`
+
+func (b *step) tool() *registry.Tool {
+	return &registry.Tool{
+		Name:        registry.RunCodeName,
+		Description: sdkgen.RunCodeDescription,
+		Parameters:  registry.RawSchema(json.RawMessage(sdkgen.RunCodeParameters)),
+		Output:      registry.Output{Schema: registry.RawSchema(json.RawMessage(outputSchema)), Render: render},
+		PresentCall: presentCall,
+		Execute:     b.run,
+	}
+}
+
+// run is run_code's body.
+func (b *step) run(ctx context.Context, call *registry.Call) (any, error) {
+	var in struct {
+		Code        string `json:"code"`
+		Description string `json:"description"`
+	}
+	if err := call.Args.Decode(&in); err != nil {
+		return nil, fmt.Errorf("invalid arguments: %v", err)
+	}
+	if strings.TrimSpace(in.Description) == "" {
+		return nil, errors.New("invalid description: expected a non-empty string")
+	}
+	rep := &Report{}
+	b.mu.Lock()
+	b.reports[call.ID] = rep
+	b.mu.Unlock()
+
+	res, err := b.runProgram(ctx, call, in.Code, rep)
+	if err != nil {
+		return nil, err
+	}
+	rep.Logs, rep.Value, rep.Failure = res.Logs, res.Value, res.Failure
+	if res.Failure != nil {
+		return nil, &pipeline.ToolError{Code: pipeline.CodeRunFailed, Message: strings.TrimPrefix(res.Text(), "Error: "), Err: res.Failure}
+	}
+	return value(res)
+}
+
+func (b *step) runProgram(ctx context.Context, call *registry.Call, code string, rep *Report) (*runtime.Result, error) {
+	prg, err := runtime.Prepare(code, &runtime.PrepareOptions{MaxBytes: b.e.o.ProgramBytes})
+	if err != nil {
+		var f *runtime.Failure
+		if errors.As(err, &f) {
+			return &runtime.Result{Failure: f}, nil
+		}
+		return nil, err
+	}
+	// The run's own context ends when the program settles, cancelling sub-calls still
+	// in flight; End then abandons the queued ones and waits for the rest.
+	runCtx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	runCtx, run, err := bindings.Begin(runCtx, b.e.p, b.set, &bindings.Options{
+		Parent: *call, MaxParallel: b.e.o.MaxParallelSubCalls, MaxCalls: b.e.o.MaxSubCalls,
+	})
+	if err != nil {
+		return nil, err
+	}
+	res, err := b.e.o.Pool.RunProgram(runCtx, prg, &runtime.RunOptions{
+		Namespaces: []*runtime.Namespace{b.tools.Namespace()},
+		Limits:     b.e.o.Limits,
+	})
+	reason := "run_code settled"
+	if ctx.Err() != nil {
+		reason = fmt.Sprint(context.Cause(ctx))
+	}
+	cancel(errors.New(reason))
+	run.End(reason)
+	rep.Calls = run.Calls()
+	rep.Contexts = attributed(rep.Calls)
+	return res, err
+}
+
+// attributed collects, in submission order, the contexts a run hands the model after
+// its result: each successful sub-call whose final content holds an image (its whole
+// content, attributed to it), and every context a sub-call's policies attached.
+func attributed(calls []*bindings.SubCall) []pipeline.Context {
+	var out []pipeline.Context
+	for _, c := range calls {
+		if c.Abandoned || c.Result == nil {
+			continue
+		}
+		if !c.Result.IsError() && hasImage(c.Result.Content) {
+			out = append(out, pipeline.Context{Source: registry.RunCodeName, CallID: c.ID, Tool: c.Name, Content: c.Result.Content})
+		}
+		for _, x := range c.Result.Contexts {
+			if x.CallID == "" {
+				x.CallID, x.Tool = c.ID, c.Name
+			}
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+func hasImage(content []registry.Content) bool {
+	for _, c := range content {
+		if c.Type == "image" {
+			return true
+		}
+	}
+	return false
+}
+
+// value builds run_code's canonical value from a completed run.
+func value(res *runtime.Result) (registry.Value, error) {
+	logs, err := json.Marshal(res.Logs)
+	if err != nil {
+		return registry.Value{}, err
+	}
+	if res.Logs == nil {
+		logs = []byte("[]")
+	}
+	text := `{"logs":` + string(logs)
+	if res.Value != nil {
+		text += `,"result":` + string(res.Value)
+	}
+	return registry.ParseValue([]byte(text + "}"))
+}
+
+// render is run_code's one text block (spec §4), computed by the runtime's renderer
+// from the canonical value.
+func render(_, v registry.Value) ([]registry.Content, error) {
+	var out struct {
+		Logs   []string        `json:"logs"`
+		Result json.RawMessage `json:"result"`
+	}
+	if err := v.Decode(&out); err != nil {
+		return nil, err
+	}
+	res := runtime.Result{Logs: out.Logs, Value: out.Result}
+	return []registry.Content{registry.Text(res.Text())}, nil
+}
+
+func presentCall(args registry.Value) registry.Presentation {
+	var in struct {
+		Code        string `json:"code"`
+		Description string `json:"description"`
+	}
+	_ = args.Decode(&in)
+	return registry.Presentation{Intent: registry.IntentGeneric, Title: in.Description, Kind: "execute", Detail: map[string]string{"rawInput": in.Code}}
+}

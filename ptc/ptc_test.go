@@ -1,0 +1,475 @@
+package ptc
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/runcode-go/runcode/pipeline"
+	"github.com/runcode-go/runcode/registry"
+	"github.com/runcode-go/runcode/runtime"
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// env is a ptc executor over a fresh pool, with a deployment scope in mode ptc.
+type env struct {
+	t      *testing.T
+	scope  *registry.Scope
+	pool   *runtime.Pool
+	opts   pipeline.Options
+	ptc    Options
+	events []pipeline.Event
+	mu     sync.Mutex
+}
+
+func newEnv(t *testing.T) *env {
+	t.Helper()
+	pool, err := runtime.NewPool(&runtime.PoolOptions{Size: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pool.Close() })
+	scope := registry.New()
+	if _, err := scope.SetMode(registry.ModePTC); err != nil {
+		t.Fatal(err)
+	}
+	e := &env{t: t, scope: scope, pool: pool}
+	e.opts.Wrappers = []pipeline.Middleware{pipeline.Timeout()}
+	e.opts.Events = pipeline.SinkFunc(func(ev pipeline.Event) {
+		e.mu.Lock()
+		e.events = append(e.events, ev)
+		e.mu.Unlock()
+	})
+	return e
+}
+
+func (e *env) register(tools ...*registry.Tool) {
+	e.t.Helper()
+	for _, tool := range tools {
+		if _, err := e.scope.Register(tool); err != nil {
+			e.t.Fatal(err)
+		}
+	}
+}
+
+func (e *env) executor() (*Executor, *registry.ResolvedToolSet) {
+	e.t.Helper()
+	set, err := e.scope.Resolve(context.Background(), registry.Step{})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	o := e.ptc
+	o.Pool = e.pool
+	ex, err := New(pipeline.New(&e.opts), &o)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return ex, set
+}
+
+// run runs code as one run_code call and returns the result text and report.
+func (e *env) run(ctx context.Context, code string) (*pipeline.Result, *Report) {
+	e.t.Helper()
+	ex, set := e.executor()
+	args, _ := json.Marshal(map[string]string{"code": code, "description": "test program"})
+	return ex.Run(ctx, set, pipeline.RawCall{ID: "call-1", Arguments: string(args)})
+}
+
+func resultText(r *pipeline.Result) string {
+	var parts []string
+	for _, c := range r.Content {
+		parts = append(parts, c.Text)
+	}
+	return strings.Join(parts, "|")
+}
+
+func echoTool() *registry.Tool {
+	return &registry.Tool{
+		Name:              "echo",
+		Description:       "Echo the text.",
+		Parameters:        registry.Object(registry.Required("text", registry.String())),
+		Output:            registry.Output{Schema: registry.String()},
+		IsConcurrencySafe: func(registry.Value) bool { return true },
+		Execute: func(_ context.Context, c *registry.Call) (any, error) {
+			return c.Args.Any().(map[string]any)["text"], nil
+		},
+	}
+}
+
+func TestOutputText(t *testing.T) {
+	tests := []struct {
+		name, code, want string
+	}{
+		{"no output", `const x = 1;`, "(run_code completed with no output)"},
+		{"string result raw", `return "hello"`, "hello"},
+		{"number", `return 42`, "42"},
+		{"null", `return null`, "null"},
+		{"boolean", `return true`, "true"},
+		{"array", `return [1, "a"]`, "[\n  1,\n  \"a\"\n]"},
+		{"object", `return {n: 42, ok: true}`, "{\n  \"n\": 42,\n  \"ok\": true\n}"},
+		{"logs and result", `console.log("saw", {x: 1}); return "done"`, "saw { x: 1 }\ndone"},
+		{"logs only", `console.log("a"); console.error("b")`, "a\nb"},
+		{"empty string result", `return ""`, "(run_code completed with no output)"},
+		{"sub-call value", `const v = await tools.echo({text: "one"}); return v + "!"`, "one!"},
+		{"typescript", "interface P { x: number }\nconst p: P = { x: (await tools.echo({ text: \"7\" })).length };\nreturn p.x as number", "1"},
+	}
+	e := newEnv(t)
+	e.register(echoTool())
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, _ := e.run(context.Background(), tt.code)
+			if res.IsError() || resultText(res) != tt.want {
+				t.Errorf("got %q (error %v), want %q", resultText(res), res.Error, tt.want)
+			}
+		})
+	}
+}
+
+func TestFailureText(t *testing.T) {
+	tests := []struct {
+		name   string
+		code   string
+		limits *runtime.Limits
+		prefix string
+		suffix string
+	}{
+		{"exception with captured output", `console.log("before"); throw new Error("boom")`, nil,
+			"Error: code run failed (exception): Error: boom", "\nCaptured output:\nbefore"},
+		{"non-error thrown", `throw "plain"`, nil, "Error: code run failed (exception): plain", ""},
+		{"invalid output", `return () => 1`, nil, "Error: code run failed (invalid-output): program completion must be lossless JSON", ""},
+		{"output limit", `console.log("captured before failure"); return "x".repeat(100)`, &runtime.Limits{OutputBytes: 30},
+			"Error: code run failed (output-limit): outer output exceeded 30 bytes", "\nCaptured output:\ncaptured before failure"},
+		{"compute budget", `for (;;) {}`, &runtime.Limits{Compute: 100 * time.Millisecond},
+			"Error: code run failed (timeout): compute budget exhausted (100ms busy)", ""},
+		{"syntax error", `return (`, nil, "Error: code run failed (exception): ", ""},
+	}
+	e := newEnv(t)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e.ptc.Limits = tt.limits
+			res, rep := e.run(context.Background(), tt.code)
+			got := resultText(res)
+			if !res.IsError() || res.Error.Code != pipeline.CodeRunFailed || !strings.HasPrefix(got, tt.prefix) || !strings.HasSuffix(got, tt.suffix) {
+				t.Errorf("got %q (%v), want prefix %q and suffix %q", got, res.Error, tt.prefix, tt.suffix)
+			}
+			if tt.suffix == "" && strings.Contains(got, "Captured output:") {
+				t.Errorf("no logs, yet %q", got)
+			}
+			if rep == nil || rep.Failure == nil {
+				t.Errorf("report has no failure: %+v", rep)
+			}
+		})
+	}
+	e.ptc.Limits = nil
+}
+
+func TestRunCodeArguments(t *testing.T) {
+	e := newEnv(t)
+	ex, set := e.executor()
+	tests := []struct{ args, want string }{
+		{`{"description":"x"}`, `Error: invalid arguments: missing required property "code"`},
+		{`{"code":"return 1"}`, `Error: invalid arguments: missing required property "description"`},
+		{`{"code":"return 1","description":"   "}`, "Error: invalid description: expected a non-empty string"},
+		{`{"code":`, `Error: invalid arguments: "arguments" must be an object`},
+	}
+	for _, tt := range tests {
+		res, _ := ex.Run(context.Background(), set, pipeline.RawCall{ID: "c", Arguments: tt.args})
+		if resultText(res) != tt.want {
+			t.Errorf("args %s: got %q, want %q", tt.args, resultText(res), tt.want)
+		}
+	}
+}
+
+// TestSubCallErrors pins the exact ToolCallError fields a program sees for each way a
+// sub-call can fail.
+func TestSubCallErrors(t *testing.T) {
+	e := newEnv(t)
+	var ephemeralUndo func()
+	e.register(echoTool(),
+		&registry.Tool{Name: "thrower", Execute: func(context.Context, *registry.Call) (any, error) { return nil, errors.New("deliberate failure") }},
+		&registry.Tool{Name: "slow", TimeoutMs: 20, Execute: func(ctx context.Context, _ *registry.Call) (any, error) {
+			<-ctx.Done()
+			return nil, ctx.Err()
+		}},
+		&registry.Tool{Name: "guarded", Execute: func(context.Context, *registry.Call) (any, error) { return 1, nil }},
+		&registry.Tool{Name: "asker", Execute: func(context.Context, *registry.Call) (any, error) { return 1, nil }},
+	)
+	var err error
+	ephemeralUndo, err = e.scope.Register(&registry.Tool{Name: "ephemeral", Execute: func(context.Context, *registry.Call) (any, error) { return 1, nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.scope.Guard(func(c *registry.Call) string {
+		if c.Name == "guarded" {
+			return "guarded is off limits"
+		}
+		return ""
+	})
+	e.opts.PreExecute = []pipeline.PreExecuteFunc{func(_ context.Context, c *pipeline.Call) (pipeline.Decision, error) {
+		if c.Name == "asker" {
+			return pipeline.Decision{Action: pipeline.Ask, Reason: "asker needs approval"}, nil
+		}
+		return pipeline.Decision{}, nil
+	}}
+	e.opts.Approve = func(_ context.Context, c *pipeline.Call, _ string) (pipeline.Approval, error) {
+		if c.ParentID != "call-1" {
+			t.Errorf("approval saw parent %q", c.ParentID)
+		}
+		return pipeline.Rejected, nil
+	}
+	ex, set := e.executor()
+	ephemeralUndo() // unregistered after the tools were bound: the program still sees the name
+	code := `
+const out = [];
+const attempts = {
+  invalid: () => tools.echo({ text: 1 }),
+  thrower: () => tools.thrower({}),
+  timeout: () => tools.slow({}),
+  denied: () => tools.guarded({}),
+  rejected: () => tools.asker({}),
+  unknown: () => tools.ephemeral({}),
+  lossy: () => tools.echo({ text: "x", when: new Date(0) }),
+};
+for (const [name, f] of Object.entries(attempts)) {
+  try { await f(); out.push(name + " resolved"); }
+  catch (e) { out.push([name, e instanceof ToolCallError, e.name, e.toolName, e.code, e.message].join(" | ")); }
+}
+return out;`
+	args, _ := json.Marshal(map[string]string{"code": code, "description": "errors"})
+	res, _ := ex.Run(context.Background(), set, pipeline.RawCall{ID: "call-1", Arguments: string(args)})
+	var got []string
+	if err := res.Value.Decode(&struct{ Result *[]string }{&got}); err != nil {
+		t.Fatalf("%v: %s", err, resultText(res))
+	}
+	want := []string{
+		`invalid | true | ToolCallError | echo | INVALID_ARGS | invalid arguments: "text" must be a string`,
+		"thrower | true | ToolCallError | thrower | TOOL_FAILED | deliberate failure",
+		"timeout | true | ToolCallError | slow | TOOL_TIMEOUT | tool call timed out after 20ms",
+		"denied | true | ToolCallError | guarded | DENIED | guarded is off limits",
+		`rejected | true | ToolCallError | asker | DENIED | the user rejected tool "asker"`,
+		`unknown | true | ToolCallError | ephemeral | UNKNOWN_TOOL | unknown tool "ephemeral"`,
+	}
+	if diff := cmp.Diff(want, got[:len(want)]); diff != "" {
+		t.Errorf("ToolCallError fields (-want +got):\n%s", diff)
+	}
+	if lossy := got[len(got)-1]; !strings.HasPrefix(lossy, "lossy | true | ToolCallError | echo | ") || !strings.Contains(lossy, "tool arguments must be lossless JSON") {
+		t.Errorf("lossy arguments: %q", lossy)
+	}
+}
+
+func TestSchedulingInsidePrograms(t *testing.T) {
+	tests := []struct {
+		name     string
+		safe     bool
+		parallel int
+		want     int32
+	}{
+		{"safe calls overlap", true, 0, 5},
+		{"exclusive calls run alone", false, 0, 1},
+		{"maxParallelSubCalls caps the peak", true, 2, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			// Each body waits until tt.want calls have arrived in all, so the peak reaches
+			// tt.want only if that many really overlap; a scheduler that serialised them
+			// would stall until the run's wall clock, failing the test instead of hanging.
+			var active, peak, arrived atomic.Int32
+			all := make(chan struct{})
+			var cls func(registry.Value) bool
+			if tt.safe {
+				cls = func(registry.Value) bool { return true }
+			}
+			e := newEnv(t)
+			e.ptc.MaxParallelSubCalls = tt.parallel
+			e.ptc.Limits = &runtime.Limits{WallClock: 20 * time.Second}
+			e.register(&registry.Tool{Name: "t", IsConcurrencySafe: cls, Execute: func(ctx context.Context, _ *registry.Call) (any, error) {
+				n := active.Add(1)
+				defer active.Add(-1)
+				for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
+				}
+				if arrived.Add(1) == tt.want {
+					close(all)
+				}
+				select {
+				case <-all:
+				case <-ctx.Done():
+				}
+				return n, nil
+			}})
+			res, rep := e.run(context.Background(), `await Promise.all([1,2,3,4,5].map(() => tools.t({}))); return "ok"`)
+			if resultText(res) != "ok" || len(rep.Calls) != 5 {
+				t.Fatalf("run: %q, %d calls", resultText(res), len(rep.Calls))
+			}
+			if peak.Load() != tt.want {
+				t.Errorf("peak = %d, want %d", peak.Load(), tt.want)
+			}
+		})
+	}
+}
+
+func TestAbandonAndDrain(t *testing.T) {
+	e := newEnv(t)
+	started := make(chan struct{})
+	var cancelledSeen atomic.Bool
+	e.register(
+		&registry.Tool{Name: "hang", Execute: func(ctx context.Context, _ *registry.Call) (any, error) {
+			close(started)
+			<-ctx.Done() // cancelled when the run ends
+			cancelledSeen.Store(true)
+			return nil, ctx.Err()
+		}},
+		&registry.Tool{Name: "writer", Execute: func(context.Context, *registry.Call) (any, error) { return 1, nil }},
+	)
+	// The program returns while "hang" is in flight and "writer" is queued behind it.
+	res, rep := e.run(context.Background(), `tools.hang({}); tools.writer({}).catch(() => {}); return "left early"`)
+	if resultText(res) != "left early" {
+		t.Fatalf("got %q", resultText(res))
+	}
+	<-started
+	if !cancelledSeen.Load() {
+		t.Error("the in-flight sub-call was not cancelled and drained before run_code returned")
+	}
+	if len(rep.Calls) != 2 || rep.Calls[0].Result == nil || rep.Calls[0].Abandoned || !rep.Calls[1].Abandoned {
+		t.Fatalf("calls = %+v", rep.Calls)
+	}
+	if got := rep.Calls[1].Result.Error.Message; got != "run_code run is over (run_code settled); writer tool call abandoned" {
+		t.Errorf("abandoned message: %q", got)
+	}
+	for _, ev := range e.events {
+		if ev.CallID == "call-1:code:2" {
+			t.Errorf("an abandoned call logged %s", ev.Type)
+		}
+	}
+}
+
+func TestEventsForTwoSubCalls(t *testing.T) {
+	e := newEnv(t)
+	e.register(echoTool())
+	res, _ := e.run(context.Background(), `const a = await tools.echo({text: "one"}); console.log("saw " + a); return await tools.echo({text: "two"})`)
+	if resultText(res) != "saw one\ntwo" {
+		t.Fatalf("got %q", resultText(res))
+	}
+	var got []string
+	for _, ev := range e.events {
+		got = append(got, fmt.Sprintf("%s %s %s parent=%q root=%q %s error=%v %s", ev.Type, ev.CallID, ev.Name, ev.ParentID, ev.RootID, ev.Args, ev.IsError, ev.Content))
+	}
+	want := []string{
+		`tool/call call-1 run_code parent="" root="call-1" {"code":"const a = await tools.echo({text: \"one\"}); console.log(\"saw \" + a); return await tools.echo({text: \"two\"})","description":"test program"} error=false []`,
+		`tool/code-dispatch-start call-1:code:1 echo parent="call-1" root="call-1" {"text":"one"} error=false []`,
+		`tool/code-dispatch call-1:code:1 echo parent="call-1" root="call-1" {"text":"one"} error=false [{text one   }]`,
+		`tool/code-dispatch-start call-1:code:2 echo parent="call-1" root="call-1" {"text":"two"} error=false []`,
+		`tool/code-dispatch call-1:code:2 echo parent="call-1" root="call-1" {"text":"two"} error=false [{text two   }]`,
+		`tool/result call-1 run_code parent="" root="call-1" {"code":"const a = await tools.echo({text: \"one\"}); console.log(\"saw \" + a); return await tools.echo({text: \"two\"})","description":"test program"} error=false [{text saw one` + "\n" + `two   }]`,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
+	}
+}
+
+func TestImagesAttributed(t *testing.T) {
+	e := newEnv(t)
+	png := registry.Content{Type: "image", Data: "iVBORw0KGgo=", MIMEType: "image/png"}
+	e.register(
+		&registry.Tool{Name: "shot", Execute: func(context.Context, *registry.Call) (any, error) { return "shot.png", nil },
+			Output: registry.Output{Render: func(_, v registry.Value) ([]registry.Content, error) {
+				return []registry.Content{registry.Text("<path>shot.png</path>"), png}, nil
+			}}},
+		echoTool(),
+	)
+	res, rep := e.run(context.Background(), `await tools.echo({text: "a"}); await tools.shot({}); throw new Error("later failure")`)
+	if !res.IsError() {
+		t.Fatalf("expected the program to fail: %q", resultText(res))
+	}
+	want := []pipeline.Context{{Source: "run_code", CallID: "call-1:code:2", Tool: "shot", Content: []registry.Content{registry.Text("<path>shot.png</path>"), png}}}
+	if diff := cmp.Diff(want, res.Contexts); diff != "" {
+		t.Errorf("contexts on the result (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(want, rep.Contexts); diff != "" {
+		t.Errorf("contexts in the report (-want +got):\n%s", diff)
+	}
+	if strings.Contains(resultText(res), "iVBOR") {
+		t.Error("image data leaked into the text result")
+	}
+}
+
+func TestModesAndDescribe(t *testing.T) {
+	e := newEnv(t)
+	e.register(echoTool())
+	ex, set := e.executor()
+	d, err := ex.Describe(set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Tools) != 1 || d.Tools[0].Name != "run_code" || len(d.Sections) != 2 || d.Sections[0].Name != SectionRules ||
+		!strings.Contains(d.Sections[1].Text, "declare const tools: {") || strings.Contains(d.Sections[1].Text, "run_code:") {
+		t.Errorf("ptc describe: %+v", d)
+	}
+	results := ex.Execute(context.Background(), set, []pipeline.RawCall{
+		{ID: "d1", Name: "echo", Arguments: `{"text":"direct"}`},
+		{ID: "d2", Name: "run_code", Arguments: `{"code":"return await tools.echo({text:'inside'})","description":"inside"}`},
+	})
+	want := []string{"Error: unknown tool \"echo\": only `run_code` is callable directly — call `echo` from inside a `run_code` program instead", "inside"}
+	if diff := cmp.Diff(want, []string{resultText(results[0]), resultText(results[1])}); diff != "" {
+		t.Errorf("ptc batch (-want +got):\n%s", diff)
+	}
+
+	both := newEnv(t)
+	both.scope = registry.New()
+	if _, err := both.scope.SetMode(registry.ModeBoth); err != nil {
+		t.Fatal(err)
+	}
+	both.register(echoTool())
+	ex, set = both.executor()
+	d, _ = ex.Describe(set)
+	if len(d.Tools) != 2 || d.Tools[0].Name != "echo" || d.Tools[1].Name != "run_code" || len(d.Sections) != 1 {
+		t.Errorf("both describe: %+v", d)
+	}
+	results = ex.Execute(context.Background(), set, []pipeline.RawCall{{ID: "d1", Name: "echo", Arguments: `{"text":"direct"}`}})
+	if resultText(results[0]) != "direct" {
+		t.Errorf("direct call under both: %q", resultText(results[0]))
+	}
+}
+
+func TestPolicySeesTheProgram(t *testing.T) {
+	e := newEnv(t)
+	e.opts.PreExecute = []pipeline.PreExecuteFunc{func(_ context.Context, c *pipeline.Call) (pipeline.Decision, error) {
+		if c.Name == "run_code" && strings.Contains(c.Args.String(), "rm -rf") {
+			return pipeline.Decision{Action: pipeline.Deny, Reason: "no deleting"}, nil
+		}
+		return pipeline.Decision{}, nil
+	}}
+	res, rep := e.run(context.Background(), `return "rm -rf /"`)
+	if resultText(res) != "Error: no deleting" || rep != nil {
+		t.Errorf("got %q, report %+v (the program must not run)", resultText(res), rep)
+	}
+}
+
+func TestAbortMidRun(t *testing.T) {
+	e := newEnv(t)
+	started := make(chan struct{})
+	e.register(&registry.Tool{Name: "wait", Execute: func(ctx context.Context, _ *registry.Call) (any, error) {
+		close(started)
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}})
+	ctx, cancel := context.WithCancelCause(context.Background())
+	go func() { <-started; cancel(errors.New("user-cancel")) }()
+	res, _ := e.run(ctx, `await tools.wait({}); return "never"`)
+	if !res.IsError() || !strings.HasPrefix(resultText(res), "Error: code run failed (abort): user-cancel") {
+		t.Errorf("got %q", resultText(res))
+	}
+	// Pre-aborted: the runtime is never invoked.
+	res, rep := e.run(ctx, `return 1`)
+	if resultText(res) != "Error: tool call aborted before dispatch" || rep != nil {
+		t.Errorf("pre-aborted: %q, report %v", resultText(res), rep)
+	}
+}
