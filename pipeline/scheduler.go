@@ -54,8 +54,8 @@ type Scheduler struct {
 
 // Pending is a submitted call. Its result is available once Done is closed.
 type Pending struct {
-	call   registry.Call
-	done   chan struct{}
+	call    registry.Call
+	done    chan struct{}
 	res     *Result
 	commit  chan struct{} // closed when this call has committed
 	started bool
