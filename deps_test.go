@@ -27,12 +27,13 @@ var allowed = map[string][]string{
 	"registry":    {"github.com/santhosh-tekuri/jsonschema/v6", "golang.org/x/text"},
 	"pipeline":    {"registry", "golang.org/x/sync"},
 	"sdkgen":      {"registry"},
+	"manifest":    {"registry"},
 	"native":      {"pipeline", "registry"},
 	"runtime":     {"github.com/dop251/goja", "github.com/dop251/goja_nodejs", "github.com/evanw/esbuild", "golang.org/x/sync"},
 	"bindings":    {"runtime", "pipeline", "registry", "github.com/dop251/goja"},
 	"ptc":         {"bindings", "runtime", "pipeline", "registry", "sdkgen"},
 	"mcpbridge":   {"ptc", "native", "pipeline", "registry", "sdkgen", "github.com/modelcontextprotocol/go-sdk"},
-	"cmd/runcode": {"mcpbridge", "ptc", "native", "bindings", "runtime", "pipeline", "registry", "sdkgen"},
+	"cmd/runcode": {"mcpbridge", "ptc", "native", "bindings", "runtime", "pipeline", "registry", "sdkgen", "manifest"},
 }
 
 // testOnly lists what every package's _test.go files may import on top of the table

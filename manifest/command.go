@@ -1,0 +1,88 @@
+package manifest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/runcode-go/runcode/registry"
+)
+
+// command is a tool backed by a process: one per call, the arguments as JSON on
+// stdin, the value from stdout. It is safe for concurrent use.
+type command struct {
+	name string
+	argv []string
+	env  []string
+}
+
+// resolveArgv resolves a relative program path ("./x.sh", "bin/x") against the
+// manifest's directory; bare names are looked up in PATH when the process starts.
+func (m *Manifest) resolveArgv(argv []string) []string {
+	out := append([]string(nil), argv...)
+	if m.opts.Dir != "" && strings.ContainsRune(out[0], '/') && !filepath.IsAbs(out[0]) {
+		out[0] = filepath.Join(m.opts.Dir, out[0])
+	}
+	return out
+}
+
+// ErrCommand is matched by every [CommandError].
+var ErrCommand = errors.New("command failed")
+
+// CommandError is the failure of a command that exited non-zero. Its message is the
+// command's stderr, which is what the model reads.
+type CommandError struct {
+	// ExitCode is the process's exit status.
+	ExitCode int
+	// Stderr is what it wrote on stderr, trimmed.
+	Stderr string
+	// Program names the program that ran.
+	Program string
+}
+
+func (e *CommandError) Error() string {
+	if e.Stderr == "" {
+		return fmt.Sprintf("%s exited with status %d and no output on stderr", e.Program, e.ExitCode)
+	}
+	return e.Stderr
+}
+
+// Is matches [ErrCommand].
+func (e *CommandError) Is(target error) bool { return target == ErrCommand }
+
+// execute runs the process for one call. Exit 0: stdout parsed as JSON is the value,
+// any other text is a string value. Non-zero exit: the call fails with stderr. When
+// ctx ends, the process and everything it started are killed and ctx's cause is
+// returned.
+func (c *command) execute(ctx context.Context, call *registry.Call) (any, error) {
+	cmd := exec.CommandContext(ctx, c.argv[0], c.argv[1:]...)
+	cmd.Env = append(append([]string(nil), c.env...), "RUNCODE_TOOL="+c.name)
+	cmd.Stdin = strings.NewReader(call.Args.String())
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	killGroup(cmd)
+	// A grandchild that keeps stdout open must not hold the call after a kill.
+	cmd.WaitDelay = time.Second
+	err := cmd.Run()
+	if ctx.Err() != nil {
+		return nil, context.Cause(ctx)
+	}
+	var exit *exec.ExitError
+	switch {
+	case errors.As(err, &exit):
+		return nil, &CommandError{ExitCode: exit.ExitCode(), Stderr: strings.TrimSpace(stderr.String()), Program: filepath.Base(c.argv[0])}
+	case err != nil && !errors.Is(err, exec.ErrWaitDelay):
+		return nil, fmt.Errorf("starting %s: %w", c.argv[0], err)
+	}
+	out := stdout.Bytes()
+	if v, perr := registry.ParseValue(bytes.TrimSpace(out)); perr == nil && len(bytes.TrimSpace(out)) > 0 {
+		return v, nil
+	}
+	text := strings.TrimSuffix(strings.TrimSuffix(string(out), "\n"), "\r")
+	return registry.StringValue(text), nil
+}

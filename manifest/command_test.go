@@ -1,0 +1,154 @@
+//go:build unix
+
+package manifest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func commandManifest(t *testing.T, tools map[string]string) string {
+	t.Helper()
+	var list []map[string]any
+	for name, script := range tools {
+		list = append(list, map[string]any{"name": name, "command": []string{"sh", "-c", script}})
+	}
+	data, err := json.Marshal(map[string]any{"tools": list})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+func TestCommandResults(t *testing.T) {
+	set := entries(t, commandManifest(t, map[string]string{
+		"json":     `cat`,
+		"text":     `echo "not json: $RUNCODE_TOOL"`,
+		"empty":    `true`,
+		"fail":     `echo "partial" ; echo "disk on fire" >&2; exit 3`,
+		"silent":   `exit 4`,
+		"envcheck": `echo "{\"tool\":\"$RUNCODE_TOOL\",\"extra\":\"$EXTRA\"}"`,
+	}), &Options{Env: []string{"EXTRA=yes", "PATH=" + os.Getenv("PATH")}})
+	tests := []struct {
+		name, tool, args, value, err string
+	}{
+		{"JSON on stdout is the value", "json", `{"a":[1,2]}`, `{"a":[1,2]}`, ""},
+		{"other text is a string", "text", `{}`, `"not json: text"`, ""},
+		{"empty stdout is an empty string", "empty", `{}`, `""`, ""},
+		{"non-zero exit fails with stderr", "fail", `{}`, "", "disk on fire"},
+		{"non-zero exit without stderr", "silent", `{}`, "", "sh exited with status 4 and no output on stderr"},
+		{"environment", "envcheck", `{}`, `{"tool":"envcheck","extra":"yes"}`, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v, _, err := call(t, context.Background(), set, tt.tool, tt.args)
+			if tt.err != "" {
+				var ce *CommandError
+				if err == nil || err.Error() != tt.err || !errors.As(err, &ce) || !errors.Is(err, ErrCommand) {
+					t.Fatalf("err = %v, want CommandError %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v.String() != tt.value {
+				t.Errorf("value = %s, want %s", v, tt.value)
+			}
+		})
+	}
+}
+
+func TestCommandNotFound(t *testing.T) {
+	set := entries(t, `{"tools":[{"name":"x","command":["./no-such-program"]}]}`, &Options{Dir: t.TempDir()})
+	_, _, err := call(t, context.Background(), set, "x", `{}`)
+	if err == nil || !strings.HasPrefix(err.Error(), "starting ") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+// TestCommandKilled cancels a call (directly, and by a deadline as the timeout wrapper
+// does) while the command and a child it started are running: both processes are
+// gone when the call returns. The script reports its PIDs through a FIFO, so the test
+// knows they run without sleeping.
+func TestCommandKilled(t *testing.T) {
+	for _, mode := range []string{"cancel", "deadline"} {
+		t.Run(mode, func(t *testing.T) {
+			dir := t.TempDir()
+			fifo := filepath.Join(dir, "pids")
+			if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			script := `sleep 3600 & echo "$$ $!" > ` + fifo + `; wait`
+			set := entries(t, commandManifest(t, map[string]string{"hang": script}), &Options{Env: []string{"PATH=" + os.Getenv("PATH")}})
+
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			if mode == "deadline" {
+				ctx, cancel = context.WithTimeout(ctx, 200*time.Millisecond)
+				defer cancel()
+			}
+			done := make(chan error, 1)
+			go func() {
+				_, _, err := call(t, ctx, set, "hang", `{}`)
+				done <- err
+			}()
+			data, err := os.ReadFile(fifo) // blocks until the script wrote its PIDs
+			if err != nil {
+				t.Fatal(err)
+			}
+			var pids []int
+			for _, f := range strings.Fields(string(data)) {
+				pid, err := strconv.Atoi(f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				pids = append(pids, pid)
+			}
+			if mode == "cancel" {
+				cancel()
+			}
+			err = <-done
+			want := context.Canceled
+			if mode == "deadline" {
+				want = context.DeadlineExceeded
+			}
+			if !errors.Is(err, want) {
+				t.Errorf("err = %v, want %v", err, want)
+			}
+			for _, pid := range pids {
+				// SIGKILL is delivered at once, but a process's exit completes
+				// asynchronously; wait (bounded) for the kernel to finish it.
+				for i := 0; i < 1000 && alive(pid); i++ {
+					time.Sleep(5 * time.Millisecond)
+				}
+				if alive(pid) {
+					t.Errorf("process %d outlived the call", pid)
+				}
+			}
+		})
+	}
+}
+
+// alive reports whether pid is a running process. A killed process lingers as a
+// zombie until reaped (the shell's child by init), and signal 0 still reaches a
+// zombie, so its state decides.
+func alive(pid int) bool {
+	if err := syscall.Kill(pid, 0); err != nil {
+		return false
+	}
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	fields := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+	return len(fields) > 0 && fields[0] != "Z" && fields[0] != "X"
+}
