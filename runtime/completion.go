@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"reflect"
 	"strconv"
 	"strings"
 	"unicode/utf16"
@@ -28,6 +29,12 @@ const (
 	encodeLossy
 	encodeTooLarge
 	encodeStopped
+)
+
+// ExportType is cheap; Export would deep-copy the whole value.
+var (
+	proxyType   = reflect.TypeOf(goja.Proxy{})
+	promiseType = reflect.TypeOf((*goja.Promise)(nil))
 )
 
 type encoder struct {
@@ -136,7 +143,7 @@ func (e *encoder) object(o *goja.Object) encodeResult {
 	case cls == "Array" && proto == e.r.in.arrayProto:
 		return e.array(o)
 	case cls == "Object" && (proto == nil || proto == e.r.in.objectProto):
-		if _, isProxy := o.Export().(goja.Proxy); isProxy {
+		if o.ExportType() == proxyType {
 			return e.lossy("a Proxy")
 		}
 		return e.plain(o)

@@ -227,7 +227,7 @@ func (in *inspector) formatObject(b *strings.Builder, o *goja.Object, depth, ind
 		return cb.String()
 	}
 	isArrayLike := false
-	if _, ok := o.Export().(*goja.Promise); ok {
+	if o.ExportType() == promiseType {
 		cls = "Promise"
 	} else if cls == "Object" {
 		cls = r.brand(o) // goja names Maps, Sets and typed arrays "Object"

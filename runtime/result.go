@@ -1,7 +1,6 @@
 package runtime
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -92,7 +91,10 @@ func (r *Result) Text() string {
 }
 
 // renderValue renders a completion: a JSON string raw, anything else indented by two
-// spaces. Number tokens are kept as encoded, so they keep JS formatting.
+// spaces with ": " after keys, like JSON.stringify(v, null, 2). Containers nested five or
+// more levels deep (where the indentation would pass 10 spaces) are printed compact, so a
+// deeply nested value renders in linear size. Number tokens are kept as encoded, so they
+// keep JS formatting.
 func renderValue(v json.RawMessage) string {
 	if len(v) == 0 {
 		return ""
@@ -103,9 +105,65 @@ func renderValue(v json.RawMessage) string {
 			return s
 		}
 	}
-	var b bytes.Buffer
-	if err := json.Indent(&b, v, "", "  "); err != nil {
-		return string(v)
+	const maxIndented = 5 // containers at levels 0..4 are indented
+	var b strings.Builder
+	b.Grow(len(v) * 2)
+	newline := func(level int) {
+		b.WriteByte('\n')
+		for i := 0; i < level; i++ {
+			b.WriteString("  ")
+		}
+	}
+	depth := 0 // containers open around the current position
+	inString, escaped := false, false
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if inString {
+			b.WriteByte(c)
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inString = true
+			b.WriteByte(c)
+		case '{', '[':
+			b.WriteByte(c)
+			if i+1 < len(v) && (v[i+1] == '}' || v[i+1] == ']') {
+				b.WriteByte(v[i+1])
+				i++
+				continue
+			}
+			depth++
+			if depth <= maxIndented {
+				newline(depth)
+			}
+		case '}', ']':
+			if depth <= maxIndented {
+				newline(depth - 1)
+			}
+			depth--
+			b.WriteByte(c)
+		case ',':
+			b.WriteByte(c)
+			if depth <= maxIndented {
+				newline(depth)
+			}
+		case ':':
+			b.WriteByte(c)
+			if depth <= maxIndented {
+				b.WriteByte(' ')
+			}
+		default:
+			b.WriteByte(c)
+		}
 	}
 	return b.String()
 }

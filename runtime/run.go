@@ -123,11 +123,13 @@ func (r *run) exec() {
 	v, err := r.vm.RunProgram(r.prg.prg)
 	r.leave()
 	if err != nil {
+		r.enter()
+		defer r.leave()
 		r.failFrom(err)
 		return
 	}
-	if p, ok := v.Export().(*goja.Promise); ok {
-		r.main = p
+	if v.ExportType() == promiseType {
+		r.main = v.Export().(*goja.Promise)
 	} else {
 		// The program closed the wrapper itself; its completion is the last expression.
 		p, resolve, _ := r.vm.NewPromise()
@@ -153,9 +155,11 @@ func (r *run) exec() {
 		for _, cb := range batch {
 			r.enter()
 			err := cb()
-			r.leave()
 			if err != nil {
 				r.failFrom(err)
+			}
+			r.leave()
+			if err != nil {
 				break
 			}
 		}
@@ -163,6 +167,10 @@ func (r *run) exec() {
 	if r.failed() {
 		return
 	}
+	// Rendering rejections and encoding the completion can run program code (getters,
+	// toString), so it is compute time too.
+	r.enter()
+	defer r.leave()
 	r.reportRejections()
 	switch r.main.State() {
 	case goja.PromiseStateRejected:

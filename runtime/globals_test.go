@@ -1,0 +1,85 @@
+package runtime
+
+import (
+	"encoding/json"
+	"slices"
+	"testing"
+
+	"github.com/dop251/goja"
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestGlobalsExactly pins the globals a run has beyond a bare goja VM: the host globals of
+// spec §3 and the namespaces, nothing else.
+func TestGlobalsExactly(t *testing.T) {
+	bare := goja.New()
+	base := map[string]bool{}
+	for _, n := range bare.GlobalObject().GetOwnPropertyNames() {
+		base[n] = true
+	}
+	p := newTestPool(t, nil)
+	var ft fakeTools
+	res := runCode(t, p, "return Object.getOwnPropertyNames(globalThis)", &RunOptions{Namespaces: []*Namespace{ft.namespace(t)}})
+	var names []string
+	if err := json.Unmarshal(res.Value, &names); err != nil {
+		t.Fatalf("%s: %v", res.Text(), err)
+	}
+	var extra []string
+	for _, n := range names {
+		if !base[n] {
+			extra = append(extra, n)
+		}
+	}
+	want := append([]string{"ToolCallError", "tools"}, hostGlobals...)
+	slices.Sort(want)
+	slices.Sort(extra)
+	if diff := cmp.Diff(want, extra); diff != "" {
+		t.Errorf("globals beyond ECMAScript mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestGlobalsPresentAndAbsent(t *testing.T) {
+	p := newTestPool(t, nil)
+	for _, name := range append([]string{"JSON", "Promise", "Map", "BigInt", "Proxy", "Reflect", "Symbol", "Uint8Array"}, hostGlobals...) {
+		code := "return typeof " + name
+		if got := runCode(t, p, code, nil).Text(); got != "function" && got != "object" {
+			t.Errorf("typeof %s = %q, want a function or an object", name, got)
+		}
+	}
+	for _, name := range []string{"require", "process", "fetch", "module", "exports", "global", "Deno", "Bun", "setInterval", "setImmediate", "queueMicrotask", "XMLHttpRequest", "WebSocket", "__dirname", "Buffer"} {
+		if got := runCode(t, p, "return typeof "+name, nil).Text(); got != "undefined" {
+			t.Errorf("typeof %s = %q, want undefined", name, got)
+		}
+	}
+	if res := runCode(t, p, "return await import('fs')", nil); res.Failure == nil || res.Failure.Kind != KindException {
+		t.Errorf("import() = %s, want an exception", res.Text())
+	}
+}
+
+func TestGlobalsBehave(t *testing.T) {
+	tests := []struct {
+		name string
+		code string
+		want string
+	}{
+		{name: "URL", code: "const u = new URL('https://example.com:8080/a/b?x=1&y=two#h'); return [u.hostname, u.port, u.pathname, u.searchParams.get('y'), u.hash].join(' ')", want: "example.com 8080 /a/b two #h"},
+		{name: "URLSearchParams", code: "const q = new URLSearchParams({a: '1', b: 'x y'}); q.append('a', '2'); return q.toString()", want: "a=1&b=x+y&a=2"},
+		{name: "TextEncoder", code: "return Array.from(new TextEncoder().encode('é€')).join()", want: "195,169,226,130,172"},
+		{name: "TextDecoder", code: "return new TextDecoder().decode(new Uint8Array([0xEF, 0xBB, 0xBF, 104, 105, 0xFF]))", want: "hi\uFFFD"},
+		{name: "TextDecoder fatal", code: "try { new TextDecoder('utf-8', {fatal: true}).decode(new Uint8Array([0xFF])) } catch (e) { return e.name }", want: "TypeError"},
+		{name: "btoa and atob", code: "return [btoa('hi\\u00ff'), atob(' aGn/ '), atob('aGk')].join()", want: "aGn/,hi\u00ff,hi"},
+		{name: "btoa rejects wide characters", code: "try { btoa('€') } catch (e) { return e.name }", want: "InvalidCharacterError"},
+		{name: "structuredClone", code: "const o = {d: new Date(0), m: new Map([[1, {x: 1}]]), s: new Set([1])}; o.self = o; const c = structuredClone(o); return [c !== o, c.self === c, c.d.getTime(), c.m.get(1).x, c.s.has(1), c.m.get(1) !== o.m.get(1)].join()", want: "true,true,0,1,true,true"},
+		{name: "structuredClone rejects functions", code: "try { structuredClone({f() {}}) } catch (e) { return e.name }", want: "DataCloneError"},
+		{name: "setTimeout needs a function", code: "try { setTimeout('code') } catch (e) { return e.name }", want: "TypeError"},
+		{name: "lazy globals can be reassigned", code: "URL = 1; return URL", want: "1"},
+	}
+	p := newTestPool(t, nil)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, runCode(t, p, tt.code, nil).Text()); diff != "" {
+				t.Errorf("text mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
