@@ -1,0 +1,14 @@
+// Package workspace provides the CLI's built-in tools: read-only, concurrency-safe
+// tools over one directory tree, jailed to it with os.Root so that no path (through
+// "..", an absolute name or a symbolic link) reaches outside:
+//
+//	read_file {path, offset?, limit?}   lines of a text file; image files as image content
+//	list_dir  {path}                    the entries of a directory
+//	glob      {pattern}                 paths matching a pattern ("**" spans directories)
+//	grep      {pattern, path?, glob?}   lines matching a regular expression
+//	stat      {path}                    a file's type, size, mode and modification time
+//
+// It does not write, run commands or follow anything outside the root.
+//
+// It may import: the standard library and registry.
+package workspace

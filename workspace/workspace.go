@@ -1,0 +1,479 @@
+package workspace
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/http"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/runcode-go/runcode/registry"
+)
+
+// Limits bound what one call may read or return.
+const (
+	// MaxFileBytes is the largest file read_file and grep read.
+	MaxFileBytes = 10 << 20
+	// DefaultLines is how many lines read_file returns without a limit.
+	DefaultLines = 2000
+	// MaxResults bounds glob paths, grep matches and list_dir entries.
+	MaxResults = 1000
+)
+
+// Workspace is a directory tree the tools are jailed to. It is safe for concurrent
+// use; Close releases it.
+type Workspace struct {
+	root *os.Root
+	fsys fs.FS
+}
+
+// Open opens dir as a workspace.
+func Open(dir string) (*Workspace, error) {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, fmt.Errorf("opening workspace root: %w", err)
+	}
+	return &Workspace{root: root, fsys: root.FS()}, nil
+}
+
+// Close releases the root.
+func (w *Workspace) Close() error { return w.root.Close() }
+
+// Tools returns the five workspace tools.
+func (w *Workspace) Tools() []*registry.Tool {
+	safe := func(registry.Value) bool { return true }
+	return []*registry.Tool{
+		{
+			Name:        "read_file",
+			Description: "Read a text file's lines (1-based offset, limit lines; default the first 2000), or an image file as an image.",
+			Parameters: registry.Object(
+				registry.Required("path", registry.String().Describe("Path relative to the workspace root.")),
+				registry.Optional("offset", registry.Integer().Describe("First line to return, 1-based. Default 1.")),
+				registry.Optional("limit", registry.Integer().Describe("How many lines to return. Default 2000.")),
+			).Closed(),
+			Output: registry.Output{
+				Schema: registry.Object(
+					registry.Required("path", registry.String()),
+					registry.Optional("text", registry.String().Describe("The lines read, joined by newlines.")),
+					registry.Optional("startLine", registry.Integer()),
+					registry.Optional("endLine", registry.Integer()),
+					registry.Required("totalLines", registry.Integer().Describe("Lines in the file (0 for an image).")),
+					registry.Optional("mimeType", registry.String().Describe("Set for an image file.")),
+					registry.Optional("bytes", registry.Integer().Describe("Size of an image file.")),
+				).Closed(),
+				Render: w.renderRead,
+			},
+			IsConcurrencySafe: safe,
+			PresentCall:       func(args registry.Value) registry.Presentation { return present(registry.IntentRead, "read", args) },
+			Execute:           w.readFile,
+		},
+		{
+			Name:        "list_dir",
+			Description: "List a directory's entries, sorted by name.",
+			Parameters: registry.Object(
+				registry.Required("path", registry.String().Describe("Directory relative to the workspace root; \".\" is the root.")),
+			).Closed(),
+			Output: registry.Output{Schema: registry.Array(registry.Object(
+				registry.Required("name", registry.String()),
+				registry.Required("type", registry.String().Enum("file", "dir", "symlink", "other")),
+				registry.Required("size", registry.Integer()),
+			).Closed())},
+			IsConcurrencySafe: safe,
+			Execute:           w.listDir,
+		},
+		{
+			Name:        "glob",
+			Description: "Find paths matching a glob pattern relative to the root (\"*\" within a name, \"**\" across directories), sorted.",
+			Parameters: registry.Object(
+				registry.Required("pattern", registry.String().Describe(`For example "**/*.go" or "docs/*.md".`)),
+			).Closed(),
+			Output:            registry.Output{Schema: registry.Array(registry.String())},
+			IsConcurrencySafe: safe,
+			PresentCall:       func(args registry.Value) registry.Presentation { return present(registry.IntentSearch, "glob", args) },
+			Execute:           w.glob,
+		},
+		{
+			Name:        "grep",
+			Description: "Search text files for lines matching a regular expression (RE2 syntax), optionally under a path and limited to files matching a glob.",
+			Parameters: registry.Object(
+				registry.Required("pattern", registry.String().Describe("RE2 regular expression.")),
+				registry.Optional("path", registry.String().Describe("File or directory to search. Default the root.")),
+				registry.Optional("glob", registry.String().Describe(`Only files whose path matches, e.g. "**/*.ts".`)),
+			).Closed(),
+			Output: registry.Output{Schema: registry.Object(
+				registry.Required("matches", registry.Array(registry.Object(
+					registry.Required("path", registry.String()),
+					registry.Required("line", registry.Integer()),
+					registry.Required("text", registry.String()),
+				).Closed())),
+				registry.Required("truncated", registry.Boolean().Describe("True when more than 1000 lines matched.")),
+			).Closed()},
+			IsConcurrencySafe: safe,
+			PresentCall:       func(args registry.Value) registry.Presentation { return present(registry.IntentSearch, "grep", args) },
+			Execute:           w.grep,
+		},
+		{
+			Name:        "stat",
+			Description: "Describe a path: type, size, permissions and modification time.",
+			Parameters: registry.Object(
+				registry.Required("path", registry.String().Describe("Path relative to the workspace root.")),
+			).Closed(),
+			Output: registry.Output{Schema: registry.Object(
+				registry.Required("path", registry.String()),
+				registry.Required("type", registry.String().Enum("file", "dir", "symlink", "other")),
+				registry.Required("size", registry.Integer()),
+				registry.Required("mode", registry.String()),
+				registry.Required("modTime", registry.String().Describe("RFC 3339.")),
+			).Closed()},
+			IsConcurrencySafe: safe,
+			Execute:           w.stat,
+		},
+	}
+}
+
+func present(intent registry.Intent, kind string, args registry.Value) registry.Presentation {
+	var in struct{ Path, Pattern string }
+	_ = args.Decode(&in)
+	title := in.Path
+	if title == "" {
+		title = in.Pattern
+	}
+	return registry.Presentation{Intent: intent, Title: title, Kind: kind}
+}
+
+// clean turns a model's path into a root-relative slash path, refusing absolute paths
+// and empty ones; os.Root refuses ".." and symlinks that leave the root.
+func clean(p string) (string, error) {
+	if p == "" {
+		return "", errors.New("path is empty; use \".\" for the workspace root")
+	}
+	if filepath.IsAbs(p) || strings.HasPrefix(p, "/") {
+		return "", fmt.Errorf("path %q is absolute; paths are relative to the workspace root", p)
+	}
+	c := path.Clean(filepath.ToSlash(p))
+	if c == ".." || strings.HasPrefix(c, "../") {
+		return "", fmt.Errorf("path %q leaves the workspace root", p)
+	}
+	return c, nil
+}
+
+// fsError words an error from the jailed file system without exposing host paths.
+func fsError(p string, err error) error {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("%s: no such file or directory", p)
+	case errors.Is(err, fs.ErrPermission):
+		return fmt.Errorf("%s: permission denied", p)
+	case strings.Contains(err.Error(), "escapes") || strings.Contains(err.Error(), "outside"):
+		return fmt.Errorf("%s: path escapes the workspace root", p)
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("%s: %v", p, pe.Err)
+	}
+	return fmt.Errorf("%s: %v", p, err)
+}
+
+func typeOf(m fs.FileMode) string {
+	switch {
+	case m.IsRegular():
+		return "file"
+	case m.IsDir():
+		return "dir"
+	case m&fs.ModeSymlink != 0:
+		return "symlink"
+	}
+	return "other"
+}
+
+type readArgs struct {
+	Path   string `json:"path"`
+	Offset int    `json:"offset"`
+	Limit  int    `json:"limit"`
+}
+
+func (w *Workspace) readFile(ctx context.Context, call *registry.Call) (any, error) {
+	var in readArgs
+	if err := call.Args.Decode(&in); err != nil {
+		return nil, err
+	}
+	p, err := clean(in.Path)
+	if err != nil {
+		return nil, err
+	}
+	if in.Offset < 0 || in.Limit < 0 {
+		return nil, errors.New("offset and limit must not be negative")
+	}
+	data, err := w.readSmall(p)
+	if err != nil {
+		return nil, err
+	}
+	if mime := imageType(data); mime != "" {
+		return map[string]any{"path": p, "totalLines": 0, "mimeType": mime, "bytes": len(data)}, nil
+	}
+	if !utf8.Valid(data) || bytes.IndexByte(data, 0) >= 0 {
+		return nil, fmt.Errorf("%s: not a text file (binary content)", p)
+	}
+	lines := strings.SplitAfter(string(data), "\n")
+	if lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	start := max(in.Offset, 1)
+	limit := in.Limit
+	if limit == 0 {
+		limit = DefaultLines
+	}
+	end := min(start-1+limit, len(lines))
+	out := map[string]any{"path": p, "totalLines": len(lines)}
+	if start <= len(lines) {
+		out["text"] = strings.TrimSuffix(strings.Join(lines[start-1:end], ""), "\n")
+		out["startLine"], out["endLine"] = start, end
+	} else {
+		out["text"] = ""
+	}
+	return out, nil
+}
+
+func (w *Workspace) readSmall(p string) ([]byte, error) {
+	info, err := w.root.Stat(p)
+	if err != nil {
+		return nil, fsError(p, err)
+	}
+	if info.IsDir() {
+		return nil, fmt.Errorf("%s: is a directory; use list_dir", p)
+	}
+	if info.Size() > MaxFileBytes {
+		return nil, fmt.Errorf("%s: %d bytes is over the %d-byte limit", p, info.Size(), MaxFileBytes)
+	}
+	data, err := w.root.ReadFile(p)
+	if err != nil {
+		return nil, fsError(p, err)
+	}
+	return data, nil
+}
+
+func imageType(data []byte) string {
+	switch mime := http.DetectContentType(data); mime {
+	case "image/png", "image/jpeg", "image/gif", "image/webp":
+		return mime
+	}
+	return ""
+}
+
+// renderRead shows text as is (with its line range) and an image as image content.
+func (w *Workspace) renderRead(_, v registry.Value) ([]registry.Content, error) {
+	var out struct {
+		Path, Text, MimeType           string
+		StartLine, EndLine, TotalLines int
+	}
+	if err := v.Decode(&out); err != nil {
+		return nil, err
+	}
+	if out.MimeType != "" {
+		data, err := w.root.ReadFile(out.Path)
+		if err != nil {
+			return nil, fsError(out.Path, err)
+		}
+		return []registry.Content{
+			registry.Text(fmt.Sprintf("<path>%s</path>\n<type>image</type>", out.Path)),
+			{Type: "image", MIMEType: out.MimeType, Data: base64.StdEncoding.EncodeToString(data)},
+		}, nil
+	}
+	if out.StartLine == 0 {
+		return []registry.Content{registry.Text(fmt.Sprintf("%s: no lines in range (the file has %d)", out.Path, out.TotalLines))}, nil
+	}
+	return []registry.Content{registry.Text(fmt.Sprintf("%s (lines %d-%d of %d)\n%s", out.Path, out.StartLine, out.EndLine, out.TotalLines, out.Text))}, nil
+}
+
+func (w *Workspace) listDir(ctx context.Context, call *registry.Call) (any, error) {
+	var in struct{ Path string }
+	if err := call.Args.Decode(&in); err != nil {
+		return nil, err
+	}
+	p, err := clean(in.Path)
+	if err != nil {
+		return nil, err
+	}
+	entries, err := fs.ReadDir(w.fsys, p)
+	if err != nil {
+		return nil, fsError(p, err)
+	}
+	if len(entries) > MaxResults {
+		return nil, fmt.Errorf("%s: %d entries is over the %d-entry limit; use glob", p, len(entries), MaxResults)
+	}
+	out := make([]map[string]any, 0, len(entries))
+	for _, e := range entries {
+		size := int64(0)
+		if info, err := e.Info(); err == nil && e.Type().IsRegular() {
+			size = info.Size()
+		}
+		out = append(out, map[string]any{"name": e.Name(), "type": typeOf(e.Type()), "size": size})
+	}
+	return out, nil
+}
+
+func (w *Workspace) stat(ctx context.Context, call *registry.Call) (any, error) {
+	var in struct{ Path string }
+	if err := call.Args.Decode(&in); err != nil {
+		return nil, err
+	}
+	p, err := clean(in.Path)
+	if err != nil {
+		return nil, err
+	}
+	info, err := w.root.Lstat(p)
+	if err != nil {
+		return nil, fsError(p, err)
+	}
+	return map[string]any{
+		"path": p, "type": typeOf(info.Mode()), "size": info.Size(),
+		"mode": info.Mode().Perm().String(), "modTime": info.ModTime().UTC().Format(time.RFC3339),
+	}, nil
+}
+
+func (w *Workspace) glob(ctx context.Context, call *registry.Call) (any, error) {
+	var in struct{ Pattern string }
+	if err := call.Args.Decode(&in); err != nil {
+		return nil, err
+	}
+	m, err := compileGlob(in.Pattern)
+	if err != nil {
+		return nil, err
+	}
+	out := []string{}
+	err = w.walk(ctx, ".", func(p string, d fs.DirEntry) error {
+		if p != "." && m.MatchString(p) {
+			if len(out) == MaxResults {
+				return fmt.Errorf("pattern %q matches more than %d paths; narrow it", in.Pattern, MaxResults)
+			}
+			out = append(out, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// walk visits the tree under p (symbolic links are listed, never followed).
+func (w *Workspace) walk(ctx context.Context, p string, visit func(p string, d fs.DirEntry) error) error {
+	return fs.WalkDir(w.fsys, p, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return fsError(p, err)
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return visit(p, d)
+	})
+}
+
+// compileGlob turns a glob into an anchored regular expression: "**/" matches any
+// number of directories, "**" anything, "*" and "?" stay within a name, and [...]
+// classes pass through.
+func compileGlob(pattern string) (*regexp.Regexp, error) {
+	if pattern == "" {
+		return nil, errors.New("glob pattern is empty")
+	}
+	if strings.HasPrefix(pattern, "/") {
+		return nil, fmt.Errorf("glob pattern %q is absolute; patterns are relative to the workspace root", pattern)
+	}
+	var b strings.Builder
+	b.WriteString("^")
+	for i := 0; i < len(pattern); i++ {
+		c := pattern[i]
+		switch {
+		case strings.HasPrefix(pattern[i:], "**/"):
+			b.WriteString("(?:.*/)?")
+			i += 2
+		case strings.HasPrefix(pattern[i:], "**"):
+			b.WriteString(".*")
+			i++
+		case c == '*':
+			b.WriteString("[^/]*")
+		case c == '?':
+			b.WriteString("[^/]")
+		case c == '[':
+			j := strings.IndexByte(pattern[i:], ']')
+			if j < 0 {
+				return nil, fmt.Errorf("glob pattern %q has an unclosed [", pattern)
+			}
+			class := pattern[i+1 : i+j]
+			if strings.HasPrefix(class, "!") {
+				class = "^" + class[1:]
+			}
+			b.WriteString("[" + class + "]")
+			i += j
+		default:
+			b.WriteString(regexp.QuoteMeta(string(c)))
+		}
+	}
+	b.WriteString("$")
+	re, err := regexp.Compile(b.String())
+	if err != nil {
+		return nil, fmt.Errorf("glob pattern %q: %v", pattern, err)
+	}
+	return re, nil
+}
+
+func (w *Workspace) grep(ctx context.Context, call *registry.Call) (any, error) {
+	var in struct{ Pattern, Path, Glob string }
+	if err := call.Args.Decode(&in); err != nil {
+		return nil, err
+	}
+	re, err := regexp.Compile(in.Pattern)
+	if err != nil {
+		return nil, fmt.Errorf("invalid regular expression %q: %v", in.Pattern, err)
+	}
+	if in.Path == "" {
+		in.Path = "."
+	}
+	p, err := clean(in.Path)
+	if err != nil {
+		return nil, err
+	}
+	var only *regexp.Regexp
+	if in.Glob != "" {
+		if only, err = compileGlob(in.Glob); err != nil {
+			return nil, err
+		}
+	}
+	matches := []map[string]any{}
+	truncated := false
+	errFull := errors.New("full")
+	err = w.walk(ctx, p, func(fp string, d fs.DirEntry) error {
+		if !d.Type().IsRegular() || only != nil && !only.MatchString(fp) {
+			return nil
+		}
+		data, err := w.readSmall(fp)
+		if err != nil || !utf8.Valid(data) || bytes.IndexByte(data, 0) >= 0 {
+			return nil // unreadable, large or binary files are skipped
+		}
+		for i, line := range strings.Split(string(data), "\n") {
+			if re.MatchString(line) {
+				if len(matches) == MaxResults {
+					truncated = true
+					return errFull
+				}
+				matches = append(matches, map[string]any{"path": fp, "line": i + 1, "text": line})
+			}
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, errFull) {
+		return nil, err
+	}
+	return map[string]any{"matches": matches, "truncated": truncated}, nil
+}
