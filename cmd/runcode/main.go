@@ -1,0 +1,16 @@
+// Command runcode is the CLI of runcode: it prints SDKs and tool descriptions for a
+// tool manifest (and, as later issues land, runs, checks and serves programs).
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}

@@ -1,0 +1,181 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/runcode-go/runcode/manifest"
+	"github.com/runcode-go/runcode/registry"
+	"github.com/runcode-go/runcode/sdkgen"
+)
+
+// Exit statuses.
+const (
+	exitOK    = 0
+	exitFail  = 1 // the run failed (runcode run; not yet used)
+	exitUsage = 2 // usage or configuration errors: nothing ran
+)
+
+const usage = `usage: runcode <command> [flags]
+
+commands:
+  sdk [--tools F] [--ts]           print the SDK prompt section for the tools (--ts: only the TypeScript)
+  describe [--tools F] [--mode M]  print, as JSON, the tool schemas the model is sent in mode M
+                                   (native, ptc or both; default ptc)
+
+Run 'runcode <command> --help' for a command's flags.
+`
+
+// run is the whole CLI: it parses args, does the command, and returns the exit
+// status. It writes only to stdout and stderr.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return exitUsage
+	}
+	switch cmd, rest := args[0], args[1:]; cmd {
+	case "sdk":
+		return sdkCommand(ctx, rest, stdout, stderr)
+	case "describe":
+		return describeCommand(ctx, rest, stdout, stderr)
+	case "help", "-h", "-help", "--help":
+		fmt.Fprint(stdout, usage)
+		return exitOK
+	case "run", "check", "serve", "bench":
+		fmt.Fprintf(stderr, "runcode %s: not available yet in this build; available commands: sdk, describe\n", cmd)
+		return exitUsage
+	default:
+		fmt.Fprintf(stderr, "runcode: unknown command %q; available commands: sdk, describe (see runcode help)\n", cmd)
+		return exitUsage
+	}
+}
+
+// newFlags returns a flag set that reports errors to stderr and help to stdout.
+func newFlags(name, synopsis string, stdout, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("runcode "+name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "usage: runcode %s %s\n\nflags:\n", name, synopsis)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parse parses args; ok is false when the command should stop with status code.
+func parse(fs *flag.FlagSet, args []string, stdout io.Writer) (code int, ok bool) {
+	err := fs.Parse(args)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		fs.SetOutput(stdout)
+		fs.Usage()
+		return exitOK, false
+	case err != nil:
+		return exitUsage, false // flag already printed the problem and the usage
+	case fs.NArg() > 0:
+		fmt.Fprintf(fs.Output(), "%s: unexpected argument %q; this command takes flags only\n", fs.Name(), fs.Arg(0))
+		return exitUsage, false
+	}
+	return 0, true
+}
+
+const toolsHelp = "tool manifest `FILE` (JSON, see spec/cli.md); required until the built-in workspace tools land"
+
+func sdkCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("sdk", "[--tools F] [--ts]", stdout, stderr)
+	tools := fs.String("tools", "", toolsHelp)
+	tsOnly := fs.Bool("ts", false, "print only the TypeScript declarations (for tsc), not the whole prompt section")
+	if code, ok := parse(fs, args, stdout); !ok {
+		return code
+	}
+	set, err := loadTools(ctx, *tools)
+	if err != nil {
+		fmt.Fprintf(stderr, "runcode sdk: %v\n", err)
+		return exitUsage
+	}
+	sdk := sdkgen.Render(sdkgen.ToolsOf(set))
+	if *tsOnly {
+		io.WriteString(stdout, sdk.Declarations)
+	} else {
+		io.WriteString(stdout, sdk.Section)
+	}
+	for _, f := range sdk.Fallbacks {
+		fmt.Fprintf(stderr, "runcode sdk: note: tool %q %s %s: %s (declared as JsonValue)\n", f.Tool, f.Schema, pathOrRoot(f.Path), f.Reason)
+	}
+	return exitOK
+}
+
+func pathOrRoot(p string) string {
+	if p == "" {
+		return "(root)"
+	}
+	return p
+}
+
+func describeCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("describe", "[--tools F] [--mode M]", stdout, stderr)
+	tools := fs.String("tools", "", toolsHelp)
+	mode := fs.String("mode", string(registry.ModePTC), "`MODE` to describe: native (every tool), ptc (only run_code) or both")
+	if code, ok := parse(fs, args, stdout); !ok {
+		return code
+	}
+	m := registry.Mode(*mode)
+	if m != registry.ModeNative && m != registry.ModePTC && m != registry.ModeBoth {
+		fmt.Fprintf(stderr, "runcode describe: unknown --mode %q; want native, ptc or both\n", *mode)
+		return exitUsage
+	}
+	set, err := loadTools(ctx, *tools)
+	if err != nil {
+		fmt.Fprintf(stderr, "runcode describe: %v\n", err)
+		return exitUsage
+	}
+	var schemas []registry.ToolSchema
+	switch m {
+	case registry.ModeNative:
+		schemas = set.Schemas()
+	case registry.ModePTC:
+		schemas = []registry.ToolSchema{sdkgen.RunCodeSchema()}
+	case registry.ModeBoth:
+		schemas = append(set.Schemas(), sdkgen.RunCodeSchema())
+	}
+	if schemas == nil {
+		schemas = []registry.ToolSchema{}
+	}
+	enc := json.NewEncoder(stdout)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(schemas); err != nil {
+		fmt.Fprintf(stderr, "runcode describe: %v\n", err)
+		return exitFail
+	}
+	return exitOK
+}
+
+// loadTools loads the manifest at path into a new registry and resolves it.
+func loadTools(ctx context.Context, path string) (*registry.ResolvedToolSet, error) {
+	if path == "" {
+		return nil, errors.New("no --tools manifest given: the built-in workspace tools are not available in this build yet, so pass --tools FILE")
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, &manifest.Error{File: path, Problem: "cannot read the file: " + err.Error(), Err: err}
+	}
+	m, err := manifest.Parse(path, data, &manifest.Options{Dir: filepath.Dir(path), Env: os.Environ()})
+	if err != nil {
+		return nil, err
+	}
+	scope := registry.New()
+	if _, err := m.Register(scope); err != nil {
+		return nil, err
+	}
+	return scope.Resolve(ctx, registry.Step{})
+}

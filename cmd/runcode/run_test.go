@@ -1,0 +1,194 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/runcode-go/runcode/sdkgen"
+)
+
+const manifests = "../../testdata/manifests/"
+
+// runCLI runs the CLI in-process and returns its exit status and output.
+func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code = run(context.Background(), args, strings.NewReader(""), &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+// TestBadManifests: every bad manifest exits 2, prints nothing on stdout, and names
+// the file, the tool and the problem on stderr.
+func TestBadManifests(t *testing.T) {
+	tests := []struct {
+		file, want string
+	}{
+		{"bad-json.json", `manifest ../../testdata/manifests/bad-json.json: invalid JSON: unexpected EOF`},
+		{"bad-schema.json", `manifest ../../testdata/manifests/bad-schema.json: tool "fetch": inputSchema does not compile: at /properties/n/type: value must be one of 'array', 'boolean', 'integer', 'null', 'number', 'object', 'string'`},
+		{"bad-duplicate.json", `manifest ../../testdata/manifests/bad-duplicate.json: tool "fetch": duplicate name: tools[0] already declares it`},
+		{"bad-reserved.json", `manifest ../../testdata/manifests/bad-reserved.json: tool "run_code": name "run_code" is reserved for the run_code transport`},
+		{"bad-neither.json", `manifest ../../testdata/manifests/bad-neither.json: tool "lint": has neither "mock" nor "command": declare how calls are answered`},
+		{"bad-server.json", `manifest ../../testdata/manifests/bad-server.json: mcpServers "fs": needs "command" (a process) or "url" (a remote server)`},
+		{"missing.json", `manifest ../../testdata/manifests/missing.json: cannot read the file: no such file or directory`},
+	}
+	for _, tt := range tests {
+		for _, cmd := range []string{"sdk", "describe"} {
+			t.Run(cmd+"/"+tt.file, func(t *testing.T) {
+				code, stdout, stderr := runCLI(t, cmd, "--tools", manifests+tt.file)
+				if code != 2 || stdout != "" {
+					t.Errorf("exit %d, stdout %q; want 2 and nothing", code, stdout)
+				}
+				if want := "runcode " + cmd + ": " + tt.want + "\n"; stderr != want {
+					t.Errorf("stderr mismatch\n got: %s\nwant: %s", stderr, want)
+				}
+			})
+		}
+	}
+}
+
+func TestSDK(t *testing.T) {
+	data, err := os.ReadFile(manifests + "orders.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Tools []struct {
+			Name, Description         string
+			InputSchema, OutputSchema json.RawMessage
+		}
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	var tools []sdkgen.Tool
+	for _, tl := range doc.Tools {
+		tools = append(tools, sdkgen.Tool{Name: tl.Name, Description: tl.Description, Parameters: compact(t, tl.InputSchema, `{"type":"object"}`), Output: compact(t, tl.OutputSchema, `{}`)})
+	}
+	want := sdkgen.Render(tools)
+
+	code, stdout, stderr := runCLI(t, "sdk", "--tools", manifests+"orders.json")
+	if code != 0 || stderr != "" {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	if diff := cmp.Diff(want.Section, stdout); diff != "" {
+		t.Errorf("sdk mismatch (-want +got):\n%s", diff)
+	}
+	code, stdout, _ = runCLI(t, "sdk", "--ts", "--tools", manifests+"orders.json")
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	if diff := cmp.Diff(want.Declarations, stdout); diff != "" {
+		t.Errorf("sdk --ts mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func compact(t *testing.T, raw json.RawMessage, def string) json.RawMessage {
+	t.Helper()
+	if raw == nil {
+		return json.RawMessage(def)
+	}
+	var b bytes.Buffer
+	if err := json.Compact(&b, raw); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// TestDescribe: native sends every tool (set.Schemas()), ptc only run_code, both
+// every tool then run_code; the default is ptc.
+func TestDescribe(t *testing.T) {
+	names := func(stdout string) []string {
+		var got []struct {
+			Name        string          `json:"name"`
+			Description string          `json:"description"`
+			Parameters  json.RawMessage `json:"parameters"`
+		}
+		if err := json.Unmarshal([]byte(stdout), &got); err != nil {
+			t.Fatalf("describe printed invalid JSON: %v\n%s", err, stdout)
+		}
+		var out []string
+		for _, g := range got {
+			out = append(out, g.Name)
+			if g.Name == "run_code" && (g.Description != sdkgen.RunCodeDescription || string(compact(t, g.Parameters, "")) != sdkgen.RunCodeParameters) {
+				t.Errorf("run_code described as %+v", g)
+			}
+		}
+		return out
+	}
+	tests := []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"default is ptc", nil, []string{"run_code"}},
+		{"ptc", []string{"--mode", "ptc"}, []string{"run_code"}},
+		{"native", []string{"--mode", "native"}, []string{"get_order", "lint", "search-docs"}},
+		{"both", []string{"--mode=both"}, []string{"get_order", "lint", "search-docs", "run_code"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, stderr := runCLI(t, append([]string{"describe", "--tools", manifests + "orders.json"}, tt.args...)...)
+			if code != 0 || stderr != "" {
+				t.Fatalf("exit %d, stderr %q", code, stderr)
+			}
+			if diff := cmp.Diff(tt.want, names(stdout)); diff != "" {
+				t.Errorf("tools mismatch (-want +got):\n%s", diff)
+			}
+			if strings.Contains(stdout, `\u003c`) {
+				t.Error("describe escaped HTML characters")
+			}
+		})
+	}
+}
+
+// TestUsage pins the exit statuses and messages of usage errors.
+func TestUsage(t *testing.T) {
+	tests := []struct {
+		name      string
+		args      []string
+		code      int
+		stdout    string // a prefix
+		stderrHas string
+	}{
+		{"no command", nil, 2, "", "usage: runcode <command>"},
+		{"help", []string{"help"}, 0, "usage: runcode <command>", ""},
+		{"unknown command", []string{"frobnicate"}, 2, "", `runcode: unknown command "frobnicate"; available commands: sdk, describe`},
+		{"later command", []string{"run", "x.js"}, 2, "", "runcode run: not available yet in this build"},
+		{"no tools", []string{"sdk"}, 2, "", "runcode sdk: no --tools manifest given: the built-in workspace tools are not available in this build yet, so pass --tools FILE"},
+		{"describe no tools", []string{"describe", "--mode", "native"}, 2, "", "runcode describe: no --tools manifest given"},
+		{"bad mode", []string{"describe", "--mode", "code", "--tools", manifests + "orders.json"}, 2, "", `runcode describe: unknown --mode "code"; want native, ptc or both`},
+		{"unknown flag", []string{"sdk", "--typescript"}, 2, "", "flag provided but not defined: -typescript"},
+		{"extra argument", []string{"sdk", "--tools", manifests + "orders.json", "extra"}, 2, "", `runcode sdk: unexpected argument "extra"; this command takes flags only`},
+		{"command help", []string{"describe", "--help"}, 0, "usage: runcode describe [--tools F] [--mode M]", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, stderr := runCLI(t, tt.args...)
+			if code != tt.code {
+				t.Errorf("exit %d, want %d (stderr %q)", code, tt.code, stderr)
+			}
+			if !strings.HasPrefix(stdout, tt.stdout) {
+				t.Errorf("stdout = %q, want prefix %q", stdout, tt.stdout)
+			}
+			if !strings.Contains(stderr, tt.stderrHas) {
+				t.Errorf("stderr = %q, want it to contain %q", stderr, tt.stderrHas)
+			}
+		})
+	}
+}
+
+func Example_run() {
+	// Bad manifests stop before anything runs, with exit status 2 and a message
+	// naming the file, the tool and the problem (stderr is stdout here to show it).
+	code := run(context.Background(), []string{"sdk", "--tools", manifests + "bad-neither.json"}, strings.NewReader(""), os.Stdout, os.Stdout)
+	fmt.Println("exit status", code)
+	// Output:
+	// runcode sdk: manifest ../../testdata/manifests/bad-neither.json: tool "lint": has neither "mock" nor "command": declare how calls are answered
+	// exit status 2
+}
