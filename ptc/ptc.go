@@ -61,11 +61,6 @@ func New(p *pipeline.Pipeline, opts *Options) (*Executor, error) {
 	return &Executor{p: p, o: o}, nil
 }
 
-// Schema is run_code as the model receives it.
-func Schema() registry.ToolSchema {
-	return registry.ToolSchema{Name: registry.RunCodeName, Description: sdkgen.RunCodeDescription, Parameters: json.RawMessage(sdkgen.RunCodeParameters)}
-}
-
 // The prompt sections, named and ordered as in the reference (rules at 99, before
 // per-tool guidance; the SDK at 150).
 const (
@@ -79,10 +74,10 @@ func (e *Executor) Describe(set *registry.ResolvedToolSet) (*pipeline.Descriptio
 	d := &pipeline.Description{}
 	switch set.Mode() {
 	case registry.ModePTC:
-		d.Tools = []registry.ToolSchema{Schema()}
+		d.Tools = []registry.ToolSchema{sdkgen.RunCodeSchema()}
 		d.Sections = append(d.Sections, pipeline.Section{Name: SectionRules, Order: 99, Text: sdkgen.PTCRules})
 	case registry.ModeBoth:
-		d.Tools = append(set.Schemas(), Schema())
+		d.Tools = append(set.Schemas(), sdkgen.RunCodeSchema())
 	default:
 		return nil, fmt.Errorf("ptc: the run_code executor serves modes ptc and both, not %q", set.Mode())
 	}
