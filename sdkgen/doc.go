@@ -42,7 +42,8 @@
 //   - additionalProperties: <schema>: Record<string, T> (an index signature when T names
 //     an alias, which a Record would make circular); false: a closed literal;
 //   - description, deprecated, format, pattern, minimum, maximum, exclusive bounds,
-//     minLength, maxLength, minItems, maxItems and default: one JSDoc line per property.
+//     multipleOf, minLength, maxLength, minItems, maxItems, uniqueItems, default and
+//     enumDescriptions: one JSDoc line per property.
 //
 // Only a sub-schema that cannot be expressed falls back to JsonValue, never the whole
 // tool: an unresolvable or external $ref, $dynamicRef, an unknown type name, a

@@ -33,8 +33,8 @@ func (n *node) get(k string) *node {
 
 // parseJSON parses data without recursion, so that any depth is safe. It returns nil
 // for text that is not exactly one JSON value.
-func parseJSON(data string) *node {
-	p := parser{s: data}
+func parseJSON(data string, slab *[]node) *node {
+	p := parser{s: data, slab: slab}
 	root := p.parse()
 	if root == nil {
 		return nil
@@ -49,15 +49,15 @@ func parseJSON(data string) *node {
 type parser struct {
 	s    string
 	pos  int
-	slab []node // nodes are allocated in chunks
+	slab *[]node // nodes are allocated in chunks, shared by the documents of one SDK
 }
 
 func (p *parser) node(kind byte) *node {
-	if len(p.slab) == 0 {
-		p.slab = make([]node, 32)
+	if len(*p.slab) == 0 {
+		*p.slab = make([]node, 256)
 	}
-	n := &p.slab[0]
-	p.slab = p.slab[1:]
+	n := &(*p.slab)[0]
+	*p.slab = (*p.slab)[1:]
 	n.kind = kind
 	return n
 }
@@ -180,6 +180,9 @@ func (n *node) add(k string, v *node) {
 			n.vals[i] = v
 			return
 		}
+	}
+	if n.keys == nil {
+		n.keys, n.vals = make([]string, 0, 6), make([]*node, 0, 6)
 	}
 	n.keys = append(n.keys, k)
 	n.vals = append(n.vals, v)

@@ -9,7 +9,7 @@ import (
 func (r *renderer) object(n *node, ind string, depth int, at *loc) ts {
 	props := n.get("properties")
 	if props != nil && props.kind != 'o' {
-		r.fallback(at.add("properties"), "properties is not an object")
+		r.fallback(r.loc(at, "properties"), "properties is not an object")
 		props = nil
 	}
 	required := map[string]bool{}
@@ -42,11 +42,11 @@ func (r *renderer) object(n *node, ind string, depth int, at *loc) ts {
 		if ap.kind == 'b' {
 			closed = true
 		} else {
-			extras = append(extras, r.schema(ap, ind, depth+1, at.add("additionalProperties")))
+			extras = append(extras, r.schema(ap, ind, depth+1, r.loc(at, "additionalProperties")))
 		}
 		if pp := n.get("patternProperties"); pp != nil && pp.kind == 'o' {
 			for i, k := range pp.keys {
-				extras = append(extras, r.schema(pp.vals[i], ind, depth+1, at.add("patternProperties").add(k)))
+				extras = append(extras, r.schema(pp.vals[i], ind, depth+1, r.loc(r.loc(at, "patternProperties"), k)))
 			}
 			closed = closed && len(pp.keys) == 0
 		}
@@ -73,7 +73,7 @@ func (r *renderer) object(n *node, ind string, depth int, at *loc) ts {
 	if props != nil {
 		for i, name := range props.keys {
 			ps := props.vals[i]
-			t := r.schema(ps, inner, depth+1, at.add("properties").add(name))
+			t := r.schema(ps, inner, depth+1, r.loc(r.loc(at, "properties"), name))
 			out.refs = out.refs || t.refs
 			b.WriteString(docLine(inner, describe(ps)))
 			b.WriteString(inner)
@@ -97,7 +97,7 @@ func (r *renderer) object(n *node, ind string, depth int, at *loc) ts {
 	case extra != nil:
 		// Declared properties need not match the map's value type, and a Record
 		// beside them would force them to: keep them typed, widen the rest.
-		r.fallback(at.add("additionalProperties"), "additional properties beside declared ones widened to JsonValue")
+		r.fallback(r.loc(at, "additionalProperties"), "additional properties beside declared ones widened to JsonValue")
 	}
 	return ts{text: out.text + " & Record<string, JsonValue>", prec: precIntersection, refs: out.refs}
 }
@@ -116,9 +116,9 @@ func mapOf(t ts) ts {
 func (r *renderer) array(n *node, ind string, depth int, at *loc) ts {
 	items := n.get("items")
 	prefix := n.get("prefixItems")
-	rest, restAt := items, at.add("items")
+	rest, restAt := items, r.loc(at, "items")
 	if prefix == nil && items != nil && items.kind == 'a' {
-		prefix, rest, restAt = items, n.get("additionalItems"), at.add("additionalItems")
+		prefix, rest, restAt = items, n.get("additionalItems"), r.loc(at, "additionalItems")
 	}
 	if prefix != nil && prefix.kind == 'a' {
 		minItems := 0
@@ -137,7 +137,7 @@ func (r *renderer) array(n *node, ind string, depth int, at *loc) ts {
 		out := ts{prec: precPrimary}
 		b.WriteByte('[')
 		for i, e := range prefix.vals {
-			t := r.schema(e, ind, depth+1, at.add("prefixItems").add(itoa(i)))
+			t := r.schema(e, ind, depth+1, r.loc(r.loc(at, "prefixItems"), itoa(i)))
 			out.refs = out.refs || t.refs
 			if i > 0 {
 				b.WriteString(", ")
@@ -173,7 +173,7 @@ func (r *renderer) array(n *node, ind string, depth int, at *loc) ts {
 	case items.kind == 'b':
 		return ts{text: "[]", prec: precPrimary}
 	}
-	t := r.schema(items, ind, depth+1, at.add("items"))
+	t := r.schema(items, ind, depth+1, r.loc(at, "items"))
 	return ts{text: t.wrap(precPrimary) + "[]", prec: precPrimary, refs: t.refs}
 }
 
@@ -191,7 +191,7 @@ func describe(n *node) string {
 		parts = append(parts, "@deprecated")
 	}
 	for _, k := range []string{"format", "pattern", "minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum",
-		"minLength", "maxLength", "minItems", "maxItems", "default"} {
+		"multipleOf", "minLength", "maxLength", "minItems", "maxItems", "default"} {
 		v := n.get(k)
 		if v == nil {
 			continue
@@ -203,5 +203,37 @@ func describe(n *node) string {
 			parts = append(parts, "@"+k+" "+v.src)
 		}
 	}
+	if d := n.get("uniqueItems"); d != nil && d.kind == 'b' && d.b {
+		parts = append(parts, "@uniqueItems")
+	}
+	if e := enumDocs(n); e != "" {
+		parts = append(parts, e)
+	}
 	return strings.Join(parts, " ")
+}
+
+// enumDocs renders the descriptions some servers give enum values in a parallel array
+// (enumDescriptions, as VS Code's schemas spell it, or an x- extension) as one tag:
+// `@enum "a": first; "b": second`.
+func enumDocs(n *node) string {
+	e := n.get("enum")
+	if e == nil || e.kind != 'a' {
+		return ""
+	}
+	for _, k := range []string{"enumDescriptions", "x-enumDescriptions", "x-enum-descriptions", "markdownEnumDescriptions"} {
+		d := n.get(k)
+		if d == nil || d.kind != 'a' || len(d.vals) != len(e.vals) {
+			continue
+		}
+		var items []string
+		for i, v := range d.vals {
+			if v.kind == 's' && strings.TrimSpace(v.str) != "" {
+				items = append(items, e.vals[i].src+": "+v.str)
+			}
+		}
+		if len(items) > 0 {
+			return "@enum " + strings.Join(items, "; ")
+		}
+	}
+	return ""
 }

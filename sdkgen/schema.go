@@ -58,7 +58,17 @@ func (l *loc) String() string {
 	return b.String()
 }
 
-func (l *loc) add(seg string) *loc { return &loc{parent: l, seg: seg} }
+// loc returns the location seg below parent, from a slab: locations are made for
+// every sub-schema but read only for fallbacks.
+func (r *renderer) loc(parent *loc, seg string) *loc {
+	if len(r.g.locs) == 0 {
+		r.g.locs = make([]loc, 512)
+	}
+	l := &r.g.locs[0]
+	r.g.locs = r.g.locs[1:]
+	l.parent, l.seg = parent, seg
+	return l
+}
 
 // renderer renders the schemas of one document (a tool's parameters or output, or
 // the document an alias comes from).
@@ -112,9 +122,9 @@ func (r *renderer) schema(n *node, ind string, depth int, at *loc) ts {
 	}
 	var out ts
 	if c := n.get("const"); c != nil {
-		out = r.literal(c, depth+1, at.add("const"))
+		out = r.literal(c, depth+1, r.loc(at, "const"))
 	} else if e := n.get("enum"); e != nil {
-		out = r.enum(e, depth, at.add("enum"))
+		out = r.enum(e, depth, r.loc(at, "enum"))
 	} else {
 		out = r.combined(n, ind, depth, at)
 	}
@@ -144,27 +154,27 @@ func (r *renderer) combined(n *node, ind string, depth int, at *loc) ts {
 	typed, structural, hasType := r.typed(n, ind, depth, at)
 	var parts []ts
 	if ref := n.get("$ref"); ref != nil {
-		parts = append(parts, r.ref(ref, ind, depth, at.add("$ref")))
+		parts = append(parts, r.ref(ref, ind, depth, r.loc(at, "$ref")))
 	}
 	for _, k := range []string{"$dynamicRef", "$recursiveRef"} {
 		if n.get(k) != nil {
-			parts = append(parts, r.fallback(at.add(k), k+" is not supported"))
+			parts = append(parts, r.fallback(r.loc(at, k), k+" is not supported"))
 		}
 	}
 	for _, k := range []string{"anyOf", "oneOf"} {
 		if u := n.get(k); u != nil {
-			if t, ok := r.union(u, ind, depth, at.add(k)); ok {
+			if t, ok := r.union(u, ind, depth, r.loc(at, k)); ok {
 				parts = append(parts, t)
 			}
 		}
 	}
 	if all := n.get("allOf"); all != nil {
 		if all.kind != 'a' {
-			parts = append(parts, r.fallback(at.add("allOf"), "allOf is not an array"))
+			parts = append(parts, r.fallback(r.loc(at, "allOf"), "allOf is not an array"))
 		} else {
 			for i, m := range all.vals {
 				if !neutral(m) {
-					parts = append(parts, r.schema(m, ind, depth+1, at.add("allOf").add(itoa(i))))
+					parts = append(parts, r.schema(m, ind, depth+1, r.loc(r.loc(at, "allOf"), itoa(i))))
 				}
 			}
 		}
@@ -196,7 +206,7 @@ func (r *renderer) union(u *node, ind string, depth int, at *loc) (ts, bool) {
 		if b.kind == 'b' {
 			continue // false: no value
 		}
-		parts = append(parts, r.schema(b, ind, depth+1, at.add(itoa(i))))
+		parts = append(parts, r.schema(b, ind, depth+1, r.loc(at, itoa(i))))
 	}
 	if len(parts) == 0 {
 		return tsNever, true
@@ -270,7 +280,7 @@ func (r *renderer) typed(n *node, ind string, depth int, at *loc) (t ts, structu
 	case tn.kind == 'a':
 		for _, v := range tn.vals {
 			if v.kind != 's' {
-				return r.fallback(at.add("type"), "type array holds a non-string"), structural, true
+				return r.fallback(r.loc(at, "type"), "type array holds a non-string"), structural, true
 			}
 			names = append(names, v.str)
 		}
@@ -278,7 +288,7 @@ func (r *renderer) typed(n *node, ind string, depth int, at *loc) (t ts, structu
 			return tsNever, structural, true
 		}
 	default:
-		return r.fallback(at.add("type"), "type is neither a string nor an array"), structural, true
+		return r.fallback(r.loc(at, "type"), "type is neither a string nor an array"), structural, true
 	}
 	parts := make([]ts, 0, len(names))
 	for _, name := range names {
@@ -294,7 +304,7 @@ func (r *renderer) typed(n *node, ind string, depth int, at *loc) (t ts, structu
 		case "any":
 			parts = append(parts, tsJSON)
 		default:
-			parts = append(parts, r.fallback(at.add("type"), "unknown type "+quote(name)))
+			parts = append(parts, r.fallback(r.loc(at, "type"), "unknown type "+quote(name)))
 		}
 	}
 	return union(parts), structural, true

@@ -66,9 +66,21 @@ func Generate(set *registry.ResolvedToolSet) string {
 // JSON, or a part of one that TypeScript cannot express, is declared as JsonValue and
 // recorded in [SDK.Fallbacks].
 func Render(tools []Tool) *SDK {
-	tools = slices.Clone(tools)
-	slices.SortStableFunc(tools, func(a, b Tool) int { return strings.Compare(a.Name, b.Name) })
-	tools = slices.CompactFunc(tools, func(a, b Tool) bool { return key(a.Name) == key(b.Name) })
+	order := make([]int, len(tools))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int {
+		if c := strings.Compare(tools[a].Name, tools[b].Name); c != 0 {
+			return c
+		}
+		return a - b // the first of equal names sorts first, and is kept
+	})
+	sorted := make([]Tool, len(order))
+	for i, j := range order {
+		sorted[i] = tools[j]
+	}
+	tools = slices.CompactFunc(sorted, func(a, b Tool) bool { return key(a.Name) == key(b.Name) })
 
 	g := &gen{aliases: map[string]*alias{}, used: map[string]bool{}, byNode: map[*node]*alias{}, ids: map[*node]string{}, texts: map[string]string{}}
 	args := make([]string, len(tools))
@@ -84,7 +96,17 @@ func Render(tools []Tool) *SDK {
 	}
 	g.breakCycles()
 
+	size := len(Instructions) + len(trailer) + 512
+	for i, t := range tools {
+		size += len(args[i]) + len(outs[i]) + 2*len(t.Name) + len(t.Description) + 32
+	}
+	for _, a := range g.order {
+		size += len(a.name) + len(a.body.text) + len(a.doc) + 32
+	}
 	var b strings.Builder
+	b.Grow(size)
+	b.WriteString(Instructions + "\n```ts\n")
+	start := b.Len()
 	b.WriteString("type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue }\n\n")
 	named := slices.Clone(g.order)
 	slices.SortFunc(named, func(a, b *alias) int { return strings.Compare(a.name, b.name) })
@@ -98,21 +120,31 @@ func Render(tools []Tool) *SDK {
 			b.WriteByte('\n')
 		}
 		b.WriteString(docLine("  ", t.Description))
-		b.WriteString("  " + key(t.Name) + ": " + args[i] + ";\n")
+		b.WriteString("  ")
+		b.WriteString(key(t.Name))
+		b.WriteString(": ")
+		b.WriteString(args[i])
+		b.WriteString(";\n")
 	}
 	b.WriteString("}\n\ninterface ToolOutputMap {")
 	for i, t := range tools {
 		if i == 0 {
 			b.WriteByte('\n')
 		}
-		b.WriteString("  " + key(t.Name) + ": " + outs[i] + ";\n")
+		b.WriteString("  ")
+		b.WriteString(key(t.Name))
+		b.WriteString(": ")
+		b.WriteString(outs[i])
+		b.WriteString(";\n")
 	}
 	b.WriteString("}\n\n")
 	b.WriteString(trailer)
-	decl := b.String()
+	end := b.Len()
+	b.WriteString("```\n")
+	section := b.String()
 	return &SDK{
-		Section:      Instructions + "\n```ts\n" + decl + "```\n",
-		Declarations: decl,
+		Section:      section,
+		Declarations: section[start:end],
 		Fallbacks:    g.fallbacks,
 	}
 }
@@ -141,6 +173,8 @@ type gen struct {
 	byNode    map[*node]*alias  // by definition node, within one document
 	ids       map[*node]string  // the id of a document part's text
 	texts     map[string]string // text -> id
+	slab      []node            // free nodes for the parser
+	locs      []loc             // free locations
 	fallbacks []Fallback
 }
 
@@ -179,7 +213,7 @@ func (g *gen) document(tool, where string, text json.RawMessage, def string) str
 		src = string(text)
 	}
 	r := &renderer{g: g, tool: tool, where: where}
-	root := parseJSON(src)
+	root := parseJSON(src, &g.slab)
 	if root == nil {
 		return r.fallback(nil, "schema is not valid JSON").text
 	}
