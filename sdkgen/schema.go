@@ -151,6 +151,9 @@ func (r *renderer) enum(e *node, depth int, at *loc) ts {
 // combined renders the type keywords of n and its $ref, anyOf, oneOf and allOf as one
 // intersection.
 func (r *renderer) combined(n *node, ind string, depth int, at *loc) ts {
+	if merged := mergeAllOf(n); merged != nil {
+		return r.object(merged, ind, depth, at)
+	}
 	typed, structural, hasType := r.typed(n, ind, depth, at)
 	var parts []ts
 	if ref := n.get("$ref"); ref != nil {
@@ -378,4 +381,75 @@ func itoa(i int) string {
 		return string(rune('0' + i))
 	}
 	return itoa(i/10) + string(rune('0'+i%10))
+}
+
+// objectOnly are the keywords a plain object schema may have beside annotations.
+var objectOnly = map[string]bool{"type": true, "properties": true, "required": true, "additionalProperties": true,
+	"unevaluatedProperties": true, "allOf": true}
+
+// plainObject reports an object schema made only of properties, required and an open
+// (absent or true) additionalProperties.
+func plainObject(n *node) bool {
+	if n.kind != 'o' {
+		return false
+	}
+	if t := n.get("type"); t != nil && (t.kind != 's' || t.str != "object") {
+		return false
+	}
+	if p := n.get("properties"); p != nil && p.kind != 'o' {
+		return false
+	}
+	if ap := n.get("additionalProperties"); ap != nil && !(ap.kind == 'b' && ap.b) {
+		return false
+	}
+	for _, k := range typeKeys {
+		if n.get(k) != nil && !objectOnly[k] {
+			return false
+		}
+	}
+	return n.get("nullable") == nil
+}
+
+// mergeAllOf returns one object schema for an allOf of plain objects (beside the
+// node's own properties), so that it renders as one literal rather than an
+// intersection of literals; nil when the members are anything else or declare a
+// property twice. unevaluatedProperties: false on the node closes the result.
+func mergeAllOf(n *node) *node {
+	all := n.get("allOf")
+	if all == nil || all.kind != 'a' || len(all.vals) == 0 || !plainObject(n) {
+		return nil
+	}
+	members := append([]*node{n}, all.vals...)
+	props := &node{kind: 'o'}
+	req := &node{kind: 'a'}
+	seen := map[string]bool{}
+	for _, m := range members {
+		if m.kind == 'b' && m.b {
+			continue
+		}
+		if !plainObject(m) || m != n && m.get("allOf") != nil || m != n && m.get("unevaluatedProperties") != nil {
+			return nil
+		}
+		if p := m.get("properties"); p != nil {
+			for i, k := range p.keys {
+				if seen[k] {
+					return nil
+				}
+				seen[k] = true
+				props.keys = append(props.keys, k)
+				props.vals = append(props.vals, p.vals[i])
+			}
+		}
+		if rq := m.get("required"); rq != nil && rq.kind == 'a' {
+			req.vals = append(req.vals, rq.vals...)
+		}
+	}
+	out := &node{kind: 'o', src: n.src}
+	out.keys = []string{"properties", "required"}
+	out.vals = []*node{props, req}
+	if u := n.get("unevaluatedProperties"); u != nil {
+		out.keys = append(out.keys, "unevaluatedProperties")
+		out.vals = append(out.vals, u)
+	}
+	return out
 }
