@@ -33,8 +33,8 @@ func (n *node) get(k string) *node {
 
 // parseJSON parses data without recursion, so that any depth is safe. It returns nil
 // for text that is not exactly one JSON value.
-func parseJSON(data string, slab *[]node) *node {
-	p := parser{s: data, slab: slab}
+func parseJSON(data string, a *arena) *node {
+	p := parser{s: data, a: a}
 	root := p.parse()
 	if root == nil {
 		return nil
@@ -47,24 +47,60 @@ func parseJSON(data string, slab *[]node) *node {
 }
 
 type parser struct {
-	s    string
-	pos  int
-	slab *[]node // nodes are allocated in chunks, shared by the documents of one SDK
+	s   string
+	pos int
+	a   *arena
+	// The members of the open containers (an array's with "" keys); a container's
+	// are copied out, exactly sized, when it closes.
+	keys []string
+	vals []*node
+}
+
+// arena hands out nodes and member slices in chunks, shared by the documents of one
+// SDK, so that parsing allocates a few large blocks rather than one per value.
+type arena struct {
+	nodes []node
+	keys  []string
+	vals  []*node
 }
 
 func (p *parser) node(kind byte) *node {
-	if len(*p.slab) == 0 {
-		*p.slab = make([]node, 256)
+	if len(p.a.nodes) == 0 {
+		p.a.nodes = make([]node, 256)
 	}
-	n := &(*p.slab)[0]
-	*p.slab = (*p.slab)[1:]
+	n := &p.a.nodes[0]
+	p.a.nodes = p.a.nodes[1:]
 	n.kind = kind
 	return n
+}
+
+// members copies a closing container's members out of the parser's stacks.
+func (p *parser) members(f *frame) {
+	n := f.n
+	vals := p.vals[f.base:]
+	if len(p.a.vals) < len(vals) {
+		p.a.vals = make([]*node, max(512, len(vals)))
+	}
+	n.vals = p.a.vals[:len(vals):len(vals)]
+	p.a.vals = p.a.vals[len(vals):]
+	copy(n.vals, vals)
+	p.vals = p.vals[:f.base]
+	if n.kind == 'o' {
+		keys := p.keys[f.base:]
+		if len(p.a.keys) < len(keys) {
+			p.a.keys = make([]string, max(512, len(keys)))
+		}
+		n.keys = p.a.keys[:len(keys):len(keys)]
+		p.a.keys = p.a.keys[len(keys):]
+		copy(n.keys, keys)
+	}
+	p.keys = p.keys[:f.base]
 }
 
 type frame struct {
 	n     *node
 	start int
+	base  int // where the container's members start on the parser's stacks
 	key   string
 }
 
@@ -97,7 +133,7 @@ func (p *parser) parse() *node {
 				v = n
 				break
 			}
-			f := frame{n: n, start: start}
+			f := frame{n: n, start: start, base: len(p.vals)}
 			if c == '{' {
 				k, ok := p.key()
 				if !ok {
@@ -143,9 +179,10 @@ func (p *parser) parse() *node {
 			}
 			top := &stack[len(stack)-1]
 			if top.n.kind == 'o' {
-				top.n.add(top.key, v)
+				p.add(top, v)
 			} else {
-				top.n.vals = append(top.n.vals, v)
+				p.keys = append(p.keys, "") // keeps the two stacks aligned
+				p.vals = append(p.vals, v)
 			}
 			p.space()
 			if p.pos >= len(p.s) {
@@ -164,6 +201,7 @@ func (p *parser) parse() *node {
 				break
 			}
 			if c == '}' && top.n.kind == 'o' || c == ']' && top.n.kind == 'a' {
+				p.members(top)
 				v = top.n
 				v.src = p.s[top.start:p.pos]
 				stack = stack[:len(stack)-1]
@@ -174,18 +212,17 @@ func (p *parser) parse() *node {
 	}
 }
 
-func (n *node) add(k string, v *node) {
-	for i, key := range n.keys {
-		if key == k {
-			n.vals[i] = v
+// add adds a member to the open object f; a repeated key keeps its first position
+// and takes the new value.
+func (p *parser) add(f *frame, v *node) {
+	for i, key := range p.keys[f.base:] {
+		if key == f.key {
+			p.vals[f.base+i] = v
 			return
 		}
 	}
-	if n.keys == nil {
-		n.keys, n.vals = make([]string, 0, 6), make([]*node, 0, 6)
-	}
-	n.keys = append(n.keys, k)
-	n.vals = append(n.vals, v)
+	p.keys = append(p.keys, f.key)
+	p.vals = append(p.vals, v)
 }
 
 // key reads `"name" :` at an object member's start.

@@ -173,7 +173,7 @@ type gen struct {
 	byNode    map[*node]*alias  // by definition node, within one document
 	ids       map[*node]string  // the id of a document part's text
 	texts     map[string]string // text -> id
-	slab      []node            // free nodes for the parser
+	arena     arena             // the parser's memory
 	locs      []loc             // free locations
 	fallbacks []Fallback
 }
@@ -213,7 +213,7 @@ func (g *gen) document(tool, where string, text json.RawMessage, def string) str
 		src = string(text)
 	}
 	r := &renderer{g: g, tool: tool, where: where}
-	root := parseJSON(src, &g.slab)
+	root := parseJSON(src, &g.arena)
 	if root == nil {
 		return r.fallback(nil, "schema is not valid JSON").text
 	}
