@@ -98,7 +98,11 @@ func TestTypeCheck(t *testing.T) {
 		projects = append(projects, tsProject{name: "random-" + strconv.Itoa(i), sdk: Render(tools).Declarations})
 	}
 
-	diags := typeCheck(t, tsc, projects)
+	// The canary must fail: it proves tsc checked every project up to the last.
+	diags := typeCheck(t, tsc, append(projects, tsProject{name: "zz-canary", sdk: "const canary: number = \"x\"\n"}))
+	if c := diags["zz-canary"]["sdk.ts"]; len(c) != 1 || c[0].code != "TS2322" {
+		t.Fatalf("tsc did not report the canary's error (got %v): the checks cannot be trusted", c)
+	}
 	for _, p := range projects {
 		t.Run(p.name, func(t *testing.T) {
 			got := diags[p.name]
