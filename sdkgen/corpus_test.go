@@ -98,6 +98,28 @@ func TestTypeCheck(t *testing.T) {
 		projects = append(projects, tsProject{name: "random-" + strconv.Itoa(i), sdk: Render(tools).Declarations})
 	}
 
+	// The fuzz corpus's kept inputs, as tools.
+	var kept []Tool
+	files, _ := filepath.Glob("testdata/fuzz/FuzzRender/*")
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var args []string
+		for _, line := range strings.Split(string(data), "\n")[1:] {
+			if v, ok := strings.CutPrefix(line, "string("); ok {
+				if u, err := strconv.Unquote(strings.TrimSuffix(v, ")")); err == nil {
+					args = append(args, u)
+				}
+			}
+		}
+		if len(args) == 3 {
+			kept = append(kept, Tool{Name: args[0], Description: args[1], Parameters: json.RawMessage(args[2]), Output: json.RawMessage(args[2])})
+		}
+	}
+	projects = append(projects, tsProject{name: "fuzz-kept", sdk: Render(kept).Declarations})
+
 	// The canary must fail: it proves tsc checked every project up to the last.
 	diags := typeCheck(t, tsc, append(projects, tsProject{name: "zz-canary", sdk: "const canary: number = \"x\"\n"}))
 	if c := diags["zz-canary"]["sdk.ts"]; len(c) != 1 || c[0].code != "TS2322" {
