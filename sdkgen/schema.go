@@ -78,6 +78,8 @@ type renderer struct {
 	where  string // "parameters" or "output"
 	root   *node
 	active map[*node]bool // inline $ref targets being rendered, to stop cycles
+	// expanded counts the source bytes of $ref targets rendered in place.
+	expanded int
 }
 
 func (r *renderer) fallback(at *loc, reason string) ts {
@@ -333,6 +335,12 @@ func (r *renderer) ref(ref *node, ind string, depth int, at *loc) ts {
 	}
 	if r.active[target] {
 		return r.fallback(at, "recursive $ref "+quote(ref.str)+" outside $defs")
+	}
+	// Pointers rendered in place can nest (a property pointing at one that points at
+	// two others, …) and grow the text exponentially; bound what they expand.
+	r.expanded += len(target.src)
+	if r.expanded > max(64<<10, 4*len(r.root.src)) {
+		return r.fallback(at, "$ref "+quote(ref.str)+" not expanded: the schema's in-place references grew too large")
 	}
 	if r.active == nil {
 		r.active = map[*node]bool{}

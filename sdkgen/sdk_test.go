@@ -231,6 +231,25 @@ func TestDeepSchemas(t *testing.T) {
 
 // BenchmarkRender1000 renders an SDK for 1,000 tools cycled from the corpus (real
 // servers' schemas, long descriptions included).
+// TestRefExpansionBounded: in-place pointers that each refer to the previous one
+// twice would double the text at every level; the expansion budget stops it.
+func TestRefExpansionBounded(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"type":"object","properties":{"p0":{"type":"object","properties":{"a":{"type":"string","description":"` + strings.Repeat("x", 200) + `"}}}`)
+	for i := 1; i <= 40; i++ {
+		prev := `{"$ref":"#/properties/p` + itoa(i-1) + `"}`
+		b.WriteString(`,"p` + itoa(i) + `":{"type":"object","properties":{"l":` + prev + `,"r":` + prev + `}}`)
+	}
+	b.WriteString(`}}`)
+	sdk := Render([]Tool{{Name: "bomb", Parameters: json.RawMessage(b.String())}})
+	if len(sdk.Declarations) > 4<<20 {
+		t.Fatalf("the declarations are %d bytes", len(sdk.Declarations))
+	}
+	if len(sdk.Fallbacks) == 0 || !strings.Contains(sdk.Fallbacks[0].Reason, "grew too large") {
+		t.Errorf("want an expansion fallback, got %v", sdk.Fallbacks)
+	}
+}
+
 func BenchmarkRender1000(b *testing.B) {
 	var corpus []Tool
 	for _, s := range loadCorpus(&testing.T{}) {
