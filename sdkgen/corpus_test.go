@@ -23,7 +23,7 @@ type corpusServer struct {
 	programs map[string]string
 }
 
-func loadCorpus(t *testing.T) []corpusServer {
+func loadCorpus(t testing.TB) []corpusServer {
 	t.Helper()
 	files, err := filepath.Glob(filepath.Join(corpusDir, "*.json"))
 	if err != nil || len(files) == 0 {

@@ -16,11 +16,19 @@ type node struct {
 	keys []string
 	vals []*node
 	src  string // the value's source text
+	// index holds member positions by key for objects of 32 or more members.
+	index map[string]int
 }
 
 // get returns the member named k of an object node, or nil.
 func (n *node) get(k string) *node {
 	if n == nil || n.kind != 'o' {
+		return nil
+	}
+	if n.index != nil {
+		if i, ok := n.index[k]; ok {
+			return n.vals[i]
+		}
 		return nil
 	}
 	for i, key := range n.keys {
@@ -93,6 +101,7 @@ func (p *parser) members(f *frame) {
 		n.keys = p.a.keys[:len(keys):len(keys)]
 		p.a.keys = p.a.keys[len(keys):]
 		copy(n.keys, keys)
+		n.index = f.index
 	}
 	p.keys = p.keys[:f.base]
 }
@@ -102,6 +111,7 @@ type frame struct {
 	start int
 	base  int // where the container's members start on the parser's stacks
 	key   string
+	index map[string]int // member positions by key, for large objects
 }
 
 func (p *parser) space() {
@@ -215,11 +225,28 @@ func (p *parser) parse() *node {
 // add adds a member to the open object f; a repeated key keeps its first position
 // and takes the new value.
 func (p *parser) add(f *frame, v *node) {
-	for i, key := range p.keys[f.base:] {
-		if key == f.key {
+	members := p.keys[f.base:]
+	switch {
+	case f.index != nil:
+		if i, ok := f.index[f.key]; ok {
 			p.vals[f.base+i] = v
 			return
 		}
+		f.index[f.key] = len(members)
+	case len(members) < 32:
+		for i, key := range members {
+			if key == f.key {
+				p.vals[f.base+i] = v
+				return
+			}
+		}
+	default: // a large object: index it, so that n members cost O(n), not O(n²)
+		f.index = make(map[string]int, 2*len(members))
+		for i, key := range members {
+			f.index[key] = i
+		}
+		p.add(f, v)
+		return
 	}
 	p.keys = append(p.keys, f.key)
 	p.vals = append(p.vals, v)
