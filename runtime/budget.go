@@ -220,7 +220,7 @@ func installGuards(r *run) error {
 					panic(r.rangeError("Invalid array length"))
 				}
 				if n > nativeSortMax {
-					args = []goja.Value{r.in.compare}
+					args = []goja.Value{r.helpers().compare}
 				}
 			}
 			v, err := orig(call.This, args...)

@@ -35,6 +35,7 @@ func (r *run) newConsole() *goja.Object {
 // consoleCall formats one console call and appends it as one log entry. Over the output
 // budget, the run fails as output-limit and the entry is dropped.
 func (r *run) consoleCall(call goja.FunctionCall) goja.Value {
+	r.helpers() // capture the intrinsics the formatter uses before the program can touch them again
 	var b strings.Builder
 	budget := r.logRoom()
 	for i, a := range call.Arguments {
@@ -375,7 +376,7 @@ func (in *inspector) arrayEntries(o *goja.Object, child func(goja.Value) string)
 // helper, so a program that replaced Map.prototype.entries cannot change the output.
 func (in *inspector) collectionEntries(o *goja.Object, cls string, child func(goja.Value) string) ([]string, int64) {
 	r := in.r
-	list, err := r.in.entries(goja.Undefined(), o, r.vm.ToValue(inspectMaxItems))
+	list, err := r.helpers().entries(goja.Undefined(), o, r.vm.ToValue(inspectMaxItems))
 	if err != nil {
 		return []string{"<unreadable>"}, 0
 	}

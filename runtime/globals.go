@@ -17,10 +17,13 @@ var hostGlobals = []string{
 	"TextEncoder", "TextDecoder", "atob", "btoa", "structuredClone",
 }
 
-// preludeSrc captures, before any program runs, the intrinsics the runtime itself calls,
-// so a program that overwrites Map.prototype.entries or Date.prototype.toISOString cannot
-// change what the console prints or how the default sort compares. It uses no method a
-// program could replace later (no push, no for-of).
+// preludeSrc captures the intrinsics the console and the sort guard call, so a program that
+// overwrites Map.prototype.entries or Date.prototype.toISOString afterwards cannot change
+// what the console prints or how the default sort compares. It uses no method a program
+// could replace later (no push, no for-of). It runs on the first console call (or the first
+// default sort of a long array), not when the VM is built: touching Map, Set, Symbol and typed arrays would more than double the cost and
+// the idle memory of every pooled VM, and a program that replaced them before its first
+// console call only changes its own output.
 const preludeSrc = `(function () {
 	'use strict';
 	const getProto = Object.getPrototypeOf, apply = Reflect.apply, S = String;
@@ -50,12 +53,8 @@ const preludeSrc = `(function () {
 		return x < y ? -1 : x > y ? 1 : 0;
 	}
 	const typedTag = desc(getProto(Uint8Array.prototype), Symbol.toStringTag).get;
-	function brand(o) {
-		try { apply(mapSize, o, []); return 'Map'; } catch {}
-		try { apply(setSize, o, []); return 'Set'; } catch {}
-		return apply(typedTag, o, []) || 'Object';
-	}
-	return [entries, date, compare, JSON.parse, brand];
+	function typedName(o) { return apply(typedTag, o, []) || 'Object'; }
+	return [entries, date, compare, typedName, Map.prototype, Set.prototype, getProto(Uint8Array.prototype)];
 })()`
 
 // encodingSrc defines TextEncoder and TextDecoder (UTF-8 only, as in the WHATWG spec's
@@ -159,6 +158,22 @@ var (
 	clonePrg    = goja.MustCompile("clone.js", cloneSrc, true)
 )
 
+// helpers runs the prelude on first use. VM goroutine only.
+func (r *run) helpers() *intrinsics {
+	if r.in.entries == nil {
+		v, err := r.vm.RunProgram(preludePrg)
+		if err != nil {
+			panic(err)
+		}
+		h := v.ToObject(r.vm)
+		fn := func(i string) goja.Callable { f, _ := goja.AssertFunction(h.Get(i)); return f }
+		r.in.entries, r.in.date, r.in.typedName = fn("0"), fn("1"), fn("3")
+		r.in.compare = h.Get("2")
+		r.in.mapProto, r.in.setProto, r.in.typedProto = h.Get("4").ToObject(r.vm), h.Get("5").ToObject(r.vm), h.Get("6").ToObject(r.vm)
+	}
+	return &r.in
+}
+
 // installGlobals installs the host globals of spec §3 into a fresh VM. URL, TextEncoder,
 // TextDecoder and structuredClone are materialized on first access, so a pooled VM that
 // never uses them does not pay for them.
@@ -166,17 +181,10 @@ func (r *run) installGlobals() error {
 	vm := r.vm
 	// eval and new Function parse too: never let them load a source map from the host.
 	vm.SetParserOptions(parser.WithDisableSourceMaps)
-	v, err := vm.RunProgram(preludePrg)
-	if err != nil {
-		return err
-	}
-	helpers := v.ToObject(vm)
-	fn := func(i string) goja.Callable { f, _ := goja.AssertFunction(helpers.Get(i)); return f }
-	r.in.entries, r.in.date, r.in.jsonParse, r.in.brand = fn("0"), fn("1"), fn("3"), fn("4")
-	r.in.compare = helpers.Get("2")
 	r.in.objectProto = vm.NewObject().Prototype()
 	r.in.arrayProto = vm.NewArray().Prototype()
 	r.in.errorCtor = vm.Get("Error").ToObject(vm)
+	r.in.rangeCtor = vm.Get("RangeError").ToObject(vm)
 
 	g := vm.GlobalObject()
 	set := func(name string, v goja.Value) {

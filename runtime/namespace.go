@@ -294,7 +294,7 @@ func (r *run) hostCall(o *nsObject, member string, call goja.FunctionCall) goja.
 			if len(out) == 0 {
 				return resolve(goja.Undefined())
 			}
-			v, perr := r.in.jsonParse(goja.Undefined(), vm.ToValue(string(out)))
+			v, perr := r.decodeJSON(out)
 			if perr != nil {
 				return reject(r.callError(o, member, o.ns.noun+" result must be lossless JSON", nil))
 			}

@@ -57,9 +57,10 @@ type run struct {
 type intrinsics struct {
 	objectProto, arrayProto *goja.Object
 	errorCtor, rangeCtor    *goja.Object
-	jsonParse               goja.Callable
-	entries, date, brand    goja.Callable
-	compare                 goja.Value
+	// Filled by helpers() on first use.
+	entries, date, typedName       goja.Callable
+	compare                        goja.Value
+	mapProto, setProto, typedProto *goja.Object
 }
 
 // newRun builds a warm VM: globals installed, nothing run.
@@ -71,7 +72,6 @@ func newRun(p *Pool) (*run, error) {
 	if err := r.installGlobals(); err != nil {
 		return nil, fmt.Errorf("runtime: building a VM: %w", err)
 	}
-	r.in.rangeCtor = r.vm.Get("RangeError").ToObject(r.vm)
 	return r, nil
 }
 
@@ -363,20 +363,33 @@ func isGojaPanic(x any) bool {
 }
 
 func (r *run) dateString(o *goja.Object) string {
-	v, err := r.in.date(goja.Undefined(), o)
+	v, err := r.helpers().date(goja.Undefined(), o)
 	if err != nil {
 		return "Invalid Date"
 	}
 	return v.String()
 }
 
-// brand tells Maps and Sets from plain objects (goja's class name is "Object" for both).
+// brand tells Maps, Sets and typed arrays from plain objects (goja's class name is
+// "Object" for all of them) by their prototype chain.
 func (r *run) brand(o *goja.Object) string {
-	v, err := r.in.brand(goja.Undefined(), o)
-	if err != nil {
-		return "Object"
+	in := r.helpers()
+	for p := o.Prototype(); p != nil; p = p.Prototype() {
+		switch p {
+		case in.mapProto:
+			return "Map"
+		case in.setProto:
+			return "Set"
+		case in.typedProto:
+			if v, err := in.typedName(goja.Undefined(), o); err == nil {
+				return v.String()
+			}
+			return "Object"
+		case r.in.objectProto:
+			return "Object"
+		}
 	}
-	return v.String()
+	return "Object"
 }
 
 func (r *run) primitiveOf(o *goja.Object) goja.Value {

@@ -1,0 +1,186 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	goruntime "runtime"
+	"strings"
+	"testing"
+)
+
+// Benchmarks for the issue's closing note. Run narrowly, for example:
+//
+//	go test -run '^$' -bench . -benchtime 2000x ./runtime/
+
+func benchPool(b *testing.B) *Pool {
+	b.Helper()
+	p, err := NewPool(&PoolOptions{Size: 16})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = p.Close() })
+	return p
+}
+
+func mustPrepare(b *testing.B, code string) *Program {
+	b.Helper()
+	prg, err := Prepare(code, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return prg
+}
+
+func echoNamespace(b *testing.B, n int) *Namespace {
+	b.Helper()
+	members := make([]string, n)
+	for i := range members {
+		members[i] = fmt.Sprintf("t%d", i)
+	}
+	ns, err := NewNamespace("tools", members, Async(func(_ context.Context, _ string, args json.RawMessage) (json.RawMessage, error) {
+		return args, nil
+	}), &NamespaceOptions{ErrorClass: "ToolCallError", MemberProperty: "toolName"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return ns
+}
+
+func runBench(b *testing.B, p *Pool, prg *Program, opts *RunOptions) {
+	b.Helper()
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		res, err := p.RunProgram(ctx, prg, opts)
+		if err != nil || res.Failure != nil {
+			b.Fatalf("run: %v %v", err, res.Failure)
+		}
+	}
+}
+
+// BenchmarkRun is a warm run of a prepared `return 1 + 1`, acquire included, without and
+// with a tools namespace of 10 or 1,000 members installed.
+func BenchmarkRun(b *testing.B) {
+	prg := mustPrepare(b, "return 1 + 1")
+	b.Run("no namespace", func(b *testing.B) { runBench(b, benchPool(b), prg, nil) })
+	for _, n := range []int{10, 1000} {
+		ns := echoNamespace(b, n)
+		b.Run(fmt.Sprintf("namespace of %d", n), func(b *testing.B) {
+			runBench(b, benchPool(b), prg, &RunOptions{Namespaces: []*Namespace{ns}})
+		})
+	}
+}
+
+// BenchmarkHostCalls runs 10 sequential host calls per op; divide by 10 for one round trip
+// (beyond the run's fixed cost, BenchmarkRun).
+func BenchmarkHostCalls(b *testing.B) {
+	prg := mustPrepare(b, "let s = 0; for (let i = 0; i < 10; i++) s += (await tools.t0({n: i})).n; return s")
+	runBench(b, benchPool(b), prg, &RunOptions{Namespaces: []*Namespace{echoNamespace(b, 10)}})
+}
+
+// BenchmarkLargeHostResult consumes a 1 MB JSON host result.
+func BenchmarkLargeHostResult(b *testing.B) {
+	var items []map[string]any
+	for i := 0; len(items) < 10000; i++ {
+		items = append(items, map[string]any{"id": i, "name": strings.Repeat("n", 60), "ok": i%2 == 0})
+	}
+	big, _ := json.Marshal(items)
+	b.SetBytes(int64(len(big)))
+	ns, err := NewNamespace("tools", []string{"big"}, Async(func(context.Context, string, json.RawMessage) (json.RawMessage, error) {
+		return big, nil
+	}), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	prg := mustPrepare(b, "const r = await tools.big({}); return r.filter(x => x.ok).length")
+	runBench(b, benchPool(b), prg, &RunOptions{Namespaces: []*Namespace{ns}})
+}
+
+// BenchmarkNewVM builds one warm VM (what the background refill pays per run).
+func BenchmarkNewVM(b *testing.B) {
+	p := benchPool(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := newRun(p); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkIdleVM reports the heap one idle pooled VM retains.
+func BenchmarkIdleVM(b *testing.B) {
+	p := benchPool(b)
+	const n = 200
+	for b.Loop() {
+		vms := make([]*run, n)
+		goruntime.GC()
+		var before, after goruntime.MemStats
+		goruntime.ReadMemStats(&before)
+		for i := range vms {
+			vms[i], _ = newRun(p)
+		}
+		goruntime.GC()
+		goruntime.ReadMemStats(&after)
+		b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/n, "B/idle-VM")
+		goruntime.KeepAlive(vms)
+	}
+}
+
+// BenchmarkPrepare compares plain JavaScript (goja's parser only) with TypeScript (which
+// fails goja's parser first and goes through esbuild).
+func BenchmarkPrepare(b *testing.B) {
+	js := "const users = await tools.list({limit: 10});\nconst active = users.filter(u => u.active);\nreturn active.map(u => u.name);"
+	ts := "interface U { name: string; active: boolean }\nconst users = await tools.list({limit: 10}) as U[];\nconst active: U[] = users.filter(u => u.active);\nreturn active.map(u => u.name);"
+	for name, code := range map[string]string{"js": js, "ts": ts} {
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := Prepare(code, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// benchValue builds a value on a fresh VM for the formatting benchmarks.
+func benchValue(b *testing.B, src string) (*run, *Pool) {
+	b.Helper()
+	p := benchPool(b)
+	r, err := newRun(p)
+	if err != nil {
+		b.Fatal(err)
+	}
+	r.limits = p.limits
+	v, err := r.vm.RunString(src)
+	if err != nil {
+		b.Fatal(err)
+	}
+	r.vm.Set("__bench", v)
+	return r, p
+}
+
+const benchObject = `({id: 42, name: 'widget', tags: ['a', 'b', 'c'], nested: {when: new Date(0), sizes: [1, 2, 3, 4, 5, 6, 7, 8], m: new Map([['k', {deep: [1, {x: 'y'}]}]])}, list: Array.from({length: 50}, (_, i) => ({i, even: i % 2 === 0}))})`
+
+// BenchmarkConsole formats one nested object the way console.log does.
+func BenchmarkConsole(b *testing.B) {
+	r, _ := benchValue(b, benchObject)
+	v := r.vm.Get("__bench")
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = r.inspect(v)
+	}
+}
+
+// BenchmarkCompletion encodes a typical completion as lossless JSON.
+func BenchmarkCompletion(b *testing.B) {
+	r, _ := benchValue(b, `({id: 42, name: 'widget', tags: ['a', 'b', 'c'], list: Array.from({length: 50}, (_, i) => ({i, even: i % 2 === 0, label: 'item ' + i}))})`)
+	v := r.vm.Get("__bench")
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, res, _ := r.encode(v, 1<<20); res != encodeOK {
+			b.Fatal("encode failed")
+		}
+	}
+}
