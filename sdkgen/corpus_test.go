@@ -202,12 +202,15 @@ func TestCorpusFallbacks(t *testing.T) {
 
 // randomSchema returns a random JSON Schema-like document of bounded depth, mixing
 // keywords real schemas use with malformed values.
-func randomSchema(rng *rand.Rand, depth int) json.RawMessage {
+func randomSchema(rng intn, depth int) json.RawMessage {
 	data, _ := json.Marshal(randomNode(rng, depth))
 	return data
 }
 
-func randomNode(rng *rand.Rand, depth int) any {
+// intn is the randomness randomNode needs: a *rand.Rand, or a fuzzer's bytes.
+type intn interface{ IntN(n int) int }
+
+func randomNode(rng intn, depth int) any {
 	if depth == 0 || rng.IntN(6) == 0 {
 		switch rng.IntN(8) {
 		case 0:

@@ -28,8 +28,10 @@
 //
 // Beyond the reference's subset, real tools' JSON Schema renders as:
 //
-//   - anyOf and oneOf: a union; allOf: an intersection; a branch that accepts anything
-//     (only constraints such as required) makes the union say nothing, and is dropped;
+//   - anyOf and oneOf: a union; a branch that accepts anything (only constraints such
+//     as required) makes the union say nothing, and it is dropped;
+//   - allOf: one merged literal when every member only declares properties, else an
+//     intersection;
 //   - type arrays (["string","null"]) and nullable: true: unions with null;
 //   - const and enum of any JSON type: literal types (objects and arrays as literal
 //     object types and tuples);

@@ -22,6 +22,35 @@ var fuzzSeeds = []string{
 	`{"description":"*/*/","type":"string","default":"*/","pattern":"a*/"}`,
 }
 
+// byteSource turns a fuzzer's bytes into the choices randomNode makes (zero when
+// they run out), so that every input is a JSON schema built from real keywords.
+type byteSource struct{ data []byte }
+
+func (b *byteSource) IntN(n int) int {
+	if len(b.data) == 0 {
+		return 0
+	}
+	v := int(b.data[0])
+	b.data = b.data[1:]
+	return v % n
+}
+
+// FuzzRenderSchema explores schemas made of the keywords real tools use ($ref into
+// $defs, recursive aliases, anyOf, allOf, tuples, maps, const, enum, exotic names):
+// Render never panics and keeps the frame.
+func FuzzRenderSchema(f *testing.F) {
+	f.Add([]byte{0, 1, 2, 3, 4, 5, 6, 7})
+	f.Add([]byte{3, 3, 3, 4, 5, 0, 1, 2, 5, 5, 5})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		src := &byteSource{data: data}
+		schema := randomSchema(src, 5)
+		sdk := Render([]Tool{{Name: "t", Parameters: schema, Output: randomSchema(src, 3)}})
+		if !strings.HasPrefix(sdk.Declarations, "type JsonValue = ") || !strings.HasSuffix(sdk.Declarations, "}\n") {
+			t.Fatalf("broken frame for %s:\n%s", schema, sdk.Declarations)
+		}
+	})
+}
+
 // FuzzRender feeds arbitrary text as a tool's name, description and schemas: Render
 // must never panic and must produce the fixed frame. (Whether the text type-checks is
 // checked with tsc on a sample in TestTypeCheck, not on every input.)
