@@ -29,18 +29,29 @@ type Manifest struct {
 
 // Tool is one declared tool: exactly one of Mock and Command is set.
 type Tool struct {
-	Name            string          `json:"name"`
-	Description     string          `json:"description"`
-	InputSchema     json.RawMessage `json:"inputSchema"`
-	OutputSchema    json.RawMessage `json:"outputSchema"`
-	ConcurrencySafe bool            `json:"concurrencySafe"`
-	TimeoutMs       int             `json:"timeoutMs"`
-	Mock            *Mock           `json:"mock"`
-	Command         []string        `json:"command"`
+	// Name is the model-facing name (registry rules: non-empty, at most 128 bytes, no
+	// control characters, not run_code).
+	Name string `json:"name"`
+	// Description tells the model what the tool does.
+	Description string `json:"description"`
+	// InputSchema is the JSON Schema of the arguments; if absent, any object.
+	InputSchema json.RawMessage `json:"inputSchema"`
+	// OutputSchema is the JSON Schema of the value; if absent, any JSON value.
+	OutputSchema json.RawMessage `json:"outputSchema"`
+	// ConcurrencySafe lets calls overlap with other safe calls (default false).
+	ConcurrencySafe bool `json:"concurrencySafe"`
+	// TimeoutMs is the declared deadline, enforced by the pipeline's timeout wrapper;
+	// zero means none.
+	TimeoutMs int `json:"timeoutMs"`
+	// Mock answers calls from the manifest.
+	Mock *Mock `json:"mock"`
+	// Command is the program and arguments of a process started for each call.
+	Command []string `json:"command"`
 }
 
 // Server is an upstream MCP server as agents' MCP config files declare it: a process
-// (Command, Args, Env) or a remote endpoint (URL, Headers).
+// (Command, Args, Env, Cwd) or a remote endpoint (URL, Headers). Type is optional
+// (stdio, http, sse or streamable-http).
 type Server struct {
 	Type    string            `json:"type"`
 	Command string            `json:"command"`
