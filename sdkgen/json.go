@@ -115,8 +115,13 @@ type frame struct {
 }
 
 func (p *parser) space() {
-	for p.pos < len(p.s) && strings.IndexByte(" \t\r\n", p.s[p.pos]) >= 0 {
-		p.pos++
+	for p.pos < len(p.s) {
+		switch p.s[p.pos] {
+		case ' ', '\t', '\r', '\n':
+			p.pos++
+			continue
+		}
+		return
 	}
 }
 
