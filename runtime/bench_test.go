@@ -72,11 +72,15 @@ func BenchmarkRun(b *testing.B) {
 	}
 }
 
-// BenchmarkHostCalls runs 10 sequential host calls per op; divide by 10 for one round trip
-// (beyond the run's fixed cost, BenchmarkRun).
+// BenchmarkHostCalls runs 10 and 100 sequential host calls per op; the difference divided
+// by 90 is one round trip.
 func BenchmarkHostCalls(b *testing.B) {
-	prg := mustPrepare(b, "let s = 0; for (let i = 0; i < 10; i++) s += (await tools.t0({n: i})).n; return s")
-	runBench(b, benchPool(b), prg, &RunOptions{Namespaces: []*Namespace{echoNamespace(b, 10)}})
+	for _, n := range []int{10, 100} {
+		b.Run(fmt.Sprintf("%d sequential", n), func(b *testing.B) {
+			prg := mustPrepare(b, fmt.Sprintf("let s = 0; for (let i = 0; i < %d; i++) s += (await tools.t0({n: i})).n; return s", n))
+			runBench(b, benchPool(b), prg, &RunOptions{Namespaces: []*Namespace{echoNamespace(b, 10)}})
+		})
+	}
 }
 
 // BenchmarkLargeHostResult consumes a 1 MB JSON host result.

@@ -10,6 +10,21 @@ import (
 	"github.com/dop251/goja"
 )
 
+// What the in-process guards cannot do. goja checks its interrupt flag only between
+// bytecode instructions, so a single native call runs to its end:
+//   - Allocation-heavy built-ins (repeat, padStart/padEnd, fill, join, default sort, bind
+//     name growth) are guarded below; other paths that allocate inside one native call
+//     (spreading or Array.from over a huge sparse array, JSON.stringify of a deep value)
+//     are not, and only the heap sampler, after the call returns, sees them.
+//   - Catastrophic regexp backtracking: goja falls back to regexp2 for lookarounds and
+//     backreferences, and regexp2's match timeout (regexp2.DefaultMatchTimeout) can only be
+//     set by importing github.com/dlclark/regexp2, which the import table of deps_test.go
+//     does not allow this package. Such a match is bounded like any native stall: when the
+//     compute budget or wall clock ends, Run waits PoolOptions.Grace and returns the timeout,
+//     leaving the VM's goroutine to finish the match (it holds a MaxRuns slot meanwhile).
+//   - Go's "fatal error: out of memory" is not recoverable; a hard memory limit needs the
+//     worker-process isolation mode (kind worker-exit).
+
 // Limits are the budgets of one run (spec §7). A zero field means the default named on it.
 // Limits is a plain value; copies are independent.
 type Limits struct {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf16"
@@ -40,16 +41,17 @@ var (
 type encoder struct {
 	r      *run
 	buf    []byte
-	max    int // give up once the text is longer than this
-	onPath map[*goja.Object]bool
-	path   []any // string keys and int indexes, for the lossy detail
+	max    int                   // give up once the text is longer than this
+	onPath []*goja.Object        // the containers around the current value, for cycles
+	deep   map[*goja.Object]bool // the same as a set, once the path is long
+	path   []any                 // string keys and int indexes, for the lossy detail
 	detail string
 	nodes  int
 }
 
 // encode writes v as lossless JSON. On encodeLossy, e.detail says what and where.
 func (r *run) encode(v goja.Value, maxBytes int) (json.RawMessage, encodeResult, string) {
-	e := &encoder{r: r, max: maxBytes, onPath: map[*goja.Object]bool{}}
+	e := &encoder{r: r, max: maxBytes}
 	res := encodeOK
 	if ex := r.vm.Try(func() { res = e.value(v) }); ex != nil {
 		return nil, encodeLossy, "a getter threw at " + e.where()
@@ -134,7 +136,7 @@ func (e *encoder) value(v goja.Value) encodeResult {
 }
 
 func (e *encoder) object(o *goja.Object) encodeResult {
-	if e.onPath[o] {
+	if e.isOnPath(o) {
 		return e.lossy("a cycle")
 	}
 	proto := o.Prototype()
@@ -164,9 +166,39 @@ func (e *encoder) object(o *goja.Object) encodeResult {
 	}
 }
 
+// Short paths are scanned; long ones (deeply nested values) use a set.
+const pathScanMax = 64
+
+func (e *encoder) isOnPath(o *goja.Object) bool {
+	if e.deep != nil {
+		return e.deep[o]
+	}
+	return slices.Contains(e.onPath, o)
+}
+
+func (e *encoder) push(o *goja.Object) {
+	e.onPath = append(e.onPath, o)
+	if e.deep != nil {
+		e.deep[o] = true
+	} else if len(e.onPath) > pathScanMax {
+		e.deep = make(map[*goja.Object]bool, 2*len(e.onPath))
+		for _, p := range e.onPath {
+			e.deep[p] = true
+		}
+	}
+}
+
+func (e *encoder) pop() {
+	o := e.onPath[len(e.onPath)-1]
+	e.onPath = e.onPath[:len(e.onPath)-1]
+	if e.deep != nil {
+		delete(e.deep, o)
+	}
+}
+
 func (e *encoder) array(o *goja.Object) encodeResult {
-	e.onPath[o] = true
-	defer delete(e.onPath, o)
+	e.push(o)
+	defer e.pop()
 	n := o.Get("length").ToInteger()
 	e.buf = append(e.buf, '[')
 	for i := int64(0); i < n; i++ {
@@ -188,8 +220,8 @@ func (e *encoder) array(o *goja.Object) encodeResult {
 }
 
 func (e *encoder) plain(o *goja.Object) encodeResult {
-	e.onPath[o] = true
-	defer delete(e.onPath, o)
+	e.push(o)
+	defer e.pop()
 	e.buf = append(e.buf, '{')
 	for i, k := range o.Keys() {
 		if i > 0 {

@@ -19,6 +19,14 @@
 //     wall clock, output bytes, a heap sampler, call-stack depth, and size guards on the
 //     built-ins that can allocate or spin without reaching goja's interrupt check.
 //
+// A caller installs host functions through a [Namespace]: a global (for example tools)
+// whose members are materialized on first access, with an optional error class (for example
+// ToolCallError with a toolName property). Each call snapshots its argument as lossless
+// JSON on the VM goroutine, starts through the namespace's [StartFunc] in submission order,
+// waits on a goroutine of its own, and settles the program's promise back on the VM
+// goroutine through the run's loop. When the run ends, the host context is cancelled with
+// [ErrRunOver] and in-flight calls are awaited.
+//
 // It does not know about tools, policies or schemas: a caller (the bindings package) hands it
 // namespaces of async host functions, each called with lossless JSON arguments, and decides
 // what a call does. It does not isolate programs in worker processes (the worker-exit kind is

@@ -265,6 +265,7 @@ func (r *run) hostCall(o *nsObject, member string, call goja.FunctionCall) goja.
 	case encodeStopped:
 		return vm.ToValue(p)
 	}
+	r.hostCalls++
 	wait := o.ns.start(r.ctx, member, args)
 	settle := r.loop.reserve()
 	r.host.Add(1)

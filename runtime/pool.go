@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	goruntime "runtime"
 	"sync"
 	"time"
+
+	"golang.org/x/sync/semaphore"
 )
 
 // PoolOptions configures a Pool. A nil *PoolOptions means the defaults.
@@ -15,6 +18,10 @@ type PoolOptions struct {
 	// Limits are the default budgets of every run; a nil Limits or a zero field means the
 	// default of spec §7 named on the field.
 	Limits *Limits
+	// MaxRuns bounds how many programs run at once; Run waits for a slot (or for its
+	// context). A VM abandoned inside a native built-in keeps its slot until it finishes,
+	// so stuck VMs cannot pile up. Zero means 4 per CPU (GOMAXPROCS).
+	MaxRuns int
 	// Grace bounds how long Run keeps waiting after a budget ran out, the context was
 	// cancelled or the program ended, for a VM stuck inside a native built-in (which no
 	// interrupt reaches) and for host calls that ignore cancellation. After it, Run returns
@@ -43,6 +50,7 @@ type Pool struct {
 	limits Limits
 	grace  time.Duration
 	ready  chan *run
+	slots  *semaphore.Weighted // one per running VM goroutine
 
 	ctx    context.Context // cancelled by Close
 	cancel context.CancelFunc
@@ -63,6 +71,8 @@ func NewPool(opts *PoolOptions) (*Pool, error) {
 		return nil, &OptionError{Field: "PoolOptions.Size", Reason: "must not be negative"}
 	case opts.Grace < 0:
 		return nil, &OptionError{Field: "PoolOptions.Grace", Reason: "must not be negative"}
+	case opts.MaxRuns < 0:
+		return nil, &OptionError{Field: "PoolOptions.MaxRuns", Reason: "must not be negative"}
 	}
 	var base Limits
 	if opts.Limits != nil {
@@ -72,7 +82,11 @@ func NewPool(opts *PoolOptions) (*Pool, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Pool{limits: limits, grace: opts.Grace}
+	maxRuns := opts.MaxRuns
+	if maxRuns == 0 {
+		maxRuns = 4 * goruntime.GOMAXPROCS(0)
+	}
+	p := &Pool{limits: limits, grace: opts.Grace, slots: semaphore.NewWeighted(int64(maxRuns))}
 	if p.grace == 0 {
 		p.grace = time.Second
 	}
@@ -177,8 +191,12 @@ func (p *Pool) RunProgram(ctx context.Context, prg *Program, opts *RunOptions) (
 	if ctx.Err() != nil {
 		return &Result{Failure: &Failure{Kind: KindAbort, Message: context.Cause(ctx).Error()}}, nil
 	}
+	if err := p.slots.Acquire(ctx, 1); err != nil {
+		return &Result{Failure: &Failure{Kind: KindAbort, Message: context.Cause(ctx).Error()}}, nil
+	}
 	r, err := p.acquire()
 	if err != nil {
+		p.slots.Release(1)
 		return nil, err
 	}
 	return p.execute(ctx, r, prg, limits, opts.Namespaces), nil
@@ -209,6 +227,7 @@ func (p *Pool) execute(ctx context.Context, r *run, prg *Program, limits Limits,
 	p.hosts.Add(1)
 	go func() {
 		defer p.hosts.Done()
+		defer p.slots.Release(1) // after finish: an abandoned VM holds its slot
 		defer close(done)
 		if err := r.installNamespaces(nss); err != nil {
 			r.fail(KindException, "internal error: installing namespaces: "+err.Error())
@@ -250,9 +269,12 @@ func (p *Pool) execute(ctx context.Context, r *run, prg *Program, limits Limits,
 func (r *run) finish() {
 	r.loop.close()
 	r.timers.stopAll()
-	r.cancel(errRunOver)
+	r.cancel(ErrRunOver)
 	if r.compute != nil {
 		r.compute.Stop()
+	}
+	if r.hostCalls == 0 {
+		return
 	}
 	hostDone := make(chan struct{})
 	go func() {
@@ -267,7 +289,9 @@ func (r *run) finish() {
 	t.Stop()
 }
 
-var errRunOver = errors.New("the run is over")
+// ErrRunOver is the cause of a run's host context (see StartFunc) once the run has ended:
+// its program settled or failed. Host work still in flight should stop.
+var ErrRunOver = errors.New("runtime: the run is over")
 
 // Close aborts the runs in flight (kind abort, "runtime pool closed"), stops the refill,
 // drops the warm VMs and waits for every goroutine the pool started, including VMs and host

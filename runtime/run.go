@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"regexp"
+	goruntime "runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -27,11 +28,12 @@ type run struct {
 	limits Limits
 	prg    *Program
 
-	parent context.Context // the caller's
-	ctx    context.Context // host work; cancelled when the run ends
-	cancel context.CancelCauseFunc
-	host   sync.WaitGroup // host goroutines of this run
-	pool   *Pool
+	parent    context.Context // the caller's
+	ctx       context.Context // host work; cancelled when the run ends
+	cancel    context.CancelCauseFunc
+	host      sync.WaitGroup // host goroutines of this run
+	hostCalls int
+	pool      *Pool
 
 	namespaces      []*Namespace
 	urlExports      *goja.Object
@@ -109,6 +111,9 @@ func (r *run) fail(kind Kind, msg string) bool {
 
 var errStop = errors.New("run stopped")
 
+// spinYields is how many times the loop yields before parking while host work is pending.
+const spinYields = 3
+
 func (r *run) failed() bool { return r.stopping.Load() }
 
 // exec runs the program to completion on the calling goroutine (the VM goroutine) and
@@ -138,6 +143,14 @@ func (r *run) exec() {
 	}
 	for !r.failed() && r.main.State() == goja.PromiseStatePending {
 		batch, pending := r.loop.take()
+		if len(batch) == 0 && pending {
+			// Host work that answers at once (a cached or in-memory tool) settles while we
+			// yield; that is much cheaper than parking this goroutine and being woken.
+			for i := 0; i < spinYields && len(batch) == 0 && pending; i++ {
+				goruntime.Gosched()
+				batch, pending = r.loop.take()
+			}
+		}
 		if len(batch) == 0 {
 			if !pending {
 				r.fail(KindException, msgNeverSettled)
