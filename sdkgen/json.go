@@ -42,8 +42,9 @@ func (n *node) get(k string) *node {
 // parseJSON parses data without recursion, so that any depth is safe. It returns nil
 // for text that is not exactly one JSON value.
 func parseJSON(data string, a *arena) *node {
-	p := parser{s: data, a: a}
+	p := parser{s: data, a: a, keys: a.keyStack[:0], vals: a.valStack[:0], stack: a.frames[:0]}
 	root := p.parse()
+	a.keyStack, a.valStack, a.frames = p.keys[:0], p.vals[:0], p.stack[:0] // reuse their capacity
 	if root == nil {
 		return nil
 	}
@@ -60,8 +61,9 @@ type parser struct {
 	a   *arena
 	// The members of the open containers (an array's with "" keys); a container's
 	// are copied out, exactly sized, when it closes.
-	keys []string
-	vals []*node
+	keys  []string
+	vals  []*node
+	stack []frame // the open containers
 }
 
 // arena hands out nodes and member slices in chunks, shared by the documents of one
@@ -70,6 +72,10 @@ type arena struct {
 	nodes []node
 	keys  []string
 	vals  []*node
+	// The parser's stacks, kept between documents.
+	keyStack []string
+	valStack []*node
+	frames   []frame
 }
 
 func (p *parser) node(kind byte) *node {
@@ -126,7 +132,6 @@ func (p *parser) space() {
 }
 
 func (p *parser) parse() *node {
-	var stack []frame
 	for {
 		p.space()
 		if p.pos >= len(p.s) {
@@ -156,7 +161,7 @@ func (p *parser) parse() *node {
 				}
 				f.key = k
 			}
-			stack = append(stack, f)
+			p.stack = append(p.stack, f)
 			continue
 		case c == '"':
 			s, ok := p.str()
@@ -189,10 +194,10 @@ func (p *parser) parse() *node {
 		}
 		// Attach v to the open containers, closing those that end here.
 		for {
-			if len(stack) == 0 {
+			if len(p.stack) == 0 {
 				return v
 			}
-			top := &stack[len(stack)-1]
+			top := &p.stack[len(p.stack)-1]
 			if top.n.kind == 'o' {
 				p.add(top, v)
 			} else {
@@ -219,7 +224,7 @@ func (p *parser) parse() *node {
 				p.members(top)
 				v = top.n
 				v.src = p.s[top.start:p.pos]
-				stack = stack[:len(stack)-1]
+				p.stack = p.stack[:len(p.stack)-1]
 				continue
 			}
 			return nil

@@ -114,34 +114,41 @@ func aliasName(s string) string {
 	return out
 }
 
-// docLine renders text as one JSDoc line at indent, or "" when text is blank:
-// whitespace (as JavaScript's \s sees it) collapsed to single spaces, other control
-// characters dropped, and "*/" escaped as "*\/".
-func docLine(indent, text string) string {
+// writeDoc writes text to b as one JSDoc line at indent, or nothing when text is
+// blank: whitespace (as JavaScript's \s sees it) collapsed to single spaces, other
+// control characters dropped, and "*/" escaped as "*\/".
+func writeDoc(b *strings.Builder, indent, text string) {
 	if plain(text) {
-		return indent + "/** " + text + " */\n"
+		b.WriteString(indent)
+		b.WriteString("/** ")
+		b.WriteString(text)
+		b.WriteString(" */\n")
+		return
 	}
 	text = strings.ToValidUTF8(text, "\uFFFD")
-	var b strings.Builder
+	var c strings.Builder
 	space := false
 	for _, r := range text {
 		if unicode.IsSpace(r) || r == '\uFEFF' {
-			space = b.Len() > 0
+			space = c.Len() > 0
 			continue
 		}
 		if unicode.IsControl(r) {
 			continue
 		}
 		if space {
-			b.WriteByte(' ')
+			c.WriteByte(' ')
 			space = false
 		}
-		b.WriteRune(r)
+		c.WriteRune(r)
 	}
-	if b.Len() == 0 {
-		return ""
+	if c.Len() == 0 {
+		return
 	}
-	return indent + "/** " + strings.ReplaceAll(b.String(), "*/", `*\/`) + " */\n"
+	b.WriteString(indent)
+	b.WriteString("/** ")
+	b.WriteString(strings.ReplaceAll(c.String(), "*/", `*\/`))
+	b.WriteString(" */\n")
 }
 
 // plain reports text that docLine can write as it is: printable ASCII, no leading,

@@ -75,7 +75,7 @@ func (r *renderer) object(n *node, ind string, depth int, at *loc) ts {
 			ps := props.vals[i]
 			t := r.schema(ps, inner, depth+1, r.loc(r.loc(at, "properties"), name))
 			out.refs = out.refs || t.refs
-			b.WriteString(docLine(inner, describe(ps)))
+			writeDoc(&b, inner, describe(ps))
 			b.WriteString(inner)
 			b.WriteString(key(name))
 			if !required[name] {

@@ -274,14 +274,14 @@ func (r *renderer) typed(n *node, ind string, depth int, at *loc) (t ts, structu
 	case tn == nil:
 		switch {
 		case n.get("properties") != nil || n.get("additionalProperties") != nil || n.get("patternProperties") != nil:
-			names = []string{"object"}
+			return r.object(n, ind, depth, at), structural, true
 		case n.get("items") != nil || n.get("prefixItems") != nil:
-			names = []string{"array"}
+			return r.array(n, ind, depth, at), structural, true
 		default:
 			return ts{}, false, false
 		}
 	case tn.kind == 's':
-		names = []string{tn.str}
+		return r.typeName(n, tn.str, ind, depth, at), structural, true
 	case tn.kind == 'a':
 		for _, v := range tn.vals {
 			if v.kind != 's' {
@@ -295,24 +295,31 @@ func (r *renderer) typed(n *node, ind string, depth int, at *loc) (t ts, structu
 	default:
 		return r.fallback(r.loc(at, "type"), "type is neither a string nor an array"), structural, true
 	}
+	if len(names) == 1 {
+		return r.typeName(n, names[0], ind, depth, at), structural, true
+	}
 	parts := make([]ts, 0, len(names))
 	for _, name := range names {
-		switch name {
-		case "string", "number", "boolean", "null":
-			parts = append(parts, ts{text: name, prec: precPrimary})
-		case "integer":
-			parts = append(parts, ts{text: "number", prec: precPrimary})
-		case "object":
-			parts = append(parts, r.object(n, ind, depth, at))
-		case "array":
-			parts = append(parts, r.array(n, ind, depth, at))
-		case "any":
-			parts = append(parts, tsJSON)
-		default:
-			parts = append(parts, r.fallback(r.loc(at, "type"), "unknown type "+quote(name)))
-		}
+		parts = append(parts, r.typeName(n, name, ind, depth, at))
 	}
 	return union(parts), structural, true
+}
+
+// typeName renders n as one of the JSON Schema type names.
+func (r *renderer) typeName(n *node, name, ind string, depth int, at *loc) ts {
+	switch name {
+	case "string", "number", "boolean", "null":
+		return ts{text: name, prec: precPrimary}
+	case "integer":
+		return ts{text: "number", prec: precPrimary}
+	case "object":
+		return r.object(n, ind, depth, at)
+	case "array":
+		return r.array(n, ind, depth, at)
+	case "any":
+		return tsJSON
+	}
+	return r.fallback(r.loc(at, "type"), "unknown type "+quote(name))
 }
 
 // ref renders a $ref: a named alias for "#/$defs/X" and "#/definitions/X", the target

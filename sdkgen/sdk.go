@@ -111,7 +111,7 @@ func Render(tools []Tool) *SDK {
 	named := slices.Clone(g.order)
 	slices.SortFunc(named, func(a, b *alias) int { return strings.Compare(a.name, b.name) })
 	for _, a := range named {
-		b.WriteString(docLine("", a.doc))
+		writeDoc(&b, "", a.doc)
 		b.WriteString("type " + a.name + " = " + a.body.text + "\n\n")
 	}
 	b.WriteString("interface ToolArgsMap {")
@@ -119,7 +119,7 @@ func Render(tools []Tool) *SDK {
 		if i == 0 {
 			b.WriteByte('\n')
 		}
-		b.WriteString(docLine("  ", t.Description))
+		writeDoc(&b, "  ", t.Description)
 		b.WriteString("  ")
 		b.WriteString(key(t.Name))
 		b.WriteString(": ")
