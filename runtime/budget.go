@@ -4,7 +4,6 @@ import (
 	"fmt"
 	goruntime "runtime"
 	"runtime/metrics"
-	"strconv"
 	"time"
 
 	"github.com/dop251/goja"
@@ -319,6 +318,3 @@ func (r *run) rangeError(msg string) *goja.Object {
 	}
 	return e
 }
-
-// formatMs renders a duration in whole milliseconds for messages.
-func formatMs(d time.Duration) string { return strconv.FormatInt(d.Milliseconds(), 10) + "ms" }

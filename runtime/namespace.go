@@ -218,19 +218,9 @@ func (r *run) installNamespaces(nss []*Namespace) error {
 	for _, ns := range nss {
 		o := &nsObject{r: r, ns: ns}
 		if ns.errorClass != "" {
-			f, err := r.vm.RunProgram(errorClassPrg)
-			if err != nil {
-				return err
-			}
-			mk, _ := goja.AssertFunction(f)
-			c, err := mk(goja.Undefined(), r.vm.ToValue(ns.errorClass))
-			if err != nil {
-				return err
-			}
-			o.ctor = c.ToObject(r.vm)
-			if err := g.DefineDataProperty(ns.errorClass, c, goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_FALSE); err != nil {
-				return err
-			}
+			// The class is built on first need (a rejection, or the program naming it):
+			// most runs never see a failed call.
+			r.lazy(ns.errorClass, func() goja.Value { return o.errorClass() })
 		}
 		obj := r.vm.NewDynamicObject(o)
 		if err := obj.SetPrototype(nil); err != nil {
@@ -241,6 +231,23 @@ func (r *run) installNamespaces(nss []*Namespace) error {
 		}
 	}
 	return nil
+}
+
+// errorClass returns the namespace's error class, building it on first use.
+func (o *nsObject) errorClass() *goja.Object {
+	if o.ctor == nil {
+		f, err := o.r.vm.RunProgram(errorClassPrg)
+		if err != nil {
+			panic(err)
+		}
+		mk, _ := goja.AssertFunction(f)
+		c, err := mk(goja.Undefined(), o.r.vm.ToValue(o.ns.errorClass))
+		if err != nil {
+			panic(err)
+		}
+		o.ctor = c.ToObject(o.r.vm)
+	}
+	return o.ctor
 }
 
 // hostCall is one call of a namespace member from JavaScript: snapshot the argument as
@@ -314,9 +321,9 @@ var errHostPanic = errors.New("host function panicked")
 // Error) with the member property and extra fields as read-only enumerable properties.
 func (r *run) callError(o *nsObject, member, msg string, fields map[string]string) goja.Value {
 	vm := r.vm
-	ctor := o.ctor
-	if ctor == nil {
-		ctor = r.in.errorCtor
+	ctor := r.in.errorCtor
+	if o.ns.errorClass != "" {
+		ctor = o.errorClass()
 	}
 	e, err := vm.New(ctor, vm.ToValue(msg))
 	if err != nil {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"reflect"
 	"regexp"
-	goruntime "runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -54,6 +53,10 @@ type run struct {
 	used      time.Duration
 }
 
+// warmPrg materializes what every run needs (the async function and Promise machinery)
+// while the VM is built in the background, not on the run's clock.
+var warmPrg = goja.MustCompile("warm.js", "(async () => {})()", true)
+
 // intrinsics are captured before any program runs, so programs cannot redirect what the
 // runtime itself calls.
 type intrinsics struct {
@@ -72,6 +75,9 @@ func newRun(p *Pool) (*run, error) {
 	r.limits = p.limits
 	r.vm.SetPromiseRejectionTracker(r.trackRejection)
 	if err := r.installGlobals(); err != nil {
+		return nil, fmt.Errorf("runtime: building a VM: %w", err)
+	}
+	if _, err := r.vm.RunProgram(warmPrg); err != nil {
 		return nil, fmt.Errorf("runtime: building a VM: %w", err)
 	}
 	return r, nil
@@ -111,9 +117,6 @@ func (r *run) fail(kind Kind, msg string) bool {
 
 var errStop = errors.New("run stopped")
 
-// spinYields is how many times the loop yields before parking while host work is pending.
-const spinYields = 3
-
 func (r *run) failed() bool { return r.stopping.Load() }
 
 // exec runs the program to completion on the calling goroutine (the VM goroutine) and
@@ -143,14 +146,6 @@ func (r *run) exec() {
 	}
 	for !r.failed() && r.main.State() == goja.PromiseStatePending {
 		batch, pending := r.loop.take()
-		if len(batch) == 0 && pending {
-			// Host work that answers at once (a cached or in-memory tool) settles while we
-			// yield; that is much cheaper than parking this goroutine and being woken.
-			for i := 0; i < spinYields && len(batch) == 0 && pending; i++ {
-				goruntime.Gosched()
-				batch, pending = r.loop.take()
-			}
-		}
 		if len(batch) == 0 {
 			if !pending {
 				r.fail(KindException, msgNeverSettled)
