@@ -137,3 +137,28 @@ func (ts *timers) stopAll() {
 		delete(ts.live, id)
 	}
 }
+
+// finish ends the run on the VM goroutine: late host results and timers are dropped, host
+// work is cancelled and awaited (up to Grace), and the VM is left for the garbage collector.
+func (r *run) finish() {
+	r.loop.close()
+	r.timers.stopAll()
+	r.cancel(ErrRunOver)
+	if r.compute != nil {
+		r.compute.Stop()
+	}
+	if r.hostCalls == 0 {
+		return
+	}
+	hostDone := make(chan struct{})
+	go func() {
+		r.host.Wait()
+		close(hostDone)
+	}()
+	t := time.NewTimer(r.pool.grace)
+	select {
+	case <-hostDone:
+	case <-t.C:
+	}
+	t.Stop()
+}

@@ -19,7 +19,8 @@ import (
 // returned wait function exactly once on a goroutine of its own and settles the program's
 // promise with its result on the VM goroutine: resolved with the JSON value, or rejected
 // with the namespace's error class. ctx is cancelled when the run ends; the runtime waits
-// for wait to return before Run returns (up to PoolOptions.Grace).
+// for wait to return before Run returns (up to PoolOptions.Grace). One StartFunc serves
+// every run its namespace is installed in, so it must be safe for concurrent use.
 type StartFunc func(ctx context.Context, member string, args json.RawMessage) (wait func() (json.RawMessage, error))
 
 // Async adapts a blocking call into a StartFunc whose calls all run concurrently.
@@ -40,6 +41,7 @@ type CallError struct {
 func (e *CallError) Error() string { return e.Message }
 
 // NamespaceOptions configures a namespace. A nil *NamespaceOptions means the defaults.
+// NewNamespace copies what it needs and keeps no reference.
 type NamespaceOptions struct {
 	// ErrorClass names a global class extending Error that rejections are instances of,
 	// for example "ToolCallError". Empty means rejections are plain Errors and no class is

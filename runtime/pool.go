@@ -11,7 +11,8 @@ import (
 	"golang.org/x/sync/semaphore"
 )
 
-// PoolOptions configures a Pool. A nil *PoolOptions means the defaults.
+// PoolOptions configures a Pool. A nil *PoolOptions means the defaults. NewPool reads it
+// once and keeps no reference, so the caller may reuse or change it afterwards.
 type PoolOptions struct {
 	// Size is how many warm VMs the pool keeps ready. Zero means 4.
 	Size int
@@ -29,7 +30,8 @@ type PoolOptions struct {
 	Grace time.Duration
 }
 
-// RunOptions configures one run. A nil *RunOptions means the defaults.
+// RunOptions configures one run. A nil *RunOptions means the defaults. Run reads it and
+// keeps no reference; one RunOptions may be shared by concurrent runs if nobody mutates it.
 type RunOptions struct {
 	// Namespaces are the host namespaces installed for this run (for example tools). Nil
 	// means none.
@@ -262,31 +264,6 @@ func (p *Pool) execute(ctx context.Context, r *run, prg *Program, limits Limits,
 		}
 	}
 	return res
-}
-
-// finish ends the run on the VM goroutine: late host results and timers are dropped, host
-// work is cancelled and awaited (up to Grace), and the VM is left for the garbage collector.
-func (r *run) finish() {
-	r.loop.close()
-	r.timers.stopAll()
-	r.cancel(ErrRunOver)
-	if r.compute != nil {
-		r.compute.Stop()
-	}
-	if r.hostCalls == 0 {
-		return
-	}
-	hostDone := make(chan struct{})
-	go func() {
-		r.host.Wait()
-		close(hostDone)
-	}()
-	t := time.NewTimer(r.pool.grace)
-	select {
-	case <-hostDone:
-	case <-t.C:
-	}
-	t.Stop()
 }
 
 // ErrRunOver is the cause of a run's host context (see StartFunc) once the run has ended:

@@ -32,7 +32,8 @@ type Program struct {
 // TypeScript reports whether the program needed TypeScript stripping.
 func (p *Program) TypeScript() bool { return p.typescript }
 
-// PrepareOptions configures Prepare. A nil *PrepareOptions means the defaults.
+// PrepareOptions configures Prepare. A nil *PrepareOptions means the defaults. Prepare
+// reads it and keeps no reference.
 type PrepareOptions struct {
 	// MaxBytes bounds the program text. Zero means 1 MiB.
 	MaxBytes int

@@ -7,7 +7,7 @@ import (
 	"strings"
 )
 
-// Kind classifies why a run failed. The values are the failure kinds of the run_code
+// Kind classifies why a run failed; it is a plain comparable value. The values are the failure kinds of the run_code
 // contract (spec §4) and appear verbatim in the model-facing text.
 type Kind string
 
