@@ -10,9 +10,9 @@ import (
 // (a repeated key keeps its first position and its last value, as encoding/json does),
 // so that properties render in the order the schema's author wrote them.
 type node struct {
-	kind byte // 'o' object, 'a' array, 's' string, 'n' number, 'b' boolean, 'z' null
-	str  string
-	b    bool
+	kind byte   // 'o' object, 'a' array, 's' string, 'n' number, 'b' boolean, 'z' null
+	b    bool   // a boolean's value
+	str  string // a string's value, a number's text
 	keys []string
 	vals []*node
 	src  string // the value's source text
