@@ -35,7 +35,7 @@ func (m *Manifest) resolveArgv(argv []string) []string {
 var ErrCommand = errors.New("command failed")
 
 // CommandError is the failure of a command that exited non-zero. Its message is the
-// command's stderr, which is what the model reads.
+// command's stderr, which is what the model reads. It is a plain value.
 type CommandError struct {
 	// ExitCode is the process's exit status.
 	ExitCode int

@@ -27,7 +27,8 @@ type Manifest struct {
 	opts Options
 }
 
-// Tool is one declared tool: exactly one of Mock and Command is set.
+// Tool is one declared tool: exactly one of Mock and Command is set. It must not be
+// changed once its manifest is parsed.
 type Tool struct {
 	// Name is the model-facing name (registry rules: non-empty, at most 128 bytes, no
 	// control characters, not run_code).
@@ -51,7 +52,7 @@ type Tool struct {
 
 // Server is an upstream MCP server as agents' MCP config files declare it: a process
 // (Command, Args, Env, Cwd) or a remote endpoint (URL, Headers). Type is optional
-// (stdio, http, sse or streamable-http).
+// (stdio, http, sse or streamable-http). It is a plain value.
 type Server struct {
 	Type    string            `json:"type"`
 	Command string            `json:"command"`
@@ -62,7 +63,7 @@ type Server struct {
 	Headers map[string]string `json:"headers"`
 }
 
-// Options configures loading. The zero value is ready to use.
+// Options configures loading. The zero value is ready to use; Parse copies it.
 type Options struct {
 	// Dir is the directory relative command paths ("./x.sh") are resolved against.
 	// If empty, they are left as written (relative to the process's directory).
@@ -76,7 +77,7 @@ type Options struct {
 var ErrInvalid = errors.New("invalid manifest")
 
 // Error reports a manifest that cannot be used: which file, which tool (or server)
-// and what is wrong.
+// and what is wrong. It is a plain value.
 type Error struct {
 	// File names the manifest.
 	File string

@@ -12,7 +12,8 @@ import (
 )
 
 // Mock answers calls without a back end: one [Answer] for every call, or Cases
-// matched against the arguments with a Default.
+// matched against the arguments with a Default. It is read-only once parsed, so its
+// tool may be called from many goroutines at once.
 type Mock struct {
 	Answer
 	// Cases are tried in order: the first whose Args are a subset of the call's

@@ -8,7 +8,8 @@ import (
 	"github.com/runcode-go/runcode/registry"
 )
 
-// Tool is one tool as the SDK declares it.
+// Tool is one tool as the SDK declares it. It is a plain value; Render does not keep
+// it or modify its schemas.
 type Tool struct {
 	// Name is the tool's name, the key of tools.
 	Name string
@@ -21,7 +22,8 @@ type Tool struct {
 }
 
 // Fallback records one sub-schema that could not be expressed and was declared as
-// JsonValue (or, for additional properties beside declared ones, widened to it).
+// JsonValue (or, for additional properties beside declared ones, widened to it). It
+// is a plain value.
 type Fallback struct {
 	// Tool names the tool.
 	Tool string
