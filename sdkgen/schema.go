@@ -24,6 +24,8 @@ type ts struct {
 	// outside any object, array or tuple (where a self-reference is circular).
 	refs   bool
 	direct []string
+	// null reports that null is one of the union's members.
+	null bool
 }
 
 var (
@@ -130,8 +132,8 @@ func (r *renderer) schema(n *node, ind string, depth int, at *loc) ts {
 	} else {
 		out = r.combined(n, ind, depth, at)
 	}
-	if nb := n.get("nullable"); nb != nil && nb.kind == 'b' && nb.b && out.text != "null" {
-		out = ts{text: out.text + " | null", prec: precUnion, refs: out.refs, direct: out.direct}
+	if nb := n.get("nullable"); nb != nil && nb.kind == 'b' && nb.b && !out.null {
+		out = ts{text: out.text + " | null", prec: precUnion, refs: out.refs, direct: out.direct, null: true}
 	}
 	return out
 }
@@ -236,6 +238,7 @@ func union(parts []ts) ts {
 		}
 		b.WriteString(p.text) // | is the loosest operator: nothing to parenthesise
 		out.refs = out.refs || p.refs
+		out.null = out.null || p.null
 		out.direct = append(out.direct, p.direct...)
 	}
 	out.text = b.String()
@@ -308,8 +311,10 @@ func (r *renderer) typed(n *node, ind string, depth int, at *loc) (t ts, structu
 // typeName renders n as one of the JSON Schema type names.
 func (r *renderer) typeName(n *node, name, ind string, depth int, at *loc) ts {
 	switch name {
-	case "string", "number", "boolean", "null":
+	case "string", "number", "boolean":
 		return ts{text: name, prec: precPrimary}
+	case "null":
+		return ts{text: "null", prec: precPrimary, null: true}
 	case "integer":
 		return ts{text: "number", prec: precPrimary}
 	case "object":
@@ -373,7 +378,7 @@ func (r *renderer) literal(v *node, depth int, at *loc) ts {
 		}
 		return ts{text: "false", prec: precPrimary}
 	case 'z':
-		return ts{text: "null", prec: precPrimary}
+		return ts{text: "null", prec: precPrimary, null: true}
 	case 'a':
 		parts := make([]string, len(v.vals))
 		for i, e := range v.vals {
