@@ -1,0 +1,3 @@
+// want: TS2741
+// a relation needs relationType.
+await tools.create_relations({ relations: [{ from: "a", to: "b" }] });

@@ -1,0 +1,3 @@
+// want: TS2339
+const graph = await tools.read_graph({});
+return graph.nodes;
