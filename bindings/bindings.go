@@ -3,9 +3,11 @@ package bindings
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/runcode-go/runcode/pipeline"
@@ -56,19 +58,19 @@ type Options struct {
 	MaxCalls int
 }
 
-// SubCall is the record of one sub-call of a run.
+// SubCall is the record of one sub-call of a run, complete once [Run.End] returned.
 type SubCall struct {
 	ID   string
 	Name string
 	Args registry.Value
-	// Result is the final outcome (nil while in flight).
+	// Result is the final outcome.
 	Result *pipeline.Result
 	// Abandoned reports a call that never started (the run ended first).
 	Abandoned bool
 	// Duration runs from submission to settlement.
 	Duration time.Duration
 
-	submitted time.Time
+	pending *pipeline.Pending
 }
 
 // Run is the per-run state of the bridge: the scheduler, the sub-call counter and the
@@ -76,14 +78,20 @@ type SubCall struct {
 // has settled (or was stopped), before the run_code call returns.
 type Run struct {
 	sched  *pipeline.Scheduler
+	outer  context.Context         // the caller's context
+	cancel context.CancelCauseFunc // ends the scheduler's context
 	parent registry.Call
 	max    int
+	watch  sync.Once
 
-	mu     sync.Mutex
-	n      int
-	calls  []*SubCall
-	reason string
-	ended  bool
+	mu    sync.Mutex // guards n, calls and ended; never held while taking the scheduler's lock from its side
+	n     int
+	calls []*SubCall
+	ended bool
+	// reason is read by the scheduler's Abandon callback, which runs under the
+	// scheduler's lock; an atomic keeps it off r.mu (start takes r.mu, then the
+	// scheduler's lock in Submit).
+	reason atomic.Pointer[string]
 }
 
 type runKey struct{}
@@ -104,8 +112,10 @@ func Begin(ctx context.Context, p *pipeline.Pipeline, set *registry.ResolvedTool
 	if o.Parent.RootID == "" {
 		o.Parent.RootID = o.Parent.ID
 	}
-	r := &Run{parent: o.Parent, max: o.MaxCalls}
-	sched, err := p.NewScheduler(ctx, set, &pipeline.SchedulerOptions{
+	r := &Run{parent: o.Parent, max: o.MaxCalls, outer: ctx}
+	schedCtx, cancel := context.WithCancelCause(ctx)
+	r.cancel = cancel
+	sched, err := p.NewScheduler(schedCtx, set, &pipeline.SchedulerOptions{
 		MaxParallel: o.MaxParallel,
 		Abandon: func(c registry.Call) *pipeline.ToolError {
 			return &pipeline.ToolError{Code: pipeline.CodeAbortedBeforeDispatch,
@@ -113,6 +123,7 @@ func Begin(ctx context.Context, p *pipeline.Pipeline, set *registry.ResolvedTool
 		},
 	})
 	if err != nil {
+		cancel(nil)
 		return nil, nil, err
 	}
 	r.sched = sched
@@ -120,12 +131,13 @@ func Begin(ctx context.Context, p *pipeline.Pipeline, set *registry.ResolvedTool
 }
 
 func (r *Run) endReason() string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.reason == "" {
-		return "run_code settled"
+	if p := r.reason.Load(); p != nil && *p != "" {
+		return *p
 	}
-	return r.reason
+	if r.outer.Err() != nil { // the caller cancelled the run: say why
+		return fmt.Sprint(context.Cause(r.outer))
+	}
+	return "run_code settled"
 }
 
 // End finishes the run's sub-calls: queued ones are abandoned (rejecting with
@@ -136,17 +148,29 @@ func (r *Run) End(reason string) {
 	r.mu.Lock()
 	if !r.ended {
 		r.ended = true
-		r.reason = reason
+		r.reason.Store(&reason)
 	}
 	r.mu.Unlock()
+	r.cancel(errRunOver)
 	r.sched.Close()
 }
 
-// Calls returns the sub-call records in submission order. Call it after End.
+var errRunOver = errors.New("run_code run is over")
+
+// Calls returns the sub-call records in submission order, complete once End returned.
 func (r *Run) Calls() []*SubCall {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return append([]*SubCall(nil), r.calls...)
+	out := make([]*SubCall, len(r.calls))
+	for i, c := range r.calls {
+		select {
+		case <-c.pending.Done():
+			c.Result, c.Abandoned, c.Duration = c.pending.Wait(), !c.pending.Started(), c.pending.Elapsed()
+		default: // still in flight: End has not returned yet
+		}
+		out[i] = c
+	}
+	return out
 }
 
 // start is the namespace's StartFunc: it runs on the VM goroutine, in the program's
@@ -160,30 +184,31 @@ func start(ctx context.Context, name string, args json.RawMessage) func() (json.
 	if err != nil {
 		return reject(&runtime.CallError{Message: "tool arguments must be lossless JSON: " + err.Error(), Fields: map[string]string{"code": string(pipeline.CodeInvalidArgs)}})
 	}
+	// The runtime cancels ctx as soon as the program settles (or is stopped); that is
+	// when in-flight sub-calls must be cancelled and queued ones abandoned, before the
+	// runtime waits for them.
+	r.watch.Do(func() { context.AfterFunc(ctx, func() { r.cancel(errRunOver) }) })
 	r.mu.Lock()
 	if r.ended {
-		reason := r.reason
 		r.mu.Unlock()
-		return reject(&runtime.CallError{Message: fmt.Sprintf("run_code run is over (%s); %s not dispatched", reason, name), Fields: map[string]string{"code": string(pipeline.CodeAbortedBeforeDispatch)}})
+		return reject(&runtime.CallError{Message: fmt.Sprintf("run_code run is over (%s); %s not dispatched", r.endReason(), name), Fields: map[string]string{"code": string(pipeline.CodeAbortedBeforeDispatch)}})
 	}
 	if r.max > 0 && r.n >= r.max {
 		r.mu.Unlock()
 		return reject(&runtime.CallError{Message: fmt.Sprintf("sub-call budget of %d calls exhausted", r.max), Fields: map[string]string{"code": string(pipeline.CodeAbortedBeforeDispatch)}})
 	}
 	r.n++
-	rec := &SubCall{ID: r.parent.ID + ":code:" + strconv.Itoa(r.n), Name: name, Args: v, submitted: time.Now()}
+	rec := &SubCall{ID: r.parent.ID + ":code:" + strconv.Itoa(r.n), Name: name, Args: v}
+	// Submitting under the lock keeps submission order equal to id order.
+	rec.pending = r.sched.Submit(registry.Call{
+		ID: rec.ID, RootID: r.parent.RootID, ParentID: r.parent.ID, Name: name, Args: v, Agent: r.parent.Agent,
+	})
 	r.calls = append(r.calls, rec)
 	r.mu.Unlock()
 
-	pending := r.sched.Submit(registry.Call{
-		ID: rec.ID, RootID: r.parent.RootID, ParentID: r.parent.ID, Name: name, Args: v, Agent: r.parent.Agent,
-	})
+	pending := rec.pending
 	return func() (json.RawMessage, error) {
 		res := pending.Wait()
-		r.mu.Lock()
-		rec.Result, rec.Duration = res, time.Since(rec.submitted)
-		rec.Abandoned = !pending.Started()
-		r.mu.Unlock()
 		if res.Error != nil {
 			return nil, &runtime.CallError{Message: res.Error.Message, Fields: map[string]string{"code": string(res.Error.Code)}}
 		}

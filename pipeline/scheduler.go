@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/runcode-go/runcode/registry"
 )
@@ -59,7 +60,12 @@ type Pending struct {
 	res     *Result
 	commit  chan struct{} // closed when this call has committed
 	started bool
+	// submitted and settled time the call, from Submit to its result.
+	submitted, settled time.Time
 }
+
+// Elapsed is the time from Submit to the result. It is meaningful once Done is closed.
+func (p *Pending) Elapsed() time.Duration { return p.settled.Sub(p.submitted) }
 
 // Started reports whether the call entered the pipeline (false for an abandoned
 // call). It is meaningful once Done is closed.
@@ -101,7 +107,7 @@ func (p *Pipeline) NewScheduler(ctx context.Context, set *registry.ResolvedToolS
 // Submit queues a call and returns at once. A call submitted after Close, or after the
 // context ended, is abandoned.
 func (s *Scheduler) Submit(call registry.Call) *Pending {
-	j := &Pending{call: call, done: make(chan struct{})}
+	j := &Pending{call: call, done: make(chan struct{}), submitted: time.Now()}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed || s.ctx.Err() != nil {
@@ -141,6 +147,7 @@ func (s *Scheduler) abandonLocked(j *Pending) {
 		err = abortedBeforeDispatch()
 	}
 	j.res = &Result{CallID: j.call.ID, Name: j.call.Name, Error: err, Content: errorContent(err)}
+	j.settled = time.Now()
 	close(j.done)
 }
 
@@ -213,5 +220,6 @@ func (s *Scheduler) finish(j *Pending, x *execution, prev chan struct{}, safe bo
 	}
 	s.cond.Broadcast()
 	s.mu.Unlock()
+	j.settled = time.Now()
 	close(j.done)
 }

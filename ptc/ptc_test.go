@@ -316,32 +316,40 @@ func TestSchedulingInsidePrograms(t *testing.T) {
 	}
 }
 
+// TestAbandonAndDrain ends a run (by cancelling it) while one sub-call is in flight
+// and an exclusive one is queued behind it: the first is cancelled and awaited before
+// run_code returns, the second is abandoned without being logged. (Commits are ordered,
+// so a program cannot await a later call while an earlier one hangs; cancellation is
+// the deterministic way to end a run with a call in flight.)
 func TestAbandonAndDrain(t *testing.T) {
 	e := newEnv(t)
 	started := make(chan struct{})
 	var cancelledSeen atomic.Bool
 	e.register(
-		&registry.Tool{Name: "hang", Execute: func(ctx context.Context, _ *registry.Call) (any, error) {
+		&registry.Tool{Name: "hang", IsConcurrencySafe: func(registry.Value) bool { return true }, Execute: func(ctx context.Context, _ *registry.Call) (any, error) {
 			close(started)
-			<-ctx.Done() // cancelled when the run ends
+			<-ctx.Done()
 			cancelledSeen.Store(true)
 			return nil, ctx.Err()
 		}},
 		&registry.Tool{Name: "writer", Execute: func(context.Context, *registry.Call) (any, error) { return 1, nil }},
 	)
-	// The program returns while "hang" is in flight and "writer" is queued behind it.
-	res, rep := e.run(context.Background(), `tools.hang({}); tools.writer({}).catch(() => {}); return "left early"`)
-	if resultText(res) != "left early" {
-		t.Fatalf("got %q", resultText(res))
+	ctx, cancel := context.WithCancelCause(context.Background())
+	go func() { <-started; cancel(errors.New("user-cancel")) }()
+	res, rep := e.run(ctx, `tools.hang({}); tools.writer({}).catch(() => {}); await new Promise(() => {})`)
+	if got := resultText(res); got != "Error: code run failed (abort): user-cancel" {
+		t.Fatalf("got %q", got)
 	}
-	<-started
 	if !cancelledSeen.Load() {
 		t.Error("the in-flight sub-call was not cancelled and drained before run_code returned")
 	}
 	if len(rep.Calls) != 2 || rep.Calls[0].Result == nil || rep.Calls[0].Abandoned || !rep.Calls[1].Abandoned {
 		t.Fatalf("calls = %+v", rep.Calls)
 	}
-	if got := rep.Calls[1].Result.Error.Message; got != "run_code run is over (run_code settled); writer tool call abandoned" {
+	if got := rep.Calls[0].Result.Error.Code; got != pipeline.CodeAborted {
+		t.Errorf("drained call: %s", got)
+	}
+	if got := rep.Calls[1].Result.Error.Message; got != "run_code run is over (user-cancel); writer tool call abandoned" {
 		t.Errorf("abandoned message: %q", got)
 	}
 	for _, ev := range e.events {
