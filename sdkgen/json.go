@@ -13,27 +13,49 @@ type node struct {
 	kind byte   // 'o' object, 'a' array, 's' string, 'n' number, 'b' boolean, 'z' null
 	b    bool   // a boolean's value
 	str  string // a string's value, a number's text
-	keys []string
-	vals []*node
 	src  string // the value's source text
+	c    *members
+}
+
+// members are a non-empty object's or array's. Scalars, the most common values, carry
+// none, which keeps their nodes small.
+type members struct {
+	keys []string // an object's, in source order
+	vals []*node
 	// index holds member positions by key for objects of 32 or more members.
 	index map[string]int
 }
 
-// get returns the member named k of an object node, or nil.
-func (n *node) get(k string) *node {
-	if n == nil || n.kind != 'o' {
+// keys returns an object's member names.
+func (n *node) keys() []string {
+	if n.c == nil {
 		return nil
 	}
-	if n.index != nil {
-		if i, ok := n.index[k]; ok {
-			return n.vals[i]
+	return n.c.keys
+}
+
+// vals returns an object's member values or an array's elements.
+func (n *node) vals() []*node {
+	if n.c == nil {
+		return nil
+	}
+	return n.c.vals
+}
+
+// get returns the member named k of an object node, or nil.
+func (n *node) get(k string) *node {
+	if n == nil || n.kind != 'o' || n.c == nil {
+		return nil
+	}
+	if n.c.index != nil {
+		if i, ok := n.c.index[k]; ok {
+			return n.c.vals[i]
 		}
 		return nil
 	}
-	for i, key := range n.keys {
+	for i, key := range n.c.keys {
 		if key == k {
-			return n.vals[i]
+			return n.c.vals[i]
 		}
 	}
 	return nil
@@ -69,9 +91,10 @@ type parser struct {
 // arena hands out nodes and member slices in chunks, shared by the documents of one
 // SDK, so that parsing allocates a few large blocks rather than one per value.
 type arena struct {
-	nodes []node
-	keys  []string
-	vals  []*node
+	nodes   []node
+	members []members
+	keys    []string
+	vals    []*node
 	// The parser's stacks, kept between documents.
 	keyStack []string
 	valStack []*node
@@ -90,24 +113,29 @@ func (p *parser) node(kind byte) *node {
 
 // members copies a closing container's members out of the parser's stacks.
 func (p *parser) members(f *frame) {
-	n := f.n
+	if len(p.a.members) == 0 {
+		p.a.members = make([]members, 64)
+	}
+	c := &p.a.members[0]
+	p.a.members = p.a.members[1:]
+	f.n.c = c
 	vals := p.vals[f.base:]
 	if len(p.a.vals) < len(vals) {
 		p.a.vals = make([]*node, max(512, len(vals)))
 	}
-	n.vals = p.a.vals[:len(vals):len(vals)]
+	c.vals = p.a.vals[:len(vals):len(vals)]
 	p.a.vals = p.a.vals[len(vals):]
-	copy(n.vals, vals)
+	copy(c.vals, vals)
 	p.vals = p.vals[:f.base]
-	if n.kind == 'o' {
+	if f.n.kind == 'o' {
 		keys := p.keys[f.base:]
 		if len(p.a.keys) < len(keys) {
 			p.a.keys = make([]string, max(512, len(keys)))
 		}
-		n.keys = p.a.keys[:len(keys):len(keys)]
+		c.keys = p.a.keys[:len(keys):len(keys)]
 		p.a.keys = p.a.keys[len(keys):]
-		copy(n.keys, keys)
-		n.index = f.index
+		copy(c.keys, keys)
+		c.index = f.index
 	}
 	p.keys = p.keys[:f.base]
 }
@@ -437,10 +465,10 @@ func pointer(root *node, ref string) *node {
 			n = n.get(seg)
 		case 'a':
 			i, err := strconv.Atoi(seg)
-			if err != nil || i < 0 || i >= len(n.vals) || seg != strconv.Itoa(i) {
+			if err != nil || i < 0 || i >= len(n.vals()) || seg != strconv.Itoa(i) {
 				return nil
 			}
-			n = n.vals[i]
+			n = n.vals()[i]
 		default:
 			return nil
 		}

@@ -15,7 +15,7 @@ func (r *renderer) object(n *node, ind string, depth int, at *loc) ts {
 	required := map[string]bool{}
 	var extraRequired []string
 	if req := n.get("required"); req != nil && req.kind == 'a' {
-		for _, v := range req.vals {
+		for _, v := range req.vals() {
 			if v.kind != 's' || required[v.str] {
 				continue
 			}
@@ -45,10 +45,10 @@ func (r *renderer) object(n *node, ind string, depth int, at *loc) ts {
 			extras = append(extras, r.schema(ap, ind, depth+1, r.loc(at, "additionalProperties")))
 		}
 		if pp := n.get("patternProperties"); pp != nil && pp.kind == 'o' {
-			for i, k := range pp.keys {
-				extras = append(extras, r.schema(pp.vals[i], ind, depth+1, r.loc(r.loc(at, "patternProperties"), k)))
+			for i, k := range pp.keys() {
+				extras = append(extras, r.schema(pp.vals()[i], ind, depth+1, r.loc(r.loc(at, "patternProperties"), k)))
 			}
-			closed = closed && len(pp.keys) == 0
+			closed = closed && len(pp.keys()) == 0
 		}
 	}
 	if len(extras) > 0 {
@@ -56,7 +56,7 @@ func (r *renderer) object(n *node, ind string, depth int, at *loc) ts {
 		extra = &u
 	}
 
-	if (props == nil || len(props.keys) == 0) && len(extraRequired) == 0 {
+	if (props == nil || len(props.keys()) == 0) && len(extraRequired) == 0 {
 		switch {
 		case closed:
 			return ts{text: "Record<string, never>", prec: precPrimary}
@@ -71,8 +71,8 @@ func (r *renderer) object(n *node, ind string, depth int, at *loc) ts {
 	b.WriteString("{\n")
 	out := ts{prec: precPrimary}
 	if props != nil {
-		for i, name := range props.keys {
-			ps := props.vals[i]
+		for i, name := range props.keys() {
+			ps := props.vals()[i]
 			t := r.schema(ps, inner, depth+1, r.loc(r.loc(at, "properties"), name))
 			out.refs = out.refs || t.refs
 			writeDoc(&b, inner, describe(ps))
@@ -128,7 +128,7 @@ func (r *renderer) array(n *node, ind string, depth int, at *loc) ts {
 					break
 				}
 				minItems = minItems*10 + int(c-'0')
-				if minItems > len(prefix.vals) {
+				if minItems > len(prefix.vals()) {
 					break
 				}
 			}
@@ -136,7 +136,7 @@ func (r *renderer) array(n *node, ind string, depth int, at *loc) ts {
 		var b strings.Builder
 		out := ts{prec: precPrimary}
 		b.WriteByte('[')
-		for i, e := range prefix.vals {
+		for i, e := range prefix.vals() {
 			t := r.schema(e, ind, depth+1, r.loc(r.loc(at, "prefixItems"), itoa(i)))
 			out.refs = out.refs || t.refs
 			if i > 0 {
@@ -151,14 +151,14 @@ func (r *renderer) array(n *node, ind string, depth int, at *loc) ts {
 		switch {
 		case rest != nil && rest.kind == 'b' && !rest.b:
 		case rest == nil || neutral(rest):
-			if len(prefix.vals) > 0 {
+			if len(prefix.vals()) > 0 {
 				b.WriteString(", ")
 			}
 			b.WriteString("...JsonValue[]")
 		default:
 			t := r.schema(rest, ind, depth+1, restAt)
 			out.refs = out.refs || t.refs
-			if len(prefix.vals) > 0 {
+			if len(prefix.vals()) > 0 {
 				b.WriteString(", ")
 			}
 			b.WriteString("..." + t.wrap(precPrimary) + "[]")
@@ -222,13 +222,13 @@ func enumDocs(n *node) string {
 	}
 	for _, k := range []string{"enumDescriptions", "x-enumDescriptions", "x-enum-descriptions", "markdownEnumDescriptions"} {
 		d := n.get(k)
-		if d == nil || d.kind != 'a' || len(d.vals) != len(e.vals) {
+		if d == nil || d.kind != 'a' || len(d.vals()) != len(e.vals()) {
 			continue
 		}
 		var items []string
-		for i, v := range d.vals {
+		for i, v := range d.vals() {
 			if v.kind == 's' && strings.TrimSpace(v.str) != "" {
-				items = append(items, e.vals[i].src+": "+v.str)
+				items = append(items, e.vals()[i].src+": "+v.str)
 			}
 		}
 		if len(items) > 0 {

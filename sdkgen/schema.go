@@ -142,11 +142,11 @@ func (r *renderer) enum(e *node, depth int, at *loc) ts {
 	if e.kind != 'a' {
 		return r.fallback(at, "enum is not an array")
 	}
-	if len(e.vals) == 0 {
+	if len(e.vals()) == 0 {
 		return tsNever
 	}
-	parts := make([]ts, 0, len(e.vals))
-	for _, v := range e.vals {
+	parts := make([]ts, 0, len(e.vals()))
+	for _, v := range e.vals() {
 		parts = append(parts, r.literal(v, depth+1, at))
 	}
 	return union(parts)
@@ -179,7 +179,7 @@ func (r *renderer) combined(n *node, ind string, depth int, at *loc) ts {
 		if all.kind != 'a' {
 			parts = append(parts, r.fallback(r.loc(at, "allOf"), "allOf is not an array"))
 		} else {
-			for i, m := range all.vals {
+			for i, m := range all.vals() {
 				if !neutral(m) {
 					parts = append(parts, r.schema(m, ind, depth+1, r.loc(r.loc(at, "allOf"), itoa(i))))
 				}
@@ -202,11 +202,11 @@ func (r *renderer) combined(n *node, ind string, depth int, at *loc) ts {
 // union renders anyOf/oneOf branches; ok is false when a branch accepts anything (the
 // keyword then constrains nothing a type can say).
 func (r *renderer) union(u *node, ind string, depth int, at *loc) (ts, bool) {
-	if u.kind != 'a' || len(u.vals) == 0 {
+	if u.kind != 'a' || len(u.vals()) == 0 {
 		return r.fallback(at, "expected a non-empty array of schemas"), true
 	}
-	parts := make([]ts, 0, len(u.vals))
-	for i, b := range u.vals {
+	parts := make([]ts, 0, len(u.vals()))
+	for i, b := range u.vals() {
 		if neutral(b) {
 			return ts{}, false
 		}
@@ -286,7 +286,7 @@ func (r *renderer) typed(n *node, ind string, depth int, at *loc) (t ts, structu
 	case tn.kind == 's':
 		return r.typeName(n, tn.str, ind, depth, at), structural, true
 	case tn.kind == 'a':
-		for _, v := range tn.vals {
+		for _, v := range tn.vals() {
 			if v.kind != 's' {
 				return r.fallback(r.loc(at, "type"), "type array holds a non-string"), structural, true
 			}
@@ -380,18 +380,18 @@ func (r *renderer) literal(v *node, depth int, at *loc) ts {
 	case 'z':
 		return ts{text: "null", prec: precPrimary, null: true}
 	case 'a':
-		parts := make([]string, len(v.vals))
-		for i, e := range v.vals {
+		parts := make([]string, len(v.vals()))
+		for i, e := range v.vals() {
 			parts[i] = r.literal(e, depth+1, at).text
 		}
 		return ts{text: "[" + strings.Join(parts, ", ") + "]", prec: precPrimary}
 	}
-	if len(v.keys) == 0 {
+	if len(v.keys()) == 0 {
 		return ts{text: "Record<string, never>", prec: precPrimary}
 	}
-	parts := make([]string, len(v.keys))
-	for i, k := range v.keys {
-		parts[i] = key(k) + ": " + r.literal(v.vals[i], depth+1, at).text
+	parts := make([]string, len(v.keys()))
+	for i, k := range v.keys() {
+		parts[i] = key(k) + ": " + r.literal(v.vals()[i], depth+1, at).text
 	}
 	return ts{text: "{ " + strings.Join(parts, "; ") + " }", prec: precPrimary}
 }
@@ -436,14 +436,14 @@ func plainObject(n *node) bool {
 // property twice. unevaluatedProperties: false on the node closes the result.
 func mergeAllOf(n *node) *node {
 	all := n.get("allOf")
-	if all == nil || all.kind != 'a' || len(all.vals) == 0 || !plainObject(n) {
+	if all == nil || all.kind != 'a' || len(all.vals()) == 0 || !plainObject(n) {
 		return nil
 	}
-	members := append([]*node{n}, all.vals...)
-	props := &node{kind: 'o'}
-	req := &node{kind: 'a'}
+	parts := append([]*node{n}, all.vals()...)
+	props := &node{kind: 'o', c: &members{}}
+	req := &node{kind: 'a', c: &members{}}
 	seen := map[string]bool{}
-	for _, m := range members {
+	for _, m := range parts {
 		if m.kind == 'b' && m.b {
 			continue
 		}
@@ -451,25 +451,25 @@ func mergeAllOf(n *node) *node {
 			return nil
 		}
 		if p := m.get("properties"); p != nil {
-			for i, k := range p.keys {
+			for i, k := range p.keys() {
 				if seen[k] {
 					return nil
 				}
 				seen[k] = true
-				props.keys = append(props.keys, k)
-				props.vals = append(props.vals, p.vals[i])
+				props.c.keys = append(props.c.keys, k)
+				props.c.vals = append(props.c.vals, p.vals()[i])
 			}
 		}
 		if rq := m.get("required"); rq != nil && rq.kind == 'a' {
-			req.vals = append(req.vals, rq.vals...)
+			req.c.vals = append(req.c.vals, rq.vals()...)
 		}
 	}
 	out := &node{kind: 'o', src: n.src}
-	out.keys = []string{"properties", "required"}
-	out.vals = []*node{props, req}
+	out.c = &members{keys: []string{"properties", "required"}}
+	out.c.vals = []*node{props, req}
 	if u := n.get("unevaluatedProperties"); u != nil {
-		out.keys = append(out.keys, "unevaluatedProperties")
-		out.vals = append(out.vals, u)
+		out.c.keys = append(out.c.keys, "unevaluatedProperties")
+		out.c.vals = append(out.c.vals, u)
 	}
 	return out
 }
