@@ -44,10 +44,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return sdkCommand(ctx, rest, stdout, stderr)
 	case "describe":
 		return describeCommand(ctx, rest, stdout, stderr)
+	case "run":
+		return runCommand(ctx, rest, stdin, stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return exitOK
-	case "run", "check", "serve", "bench":
+	case "check", "serve", "bench":
 		fmt.Fprintf(stderr, "runcode %s: not available yet in this build; available commands: sdk, describe\n", cmd)
 		return exitUsage
 	default:

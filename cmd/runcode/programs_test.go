@@ -1,0 +1,130 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+var update = flag.Bool("update", false, "rewrite the expected outputs of testdata/programs")
+
+const programsDir = "../../testdata/programs"
+
+// programArgs returns the `runcode run` arguments for a corpus program: its first line
+// names its tools ("// tools: shop.json" or "// tools: workspace").
+func programArgs(t *testing.T, file string) []string {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, _, _ := strings.Cut(string(data), "\n")
+	tools, ok := strings.CutPrefix(first, "// tools: ")
+	if !ok {
+		t.Fatalf("%s: the first line must be \"// tools: <manifest.json|workspace>\"", file)
+	}
+	if tools == "workspace" {
+		return []string{"--root", filepath.Join(programsDir, "workspace")}
+	}
+	return []string{"--tools", filepath.Join(programsDir, tools)}
+}
+
+var durations = regexp.MustCompile(`"durationMs": [0-9.e+-]+`)
+
+// TestPrograms runs every program of the corpus with --json and compares the output
+// with its .want.json (durations zeroed). Run with -update to rewrite them; review
+// the diff.
+func TestPrograms(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join(programsDir, "*.[jt]s"))
+	if len(files) < 30 {
+		t.Fatalf("the corpus has %d programs, want at least 30", len(files))
+	}
+	for _, file := range files {
+		name := strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			args := append([]string{"run", "--json"}, programArgs(t, file)...)
+			args = append(args, "--description", "corpus program "+name, file)
+			var stdout, stderr bytes.Buffer
+			code := run(context.Background(), args, strings.NewReader(""), &stdout, &stderr)
+			var rep jsonReport
+			if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil {
+				t.Fatalf("exit %d, output is not the --json object: %v\n%s%s", code, err, stdout.String(), stderr.String())
+			}
+			if want := map[bool]int{false: exitOK, true: exitFail}[rep.IsError]; code != want {
+				t.Errorf("exit status %d with isError=%v", code, rep.IsError)
+			}
+			got := durations.ReplaceAll(stdout.Bytes(), []byte(`"durationMs": 0`))
+			wantFile := filepath.Join(programsDir, name+".want.json")
+			if *update {
+				if err := os.WriteFile(wantFile, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(wantFile)
+			if err != nil {
+				t.Fatalf("%v (run with -update to create it)", err)
+			}
+			if diff := cmp.Diff(string(want), string(got)); diff != "" {
+				t.Errorf("--json output mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestBinary builds the real binary and runs the quickstart program and a failing
+// program through it: stdout is the model-facing text plus a newline, exit statuses
+// are 0, 1 and 2, and images are summarised on stderr.
+func TestBinary(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "runcode")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	tests := []struct {
+		name       string
+		args       []string
+		stdin      string
+		wantCode   int
+		wantStdout string
+		wantStderr string
+	}{
+		{"tour", []string{"run", "--root", filepath.Join(programsDir, "workspace"), filepath.Join(programsDir, "tour.ts")}, "", 0,
+			"2 notes, 3 open TODOs\n[\n  \"write the migration guide\",\n  \"benchmark the pool\",\n  \"fix flaky test in sync\"\n]\n", ""},
+		{"stdin program", []string{"run", "--root", programsDir, "-"}, "console.log('hi'); return 2", 0, "hi\n2\n", ""},
+		{"failure", []string{"run", "--root", programsDir, "-"}, "console.log('x'); throw 'bad'", 1,
+			"Error: code run failed (exception): bad\nCaptured output:\nx\n", ""},
+		{"image summary", []string{"run", "--tools", filepath.Join(programsDir, "shop.json"), filepath.Join(programsDir, "chart-image.js")}, "", 0,
+			"chart at charts/totals.png\n{\n  \"bars\": 5\n}\n", "image from render_chart (call-1:code:2): image/png, about 72 bytes\n"},
+		{"bad flag", []string{"run", "--max-parallel", "-1", "-"}, "", 2, "", "runcode run: --max-parallel must be a positive integer, got -1\n"},
+		{"missing file", []string{"run", "no-such-program.js"}, "", 2, "", "runcode run: reading the program: open no-such-program.js: no such file or directory\n"},
+		{"bad root", []string{"run", "--root", "/no/such/dir", "-"}, "return 1", 2, "", "runcode run: --root: opening workspace root: open /no/such/dir: no such file or directory\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cmd := exec.Command(bin, tt.args...)
+			cmd.Stdin = strings.NewReader(tt.stdin)
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			err := cmd.Run()
+			code := 0
+			if ee, ok := err.(*exec.ExitError); ok {
+				code = ee.ExitCode()
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if code != tt.wantCode || stdout.String() != tt.wantStdout || stderr.String() != tt.wantStderr {
+				t.Errorf("exit %d, stdout %q, stderr %q\nwant exit %d, stdout %q, stderr %q", code, stdout.String(), stderr.String(), tt.wantCode, tt.wantStdout, tt.wantStderr)
+			}
+		})
+	}
+}

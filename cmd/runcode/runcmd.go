@@ -1,0 +1,328 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/runcode-go/runcode/manifest"
+	"github.com/runcode-go/runcode/pipeline"
+	"github.com/runcode-go/runcode/ptc"
+	"github.com/runcode-go/runcode/registry"
+	"github.com/runcode-go/runcode/runtime"
+	"github.com/runcode-go/runcode/workspace"
+)
+
+// runFlags are the flags of `runcode run`.
+type runFlags struct {
+	tools, root, description, events string
+	json                             bool
+	timeout, compute                 time.Duration
+	maxOutput, maxParallel, maxCalls int
+}
+
+func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := newFlags("run", "[flags] [FILE|-]", stdout, stderr)
+	var f runFlags
+	fs.StringVar(&f.tools, "tools", "", "tool manifest `FILE` (JSON, see spec/cli.md); without it, the read-only workspace tools over --root")
+	fs.StringVar(&f.root, "root", ".", "workspace `DIR` the built-in workspace tools are jailed to (ignored with --tools)")
+	fs.BoolVar(&f.json, "json", false, "print one JSON object (isError, text, value, error, contexts, calls) instead of the model-facing text")
+	fs.StringVar(&f.description, "description", "", "the run_code `TEXT` description argument (default \"Run <file>\")")
+	fs.DurationVar(&f.timeout, "timeout", 0, "wall-clock `DURATION` budget of the run, e.g. 30s (default 600s)")
+	fs.DurationVar(&f.compute, "compute", 0, "compute `DURATION` budget (time spent running JavaScript; default 60s)")
+	fs.IntVar(&f.maxOutput, "max-output", 0, "output budget in `BYTES` (logs + result as JSON; default 1 MiB)")
+	fs.IntVar(&f.maxParallel, "max-parallel", 0, "`N` parallel-safe sub-calls that may overlap (default 10)")
+	fs.IntVar(&f.maxCalls, "max-calls", 0, "cap on sub-calls per run, `N` (default no cap)")
+	fs.StringVar(&f.events, "events", "", "write tool/call, tool/code-dispatch-start, tool/code-dispatch and tool/result events to `FILE` as JSON Lines")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(stdout)
+			fs.Usage()
+			return exitOK
+		}
+		return exitUsage
+	}
+	if fs.NArg() > 1 {
+		fmt.Fprintf(stderr, "runcode run: takes one program (a FILE, or - for stdin), got %d arguments\n", fs.NArg())
+		return exitUsage
+	}
+	if msg := f.check(); msg != "" {
+		fmt.Fprintf(stderr, "runcode run: %s\n", msg)
+		return exitUsage
+	}
+	name := fs.Arg(0)
+	code, err := readProgram(name, stdin)
+	if err != nil {
+		fmt.Fprintf(stderr, "runcode run: %v\n", err)
+		return exitUsage
+	}
+	if f.description == "" {
+		f.description = "Run " + displayName(name)
+	}
+	return f.execute(ctx, code, stdout, stderr)
+}
+
+func (f *runFlags) check() string {
+	switch {
+	case f.timeout < 0 || f.compute < 0:
+		return "--timeout and --compute must not be negative"
+	case f.maxOutput < 0:
+		return fmt.Sprintf("--max-output must be a positive number of bytes, got %d", f.maxOutput)
+	case f.maxParallel < 0:
+		return fmt.Sprintf("--max-parallel must be a positive integer, got %d", f.maxParallel)
+	case f.maxCalls < 0:
+		return fmt.Sprintf("--max-calls must not be negative, got %d", f.maxCalls)
+	case strings.TrimSpace(f.description) == "" && f.description != "":
+		return "--description must not be blank"
+	}
+	return ""
+}
+
+func readProgram(name string, stdin io.Reader) (string, error) {
+	var data []byte
+	var err error
+	if name == "" || name == "-" {
+		data, err = io.ReadAll(io.LimitReader(stdin, 64<<20))
+	} else {
+		data, err = os.ReadFile(name)
+	}
+	if err != nil {
+		return "", fmt.Errorf("reading the program: %v", err)
+	}
+	return string(data), nil
+}
+
+func displayName(name string) string {
+	if name == "" || name == "-" {
+		return "program from stdin"
+	}
+	return filepath.Base(name)
+}
+
+func (f *runFlags) execute(ctx context.Context, code string, stdout, stderr io.Writer) int {
+	set, closeTools, err := toolSet(ctx, f.tools, f.root, registry.ModePTC)
+	if err != nil {
+		fmt.Fprintf(stderr, "runcode run: %v\n", err)
+		return exitUsage
+	}
+	defer closeTools()
+
+	opts := pipeline.Options{Wrappers: []pipeline.Middleware{pipeline.Timeout()}}
+	if f.events != "" {
+		sink, closeSink, err := eventFile(f.events)
+		if err != nil {
+			fmt.Fprintf(stderr, "runcode run: --events: %v\n", err)
+			return exitUsage
+		}
+		defer closeSink()
+		opts.Events = sink
+	}
+	pool, err := runtime.NewPool(&runtime.PoolOptions{Size: 1})
+	if err != nil {
+		fmt.Fprintf(stderr, "runcode run: %v\n", err)
+		return exitUsage
+	}
+	defer pool.Close()
+	ex, err := ptc.New(pipeline.New(&opts), &ptc.Options{
+		Pool: pool,
+		Limits: &runtime.Limits{
+			WallClock: f.timeout, Compute: f.compute, OutputBytes: f.maxOutput,
+		},
+		MaxParallelSubCalls: f.maxParallel,
+		MaxSubCalls:         f.maxCalls,
+	})
+	if err != nil {
+		fmt.Fprintf(stderr, "runcode run: %v\n", err)
+		return exitUsage
+	}
+	args, _ := json.Marshal(map[string]string{"code": code, "description": f.description})
+	res, rep := ex.Run(ctx, set, pipeline.RawCall{ID: "call-1", Arguments: string(args)})
+
+	text := contentText(res.Content)
+	if f.json {
+		writeJSON(stdout, report(res, rep, text))
+	} else {
+		fmt.Fprintln(stdout, text)
+		for _, c := range res.Contexts {
+			for _, b := range c.Content {
+				if b.Type == "image" {
+					n := base64.StdEncoding.DecodedLen(len(b.Data))
+					fmt.Fprintf(stderr, "image from %s (%s): %s, about %d bytes\n", c.Tool, c.CallID, b.MIMEType, n)
+				}
+			}
+		}
+	}
+	if res.IsError() {
+		return exitFail
+	}
+	return exitOK
+}
+
+// contentText joins the text blocks of run_code's content (it has exactly one).
+func contentText(content []registry.Content) string {
+	var parts []string
+	for _, c := range content {
+		if c.Type == "text" {
+			parts = append(parts, c.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+// jsonReport is the --json shape of spec/cli.md.
+type jsonReport struct {
+	IsError  bool            `json:"isError"`
+	Text     string          `json:"text"`
+	Value    json.RawMessage `json:"value"`
+	Error    *jsonFailure    `json:"error"`
+	Contexts []jsonContext   `json:"contexts"`
+	Calls    []jsonCall      `json:"calls"`
+}
+
+type jsonFailure struct {
+	Kind    string `json:"kind"`
+	Message string `json:"message"`
+}
+
+type jsonContext struct {
+	SubCallID string             `json:"subCallId"`
+	Tool      string             `json:"tool"`
+	Content   []registry.Content `json:"content"`
+}
+
+type jsonCall struct {
+	ID         string          `json:"id"`
+	Tool       string          `json:"tool"`
+	Arguments  json.RawMessage `json:"arguments"`
+	IsError    bool            `json:"isError"`
+	DurationMs float64         `json:"durationMs"`
+}
+
+func report(res *pipeline.Result, rep *ptc.Report, text string) jsonReport {
+	out := jsonReport{IsError: res.IsError(), Text: text, Value: json.RawMessage("null"), Contexts: []jsonContext{}, Calls: []jsonCall{}}
+	if !res.Value.IsZero() {
+		out.Value = json.RawMessage(res.Value.String())
+	}
+	if res.IsError() {
+		// A failed program has a kind; any other failure (invalid arguments, policy) is
+		// reported with the pipeline's code as its kind.
+		out.Error = &jsonFailure{Kind: string(res.Error.Code), Message: res.Error.Message}
+		var f *runtime.Failure
+		if errors.As(res.Error, &f) {
+			out.Error = &jsonFailure{Kind: string(f.Kind), Message: f.Message}
+		}
+	}
+	for _, c := range res.Contexts {
+		out.Contexts = append(out.Contexts, jsonContext{SubCallID: c.CallID, Tool: c.Tool, Content: c.Content})
+	}
+	if rep != nil {
+		for _, c := range rep.Calls {
+			if c.Abandoned {
+				continue // never started: not a call that ran
+			}
+			out.Calls = append(out.Calls, jsonCall{ID: c.ID, Tool: c.Name, Arguments: json.RawMessage(c.Args.String()),
+				IsError: c.Result.IsError(), DurationMs: float64(c.Duration.Microseconds()) / 1000})
+		}
+	}
+	return out
+}
+
+func writeJSON(w io.Writer, v any) {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	_ = enc.Encode(v)
+}
+
+// eventFile opens path for JSON Lines events.
+func eventFile(path string) (pipeline.Sink, func(), error) {
+	file, err := os.Create(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	w := bufio.NewWriter(file)
+	var mu sync.Mutex
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	sink := pipeline.SinkFunc(func(e pipeline.Event) {
+		line := map[string]any{"type": e.Type, "time": e.Time.UTC().Format(time.RFC3339Nano), "name": e.Name, "arguments": json.RawMessage(e.Args.String())}
+		if e.ParentID == "" {
+			line["callId"] = e.CallID
+		} else {
+			line["rootCallId"], line["parentCallId"], line["subCallId"] = e.RootID, e.ParentID, e.CallID
+		}
+		if e.Type == pipeline.EventResult || e.Type == pipeline.EventDispatch {
+			line["isError"], line["content"] = e.IsError, e.Content
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		_ = enc.Encode(line)
+	})
+	return sink, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		w.Flush()
+		file.Close()
+	}, nil
+}
+
+// toolSet resolves the tools a command works with, in the given mode: the manifest at
+// manifestPath, or the workspace tools over root when it is empty. The returned
+// function releases what the tools hold.
+func toolSet(ctx context.Context, manifestPath, root string, mode registry.Mode) (*registry.ResolvedToolSet, func(), error) {
+	scope := registry.New()
+	if _, err := scope.SetMode(mode); err != nil {
+		return nil, nil, err
+	}
+	release := func() {}
+	if manifestPath != "" {
+		m, err := readManifest(manifestPath)
+		if err != nil {
+			return nil, nil, err
+		}
+		if _, err := m.Register(scope); err != nil {
+			return nil, nil, err
+		}
+	} else {
+		ws, err := workspace.Open(root)
+		if err != nil {
+			return nil, nil, fmt.Errorf("--root: %v", err)
+		}
+		for _, t := range ws.Tools() {
+			if _, err := scope.Register(t); err != nil {
+				ws.Close()
+				return nil, nil, err
+			}
+		}
+		release = func() { ws.Close() }
+	}
+	set, err := scope.Resolve(ctx, registry.Step{})
+	if err != nil {
+		release()
+		return nil, nil, err
+	}
+	return set, release, nil
+}
+
+// readManifest reads and validates the manifest at path; errors name the file.
+func readManifest(path string) (*manifest.Manifest, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, &manifest.Error{File: path, Problem: "cannot read the file: " + err.Error(), Err: err}
+	}
+	return manifest.Parse(path, data, &manifest.Options{Dir: filepath.Dir(path), Env: os.Environ()})
+}

@@ -1,0 +1,3 @@
+// tools: workspace
+console.log("hello from run_code");
+return "done";

@@ -1,0 +1,4 @@
+// tools: workspace
+console.log("waiting for something that never happens");
+await new Promise(() => {});
+return "unreachable";

@@ -1,0 +1,2 @@
+// tools: shop.json
+await tools.list_orders({});

@@ -1,0 +1,3 @@
+// tools: workspace
+const data = await fetch("https://example.com");
+return data;

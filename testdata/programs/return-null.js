@@ -1,0 +1,2 @@
+// tools: shop.json
+return null;

@@ -1,0 +1,7 @@
+// tools: shop.json
+try {
+  await tools.flaky_lookup({ key: "k" });
+  return "unexpected";
+} catch (e) {
+  return `${e.code}: ${e.message}`;
+}

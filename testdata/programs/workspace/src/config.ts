@@ -1,0 +1,6 @@
+export interface Config {
+  name: string;
+  retries: number; // TODO: make configurable per call
+}
+
+export const defaults: Config = { name: "demo", retries: 3 };

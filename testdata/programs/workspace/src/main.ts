@@ -1,0 +1,7 @@
+import { defaults } from "./config";
+
+function main(): void {
+  console.log(`starting ${defaults.name}`);
+}
+
+main();
