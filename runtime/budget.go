@@ -11,10 +11,12 @@ import (
 
 // What the in-process guards cannot do. goja checks its interrupt flag only between
 // bytecode instructions, so a single native call runs to its end:
-//   - Allocation-heavy built-ins (repeat, padStart/padEnd, fill, join, default sort, bind
-//     name growth) are guarded below; other paths that allocate inside one native call
-//     (spreading or Array.from over a huge sparse array, JSON.stringify of a deep value)
-//     are not, and only the heap sampler, after the call returns, sees them.
+//   - Allocation-heavy built-ins (repeat, padStart/padEnd, fill, join, Array.from of an
+//     array-like, default sort, bind name growth) are guarded below. Array(n) itself is
+//     cheap in goja (a sparse array), but other native paths over a huge one are not
+//     guarded: spreading it ([...Array(1e9)]), iterating it (map, indexOf), typed-array
+//     constructors, JSON.stringify of a deep value. The compute budget and Grace bound how
+//     long Run waits for them; the abandoned VM goroutine finishes the call on its own.
 //   - Catastrophic regexp backtracking: goja falls back to regexp2 for lookarounds and
 //     backreferences, and regexp2's match timeout (regexp2.DefaultMatchTimeout) can only be
 //     set by importing github.com/dlclark/regexp2, which the import table of deps_test.go
@@ -57,7 +59,7 @@ const (
 	// nativeSortMax is the longest array sorted by goja's native default sort, which no
 	// interrupt can stop; longer ones are sorted through a JavaScript comparator with the
 	// same order, which the compute budget can interrupt.
-	nativeSortMax = 1 << 16
+	nativeSortMax = 1 << 14
 	// maxBoundName caps the name of a bound function: each bind prepends "bound ", so a
 	// long bind chain would otherwise grow names quadratically and exhaust memory.
 	maxBoundName = 256
@@ -212,6 +214,16 @@ func installGuards(r *run) error {
 		n := r.thisLen(call, false)
 		start, end := relIndex(call.Argument(1), n, 0), relIndex(call.Argument(2), n, n)
 		if end-start > r.maxElements() {
+			panic(r.rangeError("Invalid array length"))
+		}
+	})
+	r.guard(vm.Get("Array").ToObject(vm), "from", func(call goja.FunctionCall) {
+		// Array.from({length: n}) builds n elements in one native call.
+		src, ok := call.Argument(0).(*goja.Object)
+		if !ok || src.GetSymbol(goja.SymIterator) != nil && !goja.IsUndefined(src.GetSymbol(goja.SymIterator)) {
+			return
+		}
+		if src.Get("length") != nil && src.Get("length").ToFloat() > float64(r.maxElements()) {
 			panic(r.rangeError("Invalid array length"))
 		}
 	})

@@ -19,6 +19,8 @@ func TestGuards(t *testing.T) {
 		{name: "padEnd over the bound", code: "try { 'a'.padEnd(1e9, 'xy') } catch (e) { return e.name }", want: "RangeError"},
 		{name: "fill over the bound", code: "try { new Array(1e9).fill(0) } catch (e) { return [e.name, e.message].join() }", want: "RangeError,Invalid array length"},
 		{name: "join over the bound", code: "try { Array(3e8).join('abc') } catch (e) { return e.name }", want: "RangeError"},
+		{name: "Array.from of a huge array-like", code: "try { Array.from({length: 1e9}) } catch (e) { return e.name }", want: "RangeError"},
+		{name: "Array.from of iterables and small array-likes is unchanged", code: "return [Array.from({length: 3}, (_, i) => i).join(), Array.from(new Set([1, 2])).join(), Array.from('ab').join()].join(' ')", want: "0,1,2 1,2 a,b"},
 		{name: "small calls are unchanged", code: "return ['ab'.repeat(3), 'a'.padStart(3, '-'), 'a'.padEnd(2), [0, 0, 0].fill(7, 1).join('+'), [1, [2, 3]].join()].join(' ')", want: "ababab --a a  0+7+7 1,2,3"},
 		{name: "fill with relative bounds", code: "return [1, 2, 3, 4].fill(0, -2).join()", want: "1,2,0,0"},
 		{name: "default sort compares strings", code: "return [10, 9, 1, undefined, 'b', 'a'].sort().map(String).join()", want: "1,10,9,a,b,undefined"},
@@ -26,7 +28,7 @@ func TestGuards(t *testing.T) {
 		{name: "toSorted", code: "const a = [3, 1, 2]; return [a.toSorted().join(), a.join()].join(' ')", want: "1,2,3 3,1,2"},
 		{
 			name: "a long default sort keeps the native order",
-			code: "const a = Array.from({length: 70000}, (_, i) => (i * 7919) % 70000); a.sort(); return a.length === 70000 && a.every((v, i) => i === 0 || String(a[i - 1]) <= String(v))",
+			code: "const a = Array.from({length: 20000}, (_, i) => (i * 7919) % 20000); a.sort(); return a.length === 20000 && a.every((v, i) => i === 0 || String(a[i - 1]) <= String(v))",
 			want: "true",
 		},
 		{name: "bound function names are capped", code: "let f = function f() {}; for (let i = 0; i < 1000; i++) f = f.bind(null); return [f.name.length <= 256, f.name.startsWith('bound bound')].join()", want: "true,true"},

@@ -104,7 +104,7 @@ func (f *fakeTools) start(ctx context.Context, member string, args json.RawMessa
 		case "sleep":
 			var a struct{ Ms int }
 			_ = json.Unmarshal(args, &a)
-			time.Sleep(time.Duration(a.Ms) * time.Millisecond)
+			time.Sleep(time.Duration(a.Ms) * time.Millisecond) // only called inside synctest bubbles
 			return json.RawMessage(`"slept"`), nil
 		}
 		return args, nil

@@ -260,7 +260,7 @@ func (r *run) hostCall(o *nsObject, member string, call goja.FunctionCall) goja.
 	p, resolve, reject := vm.NewPromise()
 	arg := call.Argument(0)
 	if goja.IsUndefined(arg) {
-		_ = reject(r.callError(o, member, o.ns.noun+" arguments must be lossless JSON (call it with an arguments object, e.g. `{}`)", nil))
+		_ = reject(r.callError(o, member, o.ns.noun+" arguments must be lossless JSON (call the "+o.ns.noun+" with an arguments object, e.g. `{}`)", nil))
 		return vm.ToValue(p)
 	}
 	args, res, detail := r.encode(arg, maxArgBytes)
