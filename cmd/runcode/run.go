@@ -28,6 +28,7 @@ commands:
   sdk [--tools F] [--ts]           print the SDK prompt section for the tools (--ts: only the TypeScript)
   describe [--tools F] [--mode M]  print, as JSON, the tool schemas the model is sent in mode M
                                    (native, ptc or both; default ptc)
+  run [flags] [FILE|-]             run one program as a run_code call and print the model-facing text
 
 Run 'runcode <command> --help' for a command's flags.
 `
@@ -50,10 +51,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprint(stdout, usage)
 		return exitOK
 	case "check", "serve", "bench":
-		fmt.Fprintf(stderr, "runcode %s: not available yet in this build; available commands: sdk, describe\n", cmd)
+		fmt.Fprintf(stderr, "runcode %s: not available yet in this build; available commands: sdk, describe, run\n", cmd)
 		return exitUsage
 	default:
-		fmt.Fprintf(stderr, "runcode: unknown command %q; available commands: sdk, describe (see runcode help)\n", cmd)
+		fmt.Fprintf(stderr, "runcode: unknown command %q; available commands: sdk, describe, run (see runcode help)\n", cmd)
 		return exitUsage
 	}
 }

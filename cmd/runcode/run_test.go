@@ -158,8 +158,8 @@ func TestUsage(t *testing.T) {
 	}{
 		{"no command", nil, 2, "", "usage: runcode <command>"},
 		{"help", []string{"help"}, 0, "usage: runcode <command>", ""},
-		{"unknown command", []string{"frobnicate"}, 2, "", `runcode: unknown command "frobnicate"; available commands: sdk, describe`},
-		{"later command", []string{"run", "x.js"}, 2, "", "runcode run: not available yet in this build"},
+		{"unknown command", []string{"frobnicate"}, 2, "", `runcode: unknown command "frobnicate"; available commands: sdk, describe, run`},
+		{"later command", []string{"check", "x.js"}, 2, "", "runcode check: not available yet in this build; available commands: sdk, describe, run"},
 		{"no tools", []string{"sdk"}, 2, "", "runcode sdk: no --tools manifest given: the built-in workspace tools are not available in this build yet, so pass --tools FILE"},
 		{"describe no tools", []string{"describe", "--mode", "native"}, 2, "", "runcode describe: no --tools manifest given"},
 		{"bad mode", []string{"describe", "--mode", "code", "--tools", manifests + "orders.json"}, 2, "", `runcode describe: unknown --mode "code"; want native, ptc or both`},
