@@ -88,8 +88,8 @@ func (r *run) trackRejection(p *goja.Promise, op goja.PromiseRejectionOperation)
 	case goja.PromiseRejectionReject:
 		r.rejected = append(r.rejected, p)
 	case goja.PromiseRejectionHandle:
-		for i, q := range r.rejected {
-			if q == p {
+		for i := len(r.rejected) - 1; i >= 0; i-- { // usually the latest
+			if r.rejected[i] == p {
 				r.rejected = append(r.rejected[:i], r.rejected[i+1:]...)
 				break
 			}
@@ -119,8 +119,8 @@ var errStop = errors.New("run stopped")
 
 func (r *run) failed() bool { return r.stopping.Load() }
 
-// exec runs the program to completion on the calling goroutine (the VM goroutine) and
-// returns the result. Watchdogs must already be armed.
+// exec runs the program to completion on the calling goroutine (the VM goroutine),
+// leaving the outcome in the run's failure, logs and value. Watchdogs must already be armed.
 func (r *run) exec() {
 	defer func() {
 		if x := recover(); x != nil {
