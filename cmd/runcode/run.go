@@ -7,10 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 
-	"github.com/runcode-go/runcode/manifest"
 	"github.com/runcode-go/runcode/registry"
 	"github.com/runcode-go/runcode/sdkgen"
 )
@@ -30,6 +27,8 @@ commands:
                                    (native, ptc or both; default ptc)
   run [flags] [FILE|-]             run one program as a run_code call and print the model-facing text
 
+Without --tools, the tools are the read-only workspace tools over --root (default ".").
+
 Run 'runcode <command> --help' for a command's flags.
 `
 
@@ -47,10 +46,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return describeCommand(ctx, rest, stdout, stderr)
 	case "run":
 		return runCommand(ctx, rest, stdin, stdout, stderr)
+	case "check":
+		return checkCommand(ctx, rest, stdin, stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return exitOK
-	case "check", "serve", "bench":
+	case "serve", "bench":
 		fmt.Fprintf(stderr, "runcode %s: not available yet in this build; available commands: sdk, describe, run\n", cmd)
 		return exitUsage
 	default:
@@ -87,20 +88,25 @@ func parse(fs *flag.FlagSet, args []string, stdout io.Writer) (code int, ok bool
 	return 0, true
 }
 
-const toolsHelp = "tool manifest `FILE` (JSON, see spec/cli.md); required until the built-in workspace tools land"
+const (
+	toolsHelp = "tool manifest `FILE` (JSON, see spec/cli.md); without it, the read-only workspace tools over --root"
+	rootHelp  = "workspace `DIR` the built-in workspace tools are jailed to (ignored with --tools)"
+)
 
 func sdkCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("sdk", "[--tools F] [--ts]", stdout, stderr)
+	fs := newFlags("sdk", "[--tools F] [--root DIR] [--ts]", stdout, stderr)
 	tools := fs.String("tools", "", toolsHelp)
+	root := fs.String("root", ".", rootHelp)
 	tsOnly := fs.Bool("ts", false, "print only the TypeScript declarations (for tsc), not the whole prompt section")
 	if code, ok := parse(fs, args, stdout); !ok {
 		return code
 	}
-	set, err := loadTools(ctx, *tools)
+	set, release, err := toolSet(ctx, *tools, *root, registry.ModePTC)
 	if err != nil {
 		fmt.Fprintf(stderr, "runcode sdk: %v\n", err)
 		return exitUsage
 	}
+	defer release()
 	sdk := sdkgen.Render(sdkgen.ToolsOf(set))
 	if *tsOnly {
 		io.WriteString(stdout, sdk.Declarations)
@@ -121,8 +127,9 @@ func pathOrRoot(p string) string {
 }
 
 func describeCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("describe", "[--tools F] [--mode M]", stdout, stderr)
+	fs := newFlags("describe", "[--tools F] [--root DIR] [--mode M]", stdout, stderr)
 	tools := fs.String("tools", "", toolsHelp)
+	root := fs.String("root", ".", rootHelp)
 	mode := fs.String("mode", string(registry.ModePTC), "`MODE` to describe: native (every tool), ptc (only run_code) or both")
 	if code, ok := parse(fs, args, stdout); !ok {
 		return code
@@ -132,11 +139,12 @@ func describeCommand(ctx context.Context, args []string, stdout, stderr io.Write
 		fmt.Fprintf(stderr, "runcode describe: unknown --mode %q; want native, ptc or both\n", *mode)
 		return exitUsage
 	}
-	set, err := loadTools(ctx, *tools)
+	set, release, err := toolSet(ctx, *tools, *root, m)
 	if err != nil {
 		fmt.Fprintf(stderr, "runcode describe: %v\n", err)
 		return exitUsage
 	}
+	defer release()
 	var schemas []registry.ToolSchema
 	switch m {
 	case registry.ModeNative:
@@ -157,28 +165,4 @@ func describeCommand(ctx context.Context, args []string, stdout, stderr io.Write
 		return exitFail
 	}
 	return exitOK
-}
-
-// loadTools loads the manifest at path into a new registry and resolves it.
-func loadTools(ctx context.Context, path string) (*registry.ResolvedToolSet, error) {
-	if path == "" {
-		return nil, errors.New("no --tools manifest given: the built-in workspace tools are not available in this build yet, so pass --tools FILE")
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		var pe *os.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		return nil, &manifest.Error{File: path, Problem: "cannot read the file: " + err.Error(), Err: err}
-	}
-	m, err := manifest.Parse(path, data, &manifest.Options{Dir: filepath.Dir(path), Env: os.Environ()})
-	if err != nil {
-		return nil, err
-	}
-	scope := registry.New()
-	if _, err := m.Register(scope); err != nil {
-		return nil, err
-	}
-	return scope.Resolve(ctx, registry.Step{})
 }

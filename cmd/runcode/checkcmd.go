@@ -1,0 +1,137 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/runcode-go/runcode/registry"
+	"github.com/runcode-go/runcode/runtime"
+)
+
+// checkCommand checks a program without running it: syntax (JavaScript or
+// TypeScript) with positions, tools.x names that do not exist (with a did-you-mean),
+// and the tools the program can reach. Exit 0 when clean, 1 when it found problems.
+func checkCommand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := newFlags("check", "[--tools F] [--root DIR] FILE|-", stdout, stderr)
+	toolsPath := fs.String("tools", "", "tool manifest `FILE` (JSON, see spec/cli.md); without it, the workspace tools")
+	root := fs.String("root", ".", "workspace `DIR` for the built-in workspace tools (ignored with --tools)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(stdout)
+			fs.Usage()
+			return exitOK
+		}
+		return exitUsage
+	}
+	if fs.NArg() != 1 {
+		fmt.Fprintf(stderr, "runcode check: takes one program (a FILE, or - for stdin), got %d arguments\n", fs.NArg())
+		return exitUsage
+	}
+	name := fs.Arg(0)
+	code, err := readProgram(name, stdin)
+	if err != nil {
+		fmt.Fprintf(stderr, "runcode check: %v\n", err)
+		return exitUsage
+	}
+	set, release, err := toolSet(ctx, *toolsPath, *root, registry.ModePTC)
+	if err != nil {
+		fmt.Fprintf(stderr, "runcode check: %v\n", err)
+		return exitUsage
+	}
+	defer release()
+	label := displayName(name)
+	if name != "" && name != "-" {
+		label = name
+	}
+
+	refs, err := runtime.References(code, "tools", nil)
+	if err != nil {
+		var f *runtime.Failure
+		if errors.As(err, &f) {
+			fmt.Fprintf(stdout, "%s: %s\n", label, f.Message)
+			return exitFail
+		}
+		fmt.Fprintf(stderr, "runcode check: %v\n", err)
+		return exitUsage
+	}
+	var names []string
+	for _, e := range set.Tools() {
+		names = append(names, e.Name())
+	}
+	problems := 0
+	var reach []string
+	for _, r := range refs {
+		if slices.Contains(names, r.Member) {
+			if !slices.Contains(reach, r.Member) {
+				reach = append(reach, r.Member)
+			}
+			continue
+		}
+		problems++
+		msg := fmt.Sprintf("%s:%d:%d: unknown tool %q", label, r.Line, r.Column, r.Member)
+		if r.Member == registry.RunCodeName {
+			msg += "; run_code cannot be called from a program"
+		} else if best := closest(r.Member, names); best != "" {
+			msg += fmt.Sprintf("; did you mean %q?", best)
+		}
+		fmt.Fprintln(stdout, msg)
+	}
+	slices.Sort(reach)
+	if len(reach) == 0 {
+		fmt.Fprintf(stdout, "%s: reaches no tools\n", label)
+	} else {
+		fmt.Fprintf(stdout, "%s: reaches %s\n", label, strings.Join(reach, ", "))
+	}
+	if problems > 0 {
+		return exitFail
+	}
+	return exitOK
+}
+
+// closest returns the name nearest to s by edit distance, if it is near enough to be
+// a plausible typo (at most a third of the longer name, and at least 1 edit allowed).
+func closest(s string, names []string) string {
+	best, bestD := "", 0
+	for _, n := range names {
+		d := editDistance(strings.ToLower(s), strings.ToLower(n))
+		if best == "" || d < bestD {
+			best, bestD = n, d
+		}
+	}
+	if best == "" || bestD > max(1, max(len(s), len(best))/3) {
+		return ""
+	}
+	return best
+}
+
+// editDistance is the optimal-string-alignment distance: insertions, deletions,
+// substitutions and transpositions of neighbours each cost 1 ("gerp" is 1 from "grep").
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	d := make([][]int, len(ra)+1)
+	for i := range d {
+		d[i] = make([]int, len(rb)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(ra)][len(rb)]
+}

@@ -1,0 +1,57 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestCheck(t *testing.T) {
+	shop := filepath.Join(programsDir, "shop.json")
+	tests := []struct {
+		name       string
+		args       []string
+		stdin      string
+		wantCode   int
+		wantStdout string
+		wantStderr string
+	}{
+		{"clean program", []string{"--tools", shop, filepath.Join(programsDir, "top-customers.ts")}, "", 0,
+			filepath.Join(programsDir, "top-customers.ts") + ": reaches get_customer, list_orders\n", ""},
+		{"did you mean", []string{"--tools", shop, "-"}, "await tools.lst_orders({});\nconst r = await tools[\"get-order\"]({ id: 'A1' });\nawait tools.zzzzzzz({});\nawait tools.run_code({});", 1,
+			"program from stdin:1:13: unknown tool \"lst_orders\"; did you mean \"list_orders\"?\n" +
+				"program from stdin:2:24: unknown tool \"get-order\"; did you mean \"get_order\"?\n" +
+				"program from stdin:3:13: unknown tool \"zzzzzzz\"\n" +
+				"program from stdin:4:13: unknown tool \"run_code\"; run_code cannot be called from a program\n" +
+				"program from stdin: reaches no tools\n", ""},
+		{"typescript positions", []string{"--tools", shop, "-"}, "type Id = string;\nconst id: Id = 'A1';\nawait tools.get_ordr({ id });", 1,
+			"program from stdin:3:13: unknown tool \"get_ordr\"; did you mean \"get_order\"?\nprogram from stdin: reaches no tools\n", ""},
+		{"syntax error", []string{"--root", programsDir, "-"}, "const x = 1;\nif (x {\n}", 1,
+			"program from stdin: SyntaxError: Unexpected token { (line 2, column 7)\n    if (x {\n          ^\n", ""},
+		{"workspace tools by default", []string{"--root", programsDir, filepath.Join(programsDir, "tour.ts")}, "", 0,
+			filepath.Join(programsDir, "tour.ts") + ": reaches glob, read_file\n", ""},
+		{"no program", []string{"--root", programsDir}, "", 2, "", "runcode check: takes one program (a FILE, or - for stdin), got 0 arguments\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := run(context.Background(), append([]string{"check"}, tt.args...), strings.NewReader(tt.stdin), &stdout, &stderr)
+			if code != tt.wantCode || stdout.String() != tt.wantStdout || stderr.String() != tt.wantStderr {
+				t.Errorf("exit %d\nstdout %q\nstderr %q\nwant exit %d\nstdout %q\nstderr %q", code, stdout.String(), stderr.String(), tt.wantCode, tt.wantStdout, tt.wantStderr)
+			}
+		})
+	}
+}
+
+func TestClosest(t *testing.T) {
+	names := []string{"read_file", "list_dir", "glob", "grep", "stat"}
+	for _, tt := range []struct{ in, want string }{
+		{"readFile", "read_file"}, {"read_files", "read_file"}, {"gerp", "grep"}, {"listdir", "list_dir"}, {"delete", ""}, {"x", ""},
+	} {
+		if got := closest(tt.in, names); got != tt.want {
+			t.Errorf("closest(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
