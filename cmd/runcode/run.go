@@ -26,6 +26,7 @@ commands:
   describe [--tools F] [--mode M]  print, as JSON, the tool schemas the model is sent in mode M
                                    (native, ptc or both; default ptc)
   run [flags] [FILE|-]             run one program as a run_code call and print the model-facing text
+  check [--tools F] FILE           check a program without running it: syntax, unknown tools, tools it reaches
 
 Without --tools, the tools are the read-only workspace tools over --root (default ".").
 
@@ -52,10 +53,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprint(stdout, usage)
 		return exitOK
 	case "serve", "bench":
-		fmt.Fprintf(stderr, "runcode %s: not available yet in this build; available commands: sdk, describe, run\n", cmd)
+		fmt.Fprintf(stderr, "runcode %s: not available yet in this build; available commands: sdk, describe, run, check\n", cmd)
 		return exitUsage
 	default:
-		fmt.Fprintf(stderr, "runcode: unknown command %q; available commands: sdk, describe, run (see runcode help)\n", cmd)
+		fmt.Fprintf(stderr, "runcode: unknown command %q; available commands: sdk, describe, run, check (see runcode help)\n", cmd)
 		return exitUsage
 	}
 }

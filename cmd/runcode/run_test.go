@@ -52,6 +52,23 @@ func TestBadManifests(t *testing.T) {
 	}
 }
 
+// TestWorkspaceDefault: without --tools, sdk and describe show the workspace tools.
+func TestWorkspaceDefault(t *testing.T) {
+	code, stdout, stderr := runCLI(t, "sdk", "--ts", "--root", ".")
+	if code != 0 || stderr != "" {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	for _, name := range []string{"glob", "grep", "list_dir", "read_file", "stat"} {
+		if !strings.Contains(stdout, "\n  "+name+": ") {
+			t.Errorf("the SDK lacks the workspace tool %s:\n%s", name, stdout)
+		}
+	}
+	code, stdout, _ = runCLI(t, "describe", "--mode", "native")
+	if code != 0 || !strings.Contains(stdout, `"name": "read_file"`) {
+		t.Errorf("describe --mode native: exit %d\n%s", code, stdout)
+	}
+}
+
 func TestSDK(t *testing.T) {
 	data, err := os.ReadFile(manifests + "orders.json")
 	if err != nil {
@@ -158,14 +175,13 @@ func TestUsage(t *testing.T) {
 	}{
 		{"no command", nil, 2, "", "usage: runcode <command>"},
 		{"help", []string{"help"}, 0, "usage: runcode <command>", ""},
-		{"unknown command", []string{"frobnicate"}, 2, "", `runcode: unknown command "frobnicate"; available commands: sdk, describe, run`},
-		{"later command", []string{"check", "x.js"}, 2, "", "runcode check: not available yet in this build; available commands: sdk, describe, run"},
-		{"no tools", []string{"sdk"}, 2, "", "runcode sdk: no --tools manifest given: the built-in workspace tools are not available in this build yet, so pass --tools FILE"},
-		{"describe no tools", []string{"describe", "--mode", "native"}, 2, "", "runcode describe: no --tools manifest given"},
+		{"unknown command", []string{"frobnicate"}, 2, "", `runcode: unknown command "frobnicate"; available commands: sdk, describe, run, check`},
+		{"later command", []string{"serve"}, 2, "", "runcode serve: not available yet in this build; available commands: sdk, describe, run, check"},
+		{"bad root", []string{"sdk", "--root", "/no/such/dir"}, 2, "", "runcode sdk: --root: "},
 		{"bad mode", []string{"describe", "--mode", "code", "--tools", manifests + "orders.json"}, 2, "", `runcode describe: unknown --mode "code"; want native, ptc or both`},
 		{"unknown flag", []string{"sdk", "--typescript"}, 2, "", "flag provided but not defined: -typescript"},
 		{"extra argument", []string{"sdk", "--tools", manifests + "orders.json", "extra"}, 2, "", `runcode sdk: unexpected argument "extra"; this command takes flags only`},
-		{"command help", []string{"describe", "--help"}, 0, "usage: runcode describe [--tools F] [--mode M]", ""},
+		{"command help", []string{"describe", "--help"}, 0, "usage: runcode describe [--tools F] [--root DIR] [--mode M]", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
