@@ -194,8 +194,12 @@ func (in *inspector) formatObject(b *strings.Builder, o *goja.Object, depth, ind
 		b.WriteString(o.String())
 		return
 	case "Error":
-		b.WriteString(r.errorText(o))
-		return
+		// An error prints as its stack, followed by its own enumerable properties (a
+		// ToolCallError's toolName and code) the way Node shows them.
+		if len(o.Keys()) == 0 {
+			b.WriteString(r.errorText(o))
+			return
+		}
 	case "String", "Number", "Boolean", "BigInt", "Symbol":
 		b.WriteString("[" + cls + ": ")
 		if cls == "String" {
@@ -207,6 +211,9 @@ func (in *inspector) formatObject(b *strings.Builder, o *goja.Object, depth, ind
 		return
 	}
 	prefix := in.prefix(o, cls)
+	if cls == "Error" {
+		prefix = r.errorText(o) + " "
+	}
 	if depth > inspectDepth {
 		switch {
 		case cls == "Array":
@@ -285,7 +292,7 @@ func (in *inspector) formatObject(b *strings.Builder, o *goja.Object, depth, ind
 	}
 	start := len(entries) + indent + len(open) + len(prefix) + 10
 	total := start
-	multi := grouped || in.lastDepth-depth >= 3 // Node's compact: 3
+	multi := grouped || in.lastDepth-depth >= 3 || strings.Contains(prefix, "\n") // Node's compact: 3
 	for _, e := range entries {
 		total += utf8.RuneCountInString(e)
 		if strings.Contains(e, "\n") {

@@ -36,6 +36,7 @@ func TestConsoleFormatting(t *testing.T) {
 		{name: "Map and Set", code: "console.log(new Map([['a', 1], ['b', {c: 2}]]), new Set([1, 'two']))", want: "Map(2) { 'a' => 1, 'b' => { c: 2 } } Set(2) { 1, 'two' }"},
 		{name: "Date", code: "console.log(new Date(0), {d: new Date(86400000)}, new Date(NaN))", want: "1970-01-01T00:00:00.000Z { d: 1970-01-02T00:00:00.000Z } Invalid Date"},
 		{name: "Error prints its stack", code: "console.log(new Error('bad'))", want: "Error: bad\n    at program.js:1:13"},
+		{name: "Error properties follow the stack", code: "const e = new Error('bad'); e.code = 'E1'; console.log(e)", want: "Error: bad\n    at program.js:1:11 {\n  code: 'E1'\n}"},
 		{name: "functions", code: "function foo() {}; const arrow = () => 1; console.log(foo, arrow, [function () {}])", want: "[Function: foo] [Function: arrow] [ [Function (anonymous)] ]"},
 		{name: "class instances and null prototypes", code: "class Foo { constructor() { this.x = 1 } }; const n = Object.create(null); n.a = 1; console.log(new Foo(), n)", want: "Foo { x: 1 } [Object: null prototype] { a: 1 }"},
 		{name: "typed arrays", code: "console.log(new Uint8Array([1, 2, 3]))", want: "Uint8Array(3) [ 1, 2, 3 ]"},

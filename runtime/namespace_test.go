@@ -33,6 +33,7 @@ func TestNamespaceCalls(t *testing.T) {
 			calls: []string{"fail {}"},
 		},
 		{name: "a plain Go error carries no fields", code: "try { await tools.plain({}) } catch (e) { return [e.toolName, 'code' in e, e.message] }", want: "[\n  \"plain\",\n  false,\n  \"plain failure\"\n]", calls: []string{"plain {}"}},
+		{name: "a logged failure shows its fields", code: "try { await tools.fail({}) } catch (e) { console.log(e) }", want: "ToolCallError: deliberate failure {\n  toolName: 'fail',\n  code: 'TOOL_FAILED'\n}", calls: []string{"fail {}"}},
 		{name: "an uncaught failure fails the run", code: "await tools.fail({})", want: "Error: code run failed (exception): ToolCallError: deliberate failure", calls: []string{"fail {}"}},
 		{name: "no arguments", code: "try { await tools.echo() } catch (e) { return e.message }", want: "tool arguments must be lossless JSON (call the tool with an arguments object, e.g. `{}`)"},
 		{name: "lossy arguments are rejected before dispatch", code: "try { await tools.echo({a: {b: [1, 2n]}}) } catch (e) { return e.message }", want: "tool arguments must be lossless JSON: a BigInt at $.a.b[1]"},
