@@ -310,3 +310,37 @@ func TestConcurrentRuns(t *testing.T) {
 		}
 	}
 }
+
+// TestMaxRuns checks that a run waits for a slot when MaxRuns programs are running, and
+// that its context still ends the wait.
+func TestMaxRuns(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p, err := NewPool(&PoolOptions{MaxRuns: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer p.Close()
+		ft := fakeTools{inWait: make(chan struct{})}
+		opts := &RunOptions{Namespaces: []*Namespace{ft.namespace(t)}}
+		first := make(chan *Result)
+		go func() {
+			res, _ := p.Run(context.Background(), "await tools.hang({})", opts)
+			first <- res
+		}()
+		<-ft.inWait
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		res, err := p.Run(ctx, "return 'second'", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := &Failure{Kind: KindAbort, Message: "context deadline exceeded"}
+		if diff := cmp.Diff(want, res.Failure); diff != "" {
+			t.Errorf("waiting run: failure mismatch (-want +got):\n%s", diff)
+		}
+		p.Close()
+		if got := (<-first).Failure; got == nil || got.Kind != KindAbort {
+			t.Errorf("first run failure = %v, want an abort", got)
+		}
+	})
+}
