@@ -37,6 +37,9 @@ type Options struct {
 type Executor struct {
 	p *pipeline.Pipeline
 	o Options
+	// transport is run_code's compiled definition, shared by every batch; its body
+	// finds the batch it serves through the context (stepKey).
+	transport *registry.Transport
 }
 
 var _ pipeline.Executor = (*Executor)(nil)
@@ -58,7 +61,31 @@ func New(p *pipeline.Pipeline, opts *Options) (*Executor, error) {
 	case o.ProgramBytes < 0:
 		return nil, fmt.Errorf("ptc: ProgramBytes must not be negative, got %d", o.ProgramBytes)
 	}
-	return &Executor{p: p, o: o}, nil
+	e := &Executor{p: p, o: o}
+	tr, err := registry.NewTransport(&registry.Tool{
+		Name:        registry.RunCodeName,
+		Description: sdkgen.RunCodeDescription,
+		Parameters:  registry.RawSchema(json.RawMessage(sdkgen.RunCodeParameters)),
+		Output:      registry.Output{Schema: registry.RawSchema(json.RawMessage(outputSchema)), Render: render},
+		PresentCall: presentCall,
+		Execute:     runCode,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("ptc: %w", err)
+	}
+	e.transport = tr
+	return e, nil
+}
+
+type stepKey struct{}
+
+// runCode is run_code's body: it runs the program for the batch in ctx.
+func runCode(ctx context.Context, call *registry.Call) (any, error) {
+	b, ok := ctx.Value(stepKey{}).(*step)
+	if !ok {
+		return nil, errors.New("run_code was dispatched outside the run_code executor")
+	}
+	return b.run(ctx, call)
 }
 
 // The prompt sections, named and ordered as in the reference (rules at 99, before
@@ -120,13 +147,12 @@ func (e *Executor) execute(ctx context.Context, set *registry.ResolvedToolSet, b
 	b := &step{e: e, set: set, reports: map[string]*Report{}}
 	results := make([]*pipeline.Result, len(batch))
 	reports := make([]*Report, len(batch))
-	view, err := set.WithTransport(b.tool())
-	if err == nil {
-		b.tools, err = bindings.New(set)
-	}
+	view := set.WithTransport(e.transport)
+	var err error
+	b.tools, err = bindings.New(set)
 	var sched *pipeline.Scheduler
 	if err == nil {
-		sched, err = e.p.NewScheduler(ctx, view, &pipeline.SchedulerOptions{MaxParallel: e.o.MaxParallel})
+		sched, err = e.p.NewScheduler(context.WithValue(ctx, stepKey{}, b), view, &pipeline.SchedulerOptions{MaxParallel: e.o.MaxParallel})
 	}
 	if err != nil { // a bug, not a model mistake: fail every call the same way
 		for i, c := range batch {
@@ -174,18 +200,7 @@ func (b *step) report(id string) *Report {
 // outputSchema is run_code's canonical value: { logs: string[], result?: JsonValue }.
 const outputSchema = `{"type":"object","properties":{"logs":{"type":"array","items":{"type":"string"}},"result":{}},"required":["logs"],"additionalProperties":false}`
 
-func (b *step) tool() *registry.Tool {
-	return &registry.Tool{
-		Name:        registry.RunCodeName,
-		Description: sdkgen.RunCodeDescription,
-		Parameters:  registry.RawSchema(json.RawMessage(sdkgen.RunCodeParameters)),
-		Output:      registry.Output{Schema: registry.RawSchema(json.RawMessage(outputSchema)), Render: render},
-		PresentCall: presentCall,
-		Execute:     b.run,
-	}
-}
-
-// run is run_code's body.
+// run runs one run_code call of the batch.
 func (b *step) run(ctx context.Context, call *registry.Call) (any, error) {
 	var in struct {
 		Code        string `json:"code"`

@@ -277,11 +277,14 @@ func (s *ResolvedToolSet) Get(name string) (*Entry, bool) {
 	return e, ok
 }
 
-// WithTransport returns a view of the set in which run_code dispatches to t, the
-// run_code executor's own definition. run_code stays out of Tools and Schemas (the
-// executor presents it itself), is never a visible tool, and the view shares the
-// set's disposal. t must be named [RunCodeName]; its schemas are compiled here.
-func (s *ResolvedToolSet) WithTransport(t *Tool) (*ResolvedToolSet, error) {
+// Transport is a compiled run_code definition, made once by [NewTransport] and
+// attached to any number of sets with [ResolvedToolSet.WithTransport]. It is
+// immutable and safe for concurrent use.
+type Transport struct{ e *Entry }
+
+// NewTransport compiles the run_code executor's own definition. t must be named
+// [RunCodeName].
+func NewTransport(t *Tool) (*Transport, error) {
 	if t == nil || t.Name != RunCodeName {
 		return nil, fmt.Errorf("%w: the transport must be named %q", ErrInvalidTool, RunCodeName)
 	}
@@ -292,9 +295,16 @@ func (s *ResolvedToolSet) WithTransport(t *Tool) (*ResolvedToolSet, error) {
 		return nil, err
 	}
 	e.Tool, e.name = t, RunCodeName
+	return &Transport{e: e}, nil
+}
+
+// WithTransport returns a view of the set in which run_code dispatches to t. run_code
+// stays out of Tools and Schemas (the executor presents it itself), is never a visible
+// tool, and the view shares the set's disposal. It costs one small allocation.
+func (s *ResolvedToolSet) WithTransport(t *Transport) *ResolvedToolSet {
 	view := *s
-	view.transport = e
-	return &view, nil
+	view.transport = t.e
+	return &view
 }
 
 // Dispose ends the set's use: calls that have not started fail (as cancelled before

@@ -343,13 +343,14 @@ func TestWithTransport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := set.WithTransport(&Tool{Name: "other", Execute: nop}); !errors.Is(err, ErrInvalidTool) {
+	if _, err := NewTransport(&Tool{Name: "other", Execute: nop}); !errors.Is(err, ErrInvalidTool) {
 		t.Errorf("transport with another name: %v", err)
 	}
-	view, err := set.WithTransport(&Tool{Name: RunCodeName, Execute: nop, Parameters: Object(Required("code", String()))})
+	tr, err := NewTransport(&Tool{Name: RunCodeName, Execute: nop, Parameters: Object(Required("code", String()))})
 	if err != nil {
 		t.Fatal(err)
 	}
+	view := set.WithTransport(tr)
 	if e, err := view.Lookup(RunCodeName); err != nil || e.Name() != RunCodeName || e.ValidateArgs(MustParseValue(`{}`)) == nil {
 		t.Errorf("transport lookup: %v, %v", e, err)
 	}
