@@ -47,7 +47,8 @@ type run struct {
 	failure   *Failure
 	logs      []string
 	value     []byte
-	logBytes  int // the logs array as JSON text: 2 for "[]", plus entries and commas
+	logBytes  int  // the logs array as JSON text: 2 for "[]", plus entries and commas
+	settled   bool // the outcome is final; later failures are ignored
 	busy      bool
 	busySince time.Time
 	used      time.Duration
@@ -102,7 +103,7 @@ func (r *run) trackRejection(p *goja.Promise, op goja.PromiseRejectionOperation)
 // from any goroutine.
 func (r *run) fail(kind Kind, msg string) bool {
 	r.mu.Lock()
-	if r.failure != nil {
+	if r.failure != nil || r.settled {
 		r.mu.Unlock()
 		return false
 	}
@@ -186,6 +187,11 @@ func (r *run) exec() {
 	case goja.PromiseStateFulfilled:
 		r.complete(r.main.Result())
 	}
+	// The outcome is decided: a budget or cancellation that fires from now on, before
+	// Run collects the result, must not turn it into a failure.
+	r.mu.Lock()
+	r.settled = true
+	r.mu.Unlock()
 }
 
 // cancelled records an abort when the caller's context or the pool is done. Host calls
