@@ -72,6 +72,16 @@ func runBody(ctx context.Context, entry *registry.Entry, call *registry.Call) (o
 // against the output schema, renders it and applies ProjectContent.
 func finishValue(call *Call, out any) (registry.Value, []registry.Content, *ToolError) {
 	entry := call.Tool
+	var own []registry.Content
+	switch a := out.(type) {
+	case registry.Answer:
+		out, own = a.Value, a.Content
+	case *registry.Answer:
+		if a == nil {
+			return registry.Value{}, nil, invalidOutput(call.Name, "the tool returned a nil Answer")
+		}
+		out, own = a.Value, a.Content
+	}
 	v, err := registry.ValueOf(out)
 	if err != nil {
 		return registry.Value{}, nil, invalidOutput(call.Name, err.Error())
@@ -82,9 +92,11 @@ func finishValue(call *Call, out any) (registry.Value, []registry.Content, *Tool
 	if violations := entry.ValidateOutput(v); violations != nil {
 		return registry.Value{}, nil, invalidOutput(call.Name, strings.Join(violations, "; "))
 	}
-	content, err := entry.Render(call.Args, v)
-	if err != nil {
-		return registry.Value{}, nil, &ToolError{Code: CodeInvalidToolOutput, Message: "output.render failed: " + err.Error(), Err: err}
+	content := own
+	if content == nil {
+		if content, err = entry.Render(call.Args, v); err != nil {
+			return registry.Value{}, nil, &ToolError{Code: CodeInvalidToolOutput, Message: "output.render failed: " + err.Error(), Err: err}
+		}
 	}
 	if project := entry.Tool.ProjectContent; project != nil {
 		content, err = func() (c []registry.Content, err error) {

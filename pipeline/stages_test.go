@@ -171,3 +171,35 @@ func TestReRegisterAfterDispose(t *testing.T) {
 		t.Errorf("replacement: %q", text(res))
 	}
 }
+
+func TestAnswerCarriesContent(t *testing.T) {
+	img := registry.Content{Type: "image", MIMEType: "image/png", Data: "AA=="}
+	tests := []struct {
+		name     string
+		out      any
+		want     []registry.Content
+		wantText string
+	}{
+		{"own content", registry.Answer{Value: "shot.png", Content: []registry.Content{registry.Text("a shot"), img}}, []registry.Content{registry.Text("a shot"), img}, ""},
+		{"pointer", &registry.Answer{Value: "x", Content: []registry.Content{img}}, []registry.Content{img}, ""},
+		{"nil content renders", registry.Answer{Value: "plain"}, []registry.Content{registry.Text("plain")}, ""},
+		{"value still validated", registry.Answer{Value: 42, Content: []registry.Content{img}}, nil, `Error: tool "t" returned invalid output: "output" must be a string`},
+		{"nil answer", (*registry.Answer)(nil), nil, `Error: tool "t" returned invalid output: the tool returned a nil Answer`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tool := &registry.Tool{Name: "t", Output: registry.Output{Schema: registry.String()},
+				Execute: func(context.Context, *registry.Call) (any, error) { return tt.out, nil }}
+			res := New(nil).Run(context.Background(), resolve(t, tool), call("t", `{}`))
+			if tt.wantText != "" {
+				if text(res) != tt.wantText {
+					t.Errorf("got %q, want %q", text(res), tt.wantText)
+				}
+				return
+			}
+			if diff := cmp.Diff(tt.want, res.Content); diff != "" || res.IsError() {
+				t.Errorf("content (-want +got):\n%s (error %v)", diff, res.Error)
+			}
+		})
+	}
+}

@@ -28,8 +28,9 @@ type Tool struct {
 	Output Output
 	// Execute is the body. It receives the call (with frozen arguments that already
 	// passed validation) and returns the canonical value: a [Value], a
-	// [json.RawMessage], or any value encoding/json can encode losslessly. It must
-	// observe ctx: cancellation is cooperative. Execute is required.
+	// [json.RawMessage], or any value encoding/json can encode losslessly; or an
+	// [Answer], to supply its own content as well. It must observe ctx: cancellation
+	// is cooperative. Execute is required.
 	Execute func(ctx context.Context, call *Call) (any, error)
 	// TimeoutMs is a declared deadline in milliseconds, enforced by the pipeline's
 	// timeout wrapper. Zero means none; it must not be negative.
@@ -54,6 +55,15 @@ type Tool struct {
 	// [Scope.Resolve]. False hides the tool from the description, the SDK and dispatch;
 	// an error (or panic) fails the resolution as TOOL_ACTIVATION_FAILED.
 	When func(ctx context.Context, step Step) (bool, error)
+}
+
+// Answer is what an Execute body returns when it renders its own content, as a tool
+// from elsewhere does (an MCP server's content blocks, an image): Value is the
+// canonical value, still validated against the output schema, and Content replaces
+// what Output.Render would make of it. A nil Content means "render as usual".
+type Answer struct {
+	Value   any
+	Content []Content
 }
 
 // Output declares a tool's canonical value.
