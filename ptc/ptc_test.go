@@ -150,7 +150,9 @@ func TestFailureText(t *testing.T) {
 			"Error: code run failed (output-limit): outer output exceeded 30 bytes", "\nCaptured output:\ncaptured before failure"},
 		{"compute budget", `for (;;) {}`, &runtime.Limits{Compute: 100 * time.Millisecond},
 			"Error: code run failed (timeout): compute budget exhausted (100ms busy)", ""},
-		{"syntax error", `return (`, nil, "Error: code run failed (exception): ", ""},
+		{"syntax error", `return (`, nil, "Error: code run failed (exception): SyntaxError: ", ""},
+		{"wall clock", `console.log("waiting"); await new Promise((r) => setTimeout(r, 60000))`, &runtime.Limits{WallClock: 150 * time.Millisecond},
+			"Error: code run failed (timeout): wall-clock ceiling reached (150ms)", "\nCaptured output:\nwaiting"},
 	}
 	e := newEnv(t)
 	for _, tt := range tests {

@@ -5,12 +5,14 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -126,5 +128,53 @@ func TestBinary(t *testing.T) {
 				t.Errorf("exit %d, stdout %q, stderr %q\nwant exit %d, stdout %q, stderr %q", code, stdout.String(), stderr.String(), tt.wantCode, tt.wantStdout, tt.wantStderr)
 			}
 		})
+	}
+}
+
+// TestEventsFile runs a program with --events and checks the JSON Lines sequence.
+func TestEventsFile(t *testing.T) {
+	events := filepath.Join(t.TempDir(), "events.jsonl")
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"run", "--tools", filepath.Join(programsDir, "shop.json"), "--events", events, "-"},
+		strings.NewReader(`const o = await tools.get_order({ id: "A1" }); try { await tools.get_order({ id: "nope" }) } catch {} return o.total`), &stdout, &stderr)
+	if code != exitOK || stdout.String() != "12.5\n" {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout.String(), stderr.String())
+	}
+	data, err := os.ReadFile(events)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var e struct {
+			Type, CallID, RootCallID, ParentCallID, SubCallID, Name, Time string
+			Arguments                                                   json.RawMessage
+			IsError                                                     *bool
+		}
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			t.Fatalf("not JSON: %q", line)
+		}
+		if _, err := time.Parse(time.RFC3339Nano, e.Time); err != nil {
+			t.Errorf("time %q: %v", e.Time, err)
+		}
+		desc := fmt.Sprintf("%s %s%s %s/%s %s", e.Type, e.CallID, e.SubCallID, e.RootCallID, e.ParentCallID, e.Name)
+		if e.IsError != nil {
+			desc += fmt.Sprintf(" isError=%v", *e.IsError)
+		}
+		if e.Type != "tool/call" && e.Type != "tool/result" {
+			desc += " " + string(e.Arguments)
+		}
+		got = append(got, desc)
+	}
+	want := []string{
+		"tool/call call-1 / run_code",
+		`tool/code-dispatch-start call-1:code:1 call-1/call-1 get_order {"id":"A1"}`,
+		`tool/code-dispatch call-1:code:1 call-1/call-1 get_order isError=false {"id":"A1"}`,
+		`tool/code-dispatch-start call-1:code:2 call-1/call-1 get_order {"id":"nope"}`,
+		`tool/code-dispatch call-1:code:2 call-1/call-1 get_order isError=true {"id":"nope"}`,
+		"tool/result call-1 / run_code isError=false",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
 	}
 }
