@@ -148,8 +148,8 @@ func TestEventsFile(t *testing.T) {
 	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
 		var e struct {
 			Type, CallID, RootCallID, ParentCallID, SubCallID, Name, Time string
-			Arguments                                                   json.RawMessage
-			IsError                                                     *bool
+			Arguments                                                     json.RawMessage
+			IsError                                                       *bool
 		}
 		if err := json.Unmarshal([]byte(line), &e); err != nil {
 			t.Fatalf("not JSON: %q", line)
