@@ -151,6 +151,8 @@ func TestFailureText(t *testing.T) {
 		{"compute budget", `for (;;) {}`, &runtime.Limits{Compute: 100 * time.Millisecond},
 			"Error: code run failed (timeout): compute budget exhausted (100ms busy)", ""},
 		{"syntax error", `return (`, nil, "Error: code run failed (exception): SyntaxError: ", ""},
+		{"memory limit", `console.log("allocating"); const keep = []; for (let i = 0; ; i++) keep.push("x".repeat(1024) + i);`, &runtime.Limits{HeapBytes: 64 << 20, Compute: 20 * time.Second},
+			"Error: code run failed (memory-limit): heap limit of 64 MiB exceeded", "\nCaptured output:\nallocating"},
 		{"wall clock", `console.log("waiting"); await new Promise((r) => setTimeout(r, 60000))`, &runtime.Limits{WallClock: 150 * time.Millisecond},
 			"Error: code run failed (timeout): wall-clock ceiling reached (150ms)", "\nCaptured output:\nwaiting"},
 	}
@@ -473,8 +475,8 @@ func TestAbortMidRun(t *testing.T) {
 	}})
 	ctx, cancel := context.WithCancelCause(context.Background())
 	go func() { <-started; cancel(errors.New("user-cancel")) }()
-	res, _ := e.run(ctx, `await tools.wait({}); return "never"`)
-	if !res.IsError() || !strings.HasPrefix(resultText(res), "Error: code run failed (abort): user-cancel") {
+	res, _ := e.run(ctx, `console.log("before"); await tools.wait({}); return "never"`)
+	if resultText(res) != "Error: code run failed (abort): user-cancel\nCaptured output:\nbefore" {
 		t.Errorf("got %q", resultText(res))
 	}
 	// Pre-aborted: the runtime is never invoked.
