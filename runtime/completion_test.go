@@ -81,6 +81,7 @@ func TestOutputLimit(t *testing.T) {
 		{name: "escapes count as encoded", code: "console.log('\\n')", limit: 6, wantLogs: []string{"\n"}},
 		{name: "a giant result stops early", code: "return 'x'.repeat(1e6)", limit: 1000, failure: &Failure{Kind: KindOutputLimit, Message: "outer output exceeded 1000 bytes"}},
 		{name: "a giant log stops early", code: "console.log('ok'); console.log('x'.repeat(1e6))", limit: 1000, wantLogs: []string{"ok"}, failure: &Failure{Kind: KindOutputLimit, Message: "outer output exceeded 1000 bytes"}},
+		{name: "a huge shared value stops formatting early", code: "const x = Array(100).fill(Array(100).fill(Array(100).fill(Array(100).fill(1)))); console.log('ok'); console.log(x)", limit: 1 << 20, wantLogs: []string{"ok"}, failure: &Failure{Kind: KindOutputLimit, Message: "outer output exceeded 1048576 bytes"}},
 		{name: "a flood stops the program", code: "console.log('first'); for (;;) console.log('flood')", limit: 100, wantLogs: append([]string{"first"}, strings.Split(strings.TrimSuffix(strings.Repeat("flood ", 11), " "), " ")...), failure: &Failure{Kind: KindOutputLimit, Message: "outer output exceeded 100 bytes"}},
 	}
 	p := newTestPool(t, nil)

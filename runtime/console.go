@@ -54,8 +54,12 @@ func (r *run) consoleCall(call goja.FunctionCall) goja.Value {
 			}
 			b.WriteString(a.String())
 		} else {
-			in := inspector{r: r}
+			in := inspector{r: r, limit: budget - b.Len()}
 			in.format(&b, a, 0, 0)
+			if in.over {
+				r.fail(KindOutputLimit, r.outputLimitMessage())
+				return goja.Undefined()
+			}
 		}
 		if b.Len() > budget {
 			r.fail(KindOutputLimit, r.outputLimitMessage())
@@ -70,7 +74,7 @@ func (r *run) consoleCall(call goja.FunctionCall) goja.Value {
 // called on the VM goroutine of the run that owns v.
 func (r *run) inspect(v goja.Value) string {
 	var b strings.Builder
-	in := inspector{r: r}
+	in := inspector{r: r, limit: math.MaxInt}
 	in.format(&b, v, 0, 0)
 	return b.String()
 }
@@ -81,9 +85,35 @@ type inspector struct {
 	seen      []*goja.Object
 	lastDepth int  // depth of the last object whose entries were formatted (Node's currentDepth)
 	numeric   bool // the array just formatted held only numbers and bigints
+	// limit bounds the text produced so far (entries are counted as they are built); past
+	// it the walk stops and over is set. A shared value nested a few levels deep would
+	// otherwise print 100^4 entries inside one native call.
+	limit int
+	size  int
+	over  bool
+}
+
+// count books text produced by leaves (primitives, leaf objects, keys) against the limit.
+// It undercounts punctuation and indentation, so it never stops a log that would fit;
+// the exact check is on the finished entry.
+func (in *inspector) count(n int) {
+	in.size += n
+	if in.size > in.limit {
+		in.over = true
+	}
 }
 
 func (in *inspector) format(b *strings.Builder, v goja.Value, depth, indent int) {
+	if o, ok := v.(*goja.Object); ok {
+		in.formatObject(b, o, depth, indent)
+		return
+	}
+	start := b.Len()
+	in.formatPrimitive(b, v)
+	in.count(b.Len() - start)
+}
+
+func (in *inspector) formatPrimitive(b *strings.Builder, v goja.Value) {
 	switch {
 	case v == nil || goja.IsUndefined(v):
 		b.WriteString("undefined")
@@ -98,9 +128,6 @@ func (in *inspector) format(b *strings.Builder, v goja.Value, depth, indent int)
 		return
 	case *goja.Symbol:
 		b.WriteString("Symbol(" + x.String() + ")")
-		return
-	case *goja.Object:
-		in.formatObject(b, x, depth, indent)
 		return
 	}
 	if goja.IsBigInt(v) {
@@ -170,6 +197,12 @@ func writeQuoted(b *strings.Builder, s string) {
 }
 
 func (in *inspector) formatObject(b *strings.Builder, o *goja.Object, depth, indent int) {
+	start, container := b.Len(), false
+	defer func() {
+		if !container {
+			in.count(b.Len() - start)
+		}
+	}()
 	for _, s := range in.seen {
 		if s == o {
 			b.WriteString("[Circular]")
@@ -225,6 +258,7 @@ func (in *inspector) formatObject(b *strings.Builder, o *goja.Object, depth, ind
 		}
 		return
 	}
+	container = true // its leaves and keys are counted as they are formatted
 	in.seen = append(in.seen, o)
 	defer func() { in.seen = in.seen[:len(in.seen)-1] }()
 	outer := in.lastDepth
@@ -233,6 +267,9 @@ func (in *inspector) formatObject(b *strings.Builder, o *goja.Object, depth, ind
 	var entries []string
 	open, close := "{", "}"
 	child := func(v goja.Value) string {
+		if in.over {
+			return ""
+		}
 		var cb strings.Builder
 		in.format(&cb, v, depth+1, indent+2)
 		return cb.String()
@@ -276,6 +313,10 @@ func (in *inspector) formatObject(b *strings.Builder, o *goja.Object, depth, ind
 		// Arrays' extra non-index properties are not shown: listing keys would enumerate
 		// every index again.
 		for _, k := range o.Keys() {
+			if in.over {
+				break
+			}
+			in.count(len(k))
 			entries = append(entries, propertyKey(k)+": "+child(o.Get(k)))
 		}
 	}
@@ -290,8 +331,7 @@ func (in *inspector) formatObject(b *strings.Builder, o *goja.Object, depth, ind
 		entries = groupArrayElements(entries, indent, in.numeric)
 		grouped = len(entries) != n
 	}
-	start := len(entries) + indent + len(open) + len(prefix) + 10
-	total := start
+	total := len(entries) + indent + len(open) + len(prefix) + 10                 // Node's "start"
 	multi := grouped || in.lastDepth-depth >= 3 || strings.Contains(prefix, "\n") // Node's compact: 3
 	for _, e := range entries {
 		total += utf8.RuneCountInString(e)
@@ -350,7 +390,7 @@ func (in *inspector) arrayEntries(o *goja.Object, child func(goja.Value) string)
 	shown := int64(0)
 	i := int64(0)
 	numeric := true
-	for ; i < n && shown < inspectMaxItems; i++ {
+	for ; i < n && shown < inspectMaxItems && !in.over; i++ {
 		k := strconv.FormatInt(i, 10)
 		v := o.Get(k)
 		if v == nil {
