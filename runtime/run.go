@@ -37,7 +37,8 @@ type run struct {
 	namespaces      []*Namespace
 	urlExports      *goja.Object
 	encodingExports *goja.Object
-	rejected        []*goja.Promise // rejected without a handler, in order
+	rejected        []*goja.Promise // rejected without a handler, in order; nil once handled
+	rejectedAt      map[*goja.Promise]int
 	main            *goja.Promise
 	compute         *time.Timer
 
@@ -84,16 +85,21 @@ func newRun(p *Pool) (*run, error) {
 	return r, nil
 }
 
+// trackRejection keeps the rejected promises that have no handler yet, in order. goja calls
+// it from inside a run, where no interrupt reaches, so both operations are O(1): a handled
+// promise leaves a hole in the order that reportRejections skips.
 func (r *run) trackRejection(p *goja.Promise, op goja.PromiseRejectionOperation) {
 	switch op {
 	case goja.PromiseRejectionReject:
+		if r.rejectedAt == nil {
+			r.rejectedAt = map[*goja.Promise]int{}
+		}
+		r.rejectedAt[p] = len(r.rejected)
 		r.rejected = append(r.rejected, p)
 	case goja.PromiseRejectionHandle:
-		for i := len(r.rejected) - 1; i >= 0; i-- { // usually the latest
-			if r.rejected[i] == p {
-				r.rejected = append(r.rejected[:i], r.rejected[i+1:]...)
-				break
-			}
+		if i, ok := r.rejectedAt[p]; ok {
+			r.rejected[i] = nil
+			delete(r.rejectedAt, p)
 		}
 	}
 }
@@ -213,7 +219,7 @@ func (r *run) cancelled() bool {
 // "Uncaught (in promise)". The main promise is the run's own outcome, not a dropped one.
 func (r *run) reportRejections() {
 	for _, p := range r.rejected {
-		if p == r.main || p.State() != goja.PromiseStateRejected {
+		if p == nil || p == r.main || p.State() != goja.PromiseStateRejected {
 			continue
 		}
 		r.appendLog("Uncaught (in promise) " + r.describe(p.Result()))

@@ -183,6 +183,7 @@ func TestLoop(t *testing.T) {
 			want: "Uncaught (in promise) Error: dropped\n    at program.js:1:16\n1",
 		},
 		{name: "handled rejections are not reported", code: "const p = Promise.reject(new Error('x')); await p.catch(() => {}); return 1", want: "1"},
+		{name: "many rejections handled in order", code: "const ps = []; for (let i = 0; i < 20000; i++) ps.push(Promise.reject(i)); for (const p of ps) p.catch(() => {}); Promise.reject('last'); return 'ok'", want: "Uncaught (in promise) last\nok"},
 		{name: "strict mode", code: "undeclared = 1", want: "Error: code run failed (exception): ReferenceError: undeclared is not defined\n    at program.js:1:1\nAvailable globals: the ECMAScript built-ins, console, setTimeout, clearTimeout, URL, URLSearchParams, TextEncoder, TextDecoder, atob, btoa, structuredClone (no require, import, process, fetch, filesystem or network)"},
 	}
 	p := newTestPool(t, nil)
