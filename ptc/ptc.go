@@ -15,10 +15,19 @@ import (
 	"github.com/runcode-go/runcode/sdkgen"
 )
 
+// Runner runs programs with the runtime's semantics: a *runtime.Pool runs them in
+// this process; an isolated runner runs them in worker processes. Implementations
+// must be safe for concurrent use.
+type Runner interface {
+	Run(ctx context.Context, code string, opts *runtime.RunOptions) (*runtime.Result, error)
+}
+
+var _ Runner = (*runtime.Pool)(nil)
+
 // Options configures an Executor.
 type Options struct {
-	// Pool runs the programs. Required.
-	Pool *runtime.Pool
+	// Pool runs the programs (a *runtime.Pool, or an isolated runner). Required.
+	Pool Runner
 	// Limits override the pool's budgets for every run. Nil means the pool's.
 	Limits *runtime.Limits
 	// MaxParallelSubCalls bounds overlapping parallel-safe sub-calls of one run. If
@@ -229,14 +238,6 @@ func (b *step) run(ctx context.Context, call *registry.Call) (any, error) {
 }
 
 func (b *step) runProgram(ctx context.Context, call *registry.Call, code string, rep *Report) (*runtime.Result, error) {
-	prg, err := runtime.Prepare(code, &runtime.PrepareOptions{MaxBytes: b.e.o.ProgramBytes})
-	if err != nil {
-		var f *runtime.Failure
-		if errors.As(err, &f) {
-			return &runtime.Result{Failure: f}, nil
-		}
-		return nil, err
-	}
 	// The run's own context ends when the program settles, cancelling sub-calls still
 	// in flight; End then abandons the queued ones and waits for the rest.
 	runCtx, cancel := context.WithCancelCause(ctx)
@@ -247,9 +248,10 @@ func (b *step) runProgram(ctx context.Context, call *registry.Call, code string,
 	if err != nil {
 		return nil, err
 	}
-	res, err := b.e.o.Pool.RunProgram(runCtx, prg, &runtime.RunOptions{
-		Namespaces: []*runtime.Namespace{b.tools.Namespace()},
-		Limits:     b.e.o.Limits,
+	res, err := b.e.o.Pool.Run(runCtx, code, &runtime.RunOptions{
+		Namespaces:   []*runtime.Namespace{b.tools.Namespace()},
+		Limits:       b.e.o.Limits,
+		ProgramBytes: b.e.o.ProgramBytes,
 	})
 	reason := "run_code settled"
 	if ctx.Err() != nil {
