@@ -289,14 +289,18 @@ func TestCloseAbortsRunsInFlight(t *testing.T) {
 	}
 }
 
-// TestConcurrentRuns runs more programs than the pool holds VMs, from several goroutines;
-// with -race this checks the pool's hand-offs.
+// TestConcurrentRuns runs one prepared Program more times than the pool holds VMs, from
+// several goroutines; with -race this checks the pool's hand-offs and Program sharing.
 func TestConcurrentRuns(t *testing.T) {
 	p := newTestPool(t, nil)
+	prg, err := Prepare("await null; return [1, 2, 3].map(x => x * 2).join()", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	errs := make(chan string, 16)
 	for i := 0; i < 16; i++ {
 		go func() {
-			res, err := p.Run(context.Background(), "await null; return [1, 2, 3].map(x => x * 2).join()", nil)
+			res, err := p.RunProgram(context.Background(), prg, nil) // one Program, many VMs
 			switch {
 			case err != nil:
 				errs <- err.Error()
