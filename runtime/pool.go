@@ -21,7 +21,8 @@ type PoolOptions struct {
 	Limits *Limits
 	// MaxRuns bounds how many programs run at once; Run waits for a slot (or for its
 	// context). A VM abandoned inside a native built-in keeps its slot until it finishes,
-	// so stuck VMs cannot pile up. Zero means 4 per CPU (GOMAXPROCS).
+	// so stuck VMs cannot pile up. Runs waiting on host work hold a slot too, hence a
+	// generous default. Zero means 64 per CPU (GOMAXPROCS).
 	MaxRuns int
 	// Grace bounds how long Run keeps waiting after a budget ran out, the context was
 	// cancelled or the program ended, for a VM stuck inside a native built-in (which no
@@ -86,7 +87,7 @@ func NewPool(opts *PoolOptions) (*Pool, error) {
 	}
 	maxRuns := opts.MaxRuns
 	if maxRuns == 0 {
-		maxRuns = 4 * goruntime.GOMAXPROCS(0)
+		maxRuns = 64 * goruntime.GOMAXPROCS(0)
 	}
 	p := &Pool{limits: limits, grace: opts.Grace, slots: semaphore.NewWeighted(int64(maxRuns))}
 	if p.grace == 0 {
