@@ -213,11 +213,10 @@ func (in *inspector) formatObject(b *strings.Builder, o *goja.Object, depth, ind
 	cls := o.ClassName()
 	switch cls {
 	case "Function":
-		name := o.Get("name")
-		if name == nil || name.String() == "" {
-			b.WriteString("[Function (anonymous)]")
+		if v, err := r.helpers().fnLabel(goja.Undefined(), o); err == nil {
+			b.WriteString(v.String())
 		} else {
-			b.WriteString("[Function: " + name.String() + "]")
+			b.WriteString("[Function]")
 		}
 		return
 	case "Date":
@@ -317,7 +316,14 @@ func (in *inspector) formatObject(b *strings.Builder, o *goja.Object, depth, ind
 				break
 			}
 			in.count(len(k))
-			entries = append(entries, propertyKey(k)+": "+child(o.Get(k)))
+			var v goja.Value
+			if ex := r.vm.Try(func() { v = o.Get(k) }); ex != nil {
+				// A getter that throws must not make console.log throw; Node does not
+				// call getters at all and prints this.
+				entries = append(entries, propertyKey(k)+": [Getter]")
+				continue
+			}
+			entries = append(entries, propertyKey(k)+": "+child(v))
 		}
 	}
 	if len(entries) == 0 {

@@ -38,6 +38,8 @@ func TestConsoleFormatting(t *testing.T) {
 		{name: "Error prints its stack", code: "console.log(new Error('bad'))", want: "Error: bad\n    at program.js:1:13"},
 		{name: "Error properties follow the stack", code: "const e = new Error('bad'); e.code = 'E1'; console.log(e)", want: "Error: bad\n    at program.js:1:11 {\n  code: 'E1'\n}"},
 		{name: "functions", code: "function foo() {}; const arrow = () => 1; console.log(foo, arrow, [function () {}])", want: "[Function: foo] [Function: arrow] [ [Function (anonymous)] ]"},
+		{name: "classes, async and generator functions", code: "class A {}; class B extends A {}; async function af() {}; function* g() {}; console.log(A, B, af, g)", want: "[class A] [class B extends A] [AsyncFunction: af] [GeneratorFunction: g]"},
+		{name: "a throwing getter does not make console.log throw", code: "console.log({a: 1, get b() { throw new Error('no') }})", want: "{ a: 1, b: [Getter] }"},
 		{name: "class instances and null prototypes", code: "class Foo { constructor() { this.x = 1 } }; const n = Object.create(null); n.a = 1; console.log(new Foo(), n)", want: "Foo { x: 1 } [Object: null prototype] { a: 1 }"},
 		{name: "typed arrays", code: "console.log(new Uint8Array([1, 2, 3]))", want: "Uint8Array(3) [ 1, 2, 3 ]"},
 		{name: "long strings inside structures are cut at 10,000 characters", code: "console.log(['a'.repeat(10005)])", want: "[\n  '" + long + "'... 5 more characters\n]"},

@@ -54,7 +54,25 @@ const preludeSrc = `(function () {
 	}
 	const typedTag = desc(getProto(Uint8Array.prototype), Symbol.toStringTag).get;
 	function typedName(o) { return apply(typedTag, o, []) || 'Object'; }
-	return [entries, date, compare, typedName, Map.prototype, Set.prototype, getProto(Uint8Array.prototype)];
+	const fnSource = Function.prototype.toString, fnProto = Function.prototype;
+	const AsyncFn = getProto(async function () {}), GenFn = getProto(function* () {});
+	// fnLabel names a function the way util.inspect does: [class A extends B],
+	// [AsyncFunction: f], [GeneratorFunction: g] or [Function: h].
+	function fnLabel(f) {
+		const name = typeof f.name === 'string' ? f.name : '';
+		let src = '';
+		try { src = apply(fnSource, f, []); } catch {}
+		if (src.startsWith('class') && /^class[\s{]/.test(src)) {
+			let s = '[class ' + (name || '(anonymous)');
+			const base = getProto(f);
+			if (base !== fnProto && base !== null && typeof base === 'function' && base.name) s += ' extends ' + base.name;
+			return s + ']';
+		}
+		const p = getProto(f);
+		const kind = p === AsyncFn ? 'AsyncFunction' : p === GenFn ? 'GeneratorFunction' : 'Function';
+		return '[' + kind + (name ? ': ' + name : ' (anonymous)') + ']';
+	}
+	return [entries, date, compare, typedName, Map.prototype, Set.prototype, getProto(Uint8Array.prototype), fnLabel];
 })()`
 
 // encodingSrc defines TextEncoder and TextDecoder (UTF-8 only, as in the WHATWG spec's
@@ -167,7 +185,7 @@ func (r *run) helpers() *intrinsics {
 		}
 		h := v.ToObject(r.vm)
 		fn := func(i string) goja.Callable { f, _ := goja.AssertFunction(h.Get(i)); return f }
-		r.in.entries, r.in.date, r.in.typedName = fn("0"), fn("1"), fn("3")
+		r.in.entries, r.in.date, r.in.typedName, r.in.fnLabel = fn("0"), fn("1"), fn("3"), fn("7")
 		r.in.compare = h.Get("2")
 		r.in.mapProto, r.in.setProto, r.in.typedProto = h.Get("4").ToObject(r.vm), h.Get("5").ToObject(r.vm), h.Get("6").ToObject(r.vm)
 	}

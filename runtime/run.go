@@ -66,6 +66,7 @@ type intrinsics struct {
 	errorCtor, rangeCtor    *goja.Object
 	// Filled by helpers() on first use.
 	entries, date, typedName       goja.Callable
+	fnLabel                        goja.Callable
 	compare                        goja.Value
 	mapProto, setProto, typedProto *goja.Object
 }
