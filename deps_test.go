@@ -45,6 +45,7 @@ var testOnly = []string{"github.com/google/go-cmp", "go.uber.org/goleak"}
 // where the tests exercise the package the way users do (tools through the pipeline).
 var testAllowed = map[string][]string{
 	"workspace": {"pipeline"},
+	"mcpbridge": {"runtime"},
 }
 
 // gojaAllowed is checked on top of the table: goja appears only in runtime and bindings.
