@@ -293,6 +293,9 @@ func toolSet(ctx context.Context, manifestPath, root string, mode registry.Mode)
 		if _, err := m.Register(scope); err != nil {
 			return nil, nil, err
 		}
+		if release, err = connectServers(ctx, scope, m); err != nil {
+			return nil, nil, err
+		}
 	} else {
 		ws, err := workspace.Open(root)
 		if err != nil {

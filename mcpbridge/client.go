@@ -1,0 +1,488 @@
+package mcpbridge
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"maps"
+	"net/http"
+	"os/exec"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/runcode-go/runcode/registry"
+)
+
+// Server is how to reach one upstream MCP server: a process speaking MCP over its
+// stdin and stdout (Command), or a streamable HTTP endpoint (URL). It is a plain
+// value.
+type Server struct {
+	// Command is the program to start; Args are its arguments.
+	Command string
+	Args    []string
+	// Env is the process's complete environment, as KEY=value pairs. If nil, it
+	// inherits the host process's environment (as os/exec does).
+	Env []string
+	// Dir is the process's working directory. If empty, the host's.
+	Dir string
+	// URL is the streamable HTTP endpoint of a remote server, used when Command is
+	// empty; Headers are sent with every request to it.
+	URL     string
+	Headers map[string]string
+	// SSE selects the older HTTP+SSE transport (protocol 2024-11-05) for URL instead
+	// of streamable HTTP.
+	SSE bool
+}
+
+// Options configures a [Client]. The zero value is ready to use.
+type Options struct {
+	// StartTimeout bounds starting a server: the process start (or first request),
+	// the initialize handshake and the first tool listing. If zero, 30 seconds.
+	StartTimeout time.Duration
+	// StopTimeout is how long Close waits for a server process to exit after its
+	// stdin is closed before sending SIGTERM (and as long again before SIGKILL).
+	// If zero, 2 seconds.
+	StopTimeout time.Duration
+	// Stderr receives what server processes write on stderr. If nil, it is
+	// discarded; either way the last few KiB are kept for error messages.
+	Stderr io.Writer
+	// Trace, if non-nil, receives every JSON-RPC message exchanged with the servers,
+	// one per line, for debugging.
+	Trace io.Writer
+	// Logger records what cannot be reported to a caller: a tool whose schema does
+	// not compile (it is skipped), a failed re-listing after a tools/list_changed
+	// notification. If nil, nothing is logged.
+	Logger *slog.Logger
+	// OnChange, if set, is called (on its own goroutine) after a server's tools were
+	// re-registered following its tools/list_changed notification, with the
+	// server's name.
+	OnChange func(server string)
+}
+
+// Client holds the connections to upstream MCP servers and registers their tools
+// in one registry scope. A Client is safe for concurrent use; Close stops every
+// server it started.
+type Client struct {
+	scope *registry.Scope
+	opts  Options
+
+	mu     sync.Mutex
+	conns  map[string]*conn
+	closed bool
+}
+
+// NewClient returns a Client that registers upstream tools in scope. opts may be
+// nil.
+func NewClient(scope *registry.Scope, opts *Options) *Client {
+	c := &Client{scope: scope, conns: map[string]*conn{}}
+	if opts != nil {
+		c.opts = *opts
+	}
+	if c.opts.StartTimeout <= 0 {
+		c.opts.StartTimeout = 30 * time.Second
+	}
+	if c.opts.StopTimeout <= 0 {
+		c.opts.StopTimeout = 2 * time.Second
+	}
+	if c.opts.Logger == nil {
+		c.opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	return c
+}
+
+// ErrClosed is returned by Connect after Close.
+var ErrClosed = errors.New("mcp client is closed")
+
+// ServerError reports an upstream server that could not be started or used.
+// Its message names the server and ends with the tail of the server's stderr,
+// if it wrote any. It is a plain value.
+type ServerError struct {
+	// Server is the server's name.
+	Server string
+	// Err says what went wrong.
+	Err error
+	// Stderr is the end of what the server process wrote on stderr, trimmed.
+	Stderr string
+}
+
+func (e *ServerError) Error() string {
+	msg := fmt.Sprintf("mcp server %q: %v", e.Server, e.Err)
+	if e.Stderr != "" {
+		msg += fmt.Sprintf(" (its stderr ends: %q)", e.Stderr)
+	}
+	return msg
+}
+
+// Unwrap returns the underlying error.
+func (e *ServerError) Unwrap() error { return e.Err }
+
+// ConnectAll connects to every server at once (see [Client.Connect]). The servers
+// that start keep their tools registered even when others fail; the returned error
+// joins one *ServerError per server that failed, in name order.
+func (c *Client) ConnectAll(ctx context.Context, servers map[string]*Server) error {
+	names := slices.Sorted(maps.Keys(servers))
+	errs := make([]error, len(names))
+	var wg sync.WaitGroup
+	for i, name := range names {
+		wg.Go(func() { errs[i] = c.Connect(ctx, name, servers[name]) })
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// Connect starts the server, lists its tools and registers them as
+// mcp__<name>__<tool>. Starting is bounded by Options.StartTimeout (and ctx); on
+// failure nothing stays registered or running and the error is a *ServerError.
+// Tools whose schemas do not compile are skipped (and logged).
+func (c *Client) Connect(ctx context.Context, name string, s *Server) error {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return ErrClosed
+	}
+	if _, dup := c.conns[name]; dup {
+		c.mu.Unlock()
+		return &ServerError{Server: name, Err: errors.New("already connected")}
+	}
+	cn := &conn{name: name, client: c, stderr: &tail{}, refresh: make(chan struct{}, 1), ended: make(chan struct{})}
+	cn.life, cn.stop = context.WithCancel(context.Background())
+	c.conns[name] = cn
+	c.mu.Unlock()
+
+	err := cn.start(ctx, s)
+	if err != nil {
+		cn.stop()
+		c.mu.Lock()
+		delete(c.conns, name)
+		c.mu.Unlock()
+		return err
+	}
+	return nil
+}
+
+// Close stops every server (closing a process's stdin, then signalling it if it
+// does not exit) and removes their tools from the scope. It is idempotent.
+func (c *Client) Close() error {
+	c.mu.Lock()
+	c.closed = true
+	conns := slices.Collect(maps.Values(c.conns))
+	c.conns = map[string]*conn{}
+	c.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, cn := range conns {
+		wg.Go(cn.close)
+	}
+	wg.Wait()
+	return nil
+}
+
+// conn is one connected server.
+type conn struct {
+	name   string
+	client *Client
+	stderr *tail
+
+	// Set by start, then fixed.
+	session *mcp.ClientSession
+	refresh chan struct{}   // a tools/list_changed notification arrived
+	life    context.Context // ends when close is called
+	stop    context.CancelFunc
+	ended   chan struct{} // closed when the session has ended
+	loops   sync.WaitGroup
+
+	mu       sync.Mutex
+	dispose  func() // removes the registered tools
+	listed   string // the JSON of the registered tool list
+	stopping bool
+	dead     error // why the session ended, when it was not stopped by us
+}
+
+func (cn *conn) start(ctx context.Context, s *Server) error {
+	opts := &cn.client.opts
+	transport, err := cn.transport(s)
+	if err != nil {
+		return cn.fail(err)
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: "runcode", Version: "v0"}, &mcp.ClientOptions{
+		Capabilities: &mcp.ClientCapabilities{},
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
+			select {
+			case cn.refresh <- struct{}{}:
+			default: // a refresh is already pending
+			}
+		},
+	})
+	sctx, cancel := context.WithTimeout(ctx, opts.StartTimeout)
+	defer cancel()
+	session, err := client.Connect(sctx, transport, nil)
+	if err != nil {
+		return cn.fail(cn.startError("cannot start", sctx, err))
+	}
+	cn.session = session
+	tools, err := cn.list(sctx)
+	if err != nil {
+		session.Close()
+		return cn.fail(cn.startError("cannot list tools", sctx, err))
+	}
+	cn.register(tools)
+	cn.loops.Go(cn.watch)
+	cn.loops.Go(cn.refreshLoop)
+	return nil
+}
+
+// startError words a failure to start, saying so when the bounded wait ran out.
+func (cn *conn) startError(what string, ctx context.Context, err error) error {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) && errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("%s: no answer within %v", what, cn.client.opts.StartTimeout)
+	}
+	return fmt.Errorf("%s: %w", what, err)
+}
+
+func (cn *conn) fail(err error) error {
+	return &ServerError{Server: cn.name, Err: err, Stderr: cn.stderr.String()}
+}
+
+func (cn *conn) transport(s *Server) (mcp.Transport, error) {
+	opts := &cn.client.opts
+	var t mcp.Transport
+	switch {
+	case s.Command != "":
+		cmd := exec.Command(s.Command, s.Args...)
+		cmd.Env, cmd.Dir = s.Env, s.Dir
+		cmd.Stderr = cn.stderr
+		if opts.Stderr != nil {
+			cmd.Stderr = io.MultiWriter(cn.stderr, opts.Stderr)
+		}
+		t = &mcp.CommandTransport{Command: cmd, TerminateDuration: opts.StopTimeout}
+	case s.URL != "":
+		hc := &http.Client{}
+		if len(s.Headers) > 0 {
+			hc.Transport = headerTransport{headers: s.Headers, base: http.DefaultTransport}
+		}
+		if s.SSE {
+			t = &mcp.SSEClientTransport{Endpoint: s.URL, HTTPClient: hc}
+		} else {
+			t = &mcp.StreamableClientTransport{Endpoint: s.URL, HTTPClient: hc, MaxRetries: -1}
+		}
+	default:
+		return nil, errors.New(`needs a command or a url`)
+	}
+	if opts.Trace != nil {
+		t = &mcp.LoggingTransport{Transport: t, Writer: &prefixWriter{prefix: cn.name + ": ", w: opts.Trace}}
+	}
+	return t, nil
+}
+
+// list lists every tool, following pagination.
+func (cn *conn) list(ctx context.Context) ([]*mcp.Tool, error) {
+	var tools []*mcp.Tool
+	for t, err := range cn.session.Tools(ctx, nil) {
+		if err != nil {
+			return nil, err
+		}
+		tools = append(tools, t)
+	}
+	return tools, nil
+}
+
+// register replaces the server's registered tools with tools, unless they are the
+// same as the registered ones (servers announce changes that change nothing, and
+// re-registering would make sets resolved earlier fail their calls).
+func (cn *conn) register(tools []*mcp.Tool) (changed bool) {
+	cn.mu.Lock()
+	defer cn.mu.Unlock()
+	listed, _ := json.Marshal(tools)
+	if cn.dispose != nil && string(listed) == cn.listed {
+		return false
+	}
+	cn.listed = string(listed)
+	if cn.dispose != nil {
+		cn.dispose()
+		cn.dispose = nil
+	}
+	if cn.stopping {
+		return false
+	}
+	var disposers []func()
+	seen := map[string]string{}
+	for _, t := range tools {
+		if t == nil {
+			continue
+		}
+		rt, err := cn.tool(t)
+		if err == nil {
+			if prev, dup := seen[rt.Name]; dup {
+				err = fmt.Errorf("its name %q is taken by tool %q", rt.Name, prev)
+			}
+		}
+		var dispose func()
+		if err == nil {
+			dispose, err = cn.client.scope.Register(rt)
+		}
+		if err != nil {
+			cn.client.opts.Logger.Warn("mcp tool skipped", "server", cn.name, "tool", t.Name, "err", err)
+			continue
+		}
+		seen[rt.Name] = t.Name
+		disposers = append(disposers, dispose)
+	}
+	cn.dispose = func() {
+		for _, d := range disposers {
+			d()
+		}
+	}
+	return true
+}
+
+// tool makes the registry tool of an upstream tool.
+func (cn *conn) tool(t *mcp.Tool) (*registry.Tool, error) {
+	rt := &registry.Tool{
+		Name:        ToolName(cn.name, t.Name),
+		Description: t.Description,
+		Execute:     cn.caller(t.Name),
+	}
+	if rt.Description == "" {
+		rt.Description = t.Title
+	}
+	if t.InputSchema != nil {
+		raw, err := json.Marshal(t.InputSchema)
+		if err != nil {
+			return nil, fmt.Errorf("input schema: %w", err)
+		}
+		rt.Parameters = registry.RawSchema(raw)
+	}
+	if t.OutputSchema != nil {
+		raw, err := json.Marshal(t.OutputSchema)
+		if err != nil {
+			return nil, fmt.Errorf("output schema: %w", err)
+		}
+		rt.Output.Schema = registry.RawSchema(raw)
+	}
+	if t.Annotations != nil && t.Annotations.ReadOnlyHint {
+		rt.IsConcurrencySafe = func(registry.Value) bool { return true }
+	}
+	return rt, nil
+}
+
+// caller returns the body of upstream tool name: the call forwarded with the
+// caller's cancellation.
+func (cn *conn) caller(name string) func(context.Context, *registry.Call) (any, error) {
+	return func(ctx context.Context, call *registry.Call) (any, error) {
+		if err := cn.deadErr(); err != nil {
+			return nil, err
+		}
+		res, err := cn.session.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: json.RawMessage(call.Args.String())})
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			select {
+			case <-cn.ended:
+			default:
+				if !errors.Is(err, mcp.ErrConnectionClosed) && !errors.Is(err, io.EOF) {
+					return nil, cn.fail(fmt.Errorf("tool %q: %w", name, err))
+				}
+				select { // the connection is going: wait for the session to end
+				case <-cn.ended:
+				case <-ctx.Done():
+					return nil, ctx.Err()
+				}
+			}
+			if err := cn.deadErr(); err != nil {
+				return nil, err
+			}
+			return nil, cn.fail(fmt.Errorf("tool %q: %w", name, err))
+		}
+		return answer(res)
+	}
+}
+
+// deadErr reports why the server cannot take calls, or nil.
+func (cn *conn) deadErr() error {
+	cn.mu.Lock()
+	defer cn.mu.Unlock()
+	switch {
+	case cn.stopping:
+		return cn.fail(errors.New("stopped"))
+	case cn.dead != nil:
+		return cn.fail(cn.dead)
+	}
+	return nil
+}
+
+// watch records the end of the session.
+func (cn *conn) watch() {
+	err := cn.session.Wait()
+	cn.mu.Lock()
+	if !cn.stopping {
+		var exit *exec.ExitError
+		switch {
+		case errors.As(err, &exit):
+			cn.dead = fmt.Errorf("the server exited (%v)", exit)
+		case err == nil || errors.Is(err, io.EOF) || errors.Is(err, mcp.ErrConnectionClosed):
+			cn.dead = errors.New("the server closed the connection")
+		default:
+			cn.dead = fmt.Errorf("the connection failed: %w", err)
+		}
+	}
+	cn.mu.Unlock()
+	close(cn.ended)
+}
+
+// refreshLoop re-registers the tools after each tools/list_changed notification.
+func (cn *conn) refreshLoop() {
+	for {
+		select {
+		case <-cn.life.Done():
+			return
+		case <-cn.ended:
+			return
+		case <-cn.refresh:
+		}
+		ctx, cancel := context.WithTimeout(cn.life, cn.client.opts.StartTimeout)
+		tools, err := cn.list(ctx)
+		cancel()
+		if err != nil {
+			cn.client.opts.Logger.Warn("mcp tools not refreshed", "server", cn.name, "err", err)
+			continue
+		}
+		if !cn.register(tools) {
+			continue
+		}
+		if f := cn.client.opts.OnChange; f != nil {
+			f(cn.name)
+		}
+	}
+}
+
+func (cn *conn) close() {
+	cn.mu.Lock()
+	cn.stopping = true
+	if cn.dispose != nil {
+		cn.dispose()
+		cn.dispose = nil
+	}
+	cn.mu.Unlock()
+	cn.stop()
+	cn.session.Close()
+	cn.loops.Wait()
+}
+
+// headerTransport adds fixed headers to every request.
+type headerTransport struct {
+	headers map[string]string
+	base    http.RoundTripper
+}
+
+func (t headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	req = req.Clone(req.Context())
+	for k, v := range t.headers {
+		req.Header.Set(k, v)
+	}
+	return t.base.RoundTrip(req)
+}

@@ -1,0 +1,30 @@
+// Package mcpbridge connects runcode to the Model Context Protocol in both
+// directions.
+//
+// As a client ([Client]) it starts upstream MCP servers (a process over stdio, or a
+// streamable HTTP endpoint), lists their tools (following pagination) and registers
+// each in a registry scope as mcp__<server>__<tool> ([ToolName]), with its input and
+// output schemas; a tool annotated readOnlyHint is concurrency-safe. Calls are
+// forwarded with cancellation. A call's canonical value is the result's
+// structuredContent when present, else its text parsed as JSON when it parses,
+// else the text; an isError result fails the call with its text; the server's
+// content blocks (images included) are kept as the call's content, so that run_code
+// attributes images to the sub-call after the run. A server that fails to start,
+// dies, or answers garbage fails the calls that need it with an error naming the
+// server; the other servers' tools are unaffected. A server's tool-list-changed
+// notification re-registers its tools.
+//
+// As a server ([NewServer]) it offers an executor's view of a scope over MCP:
+// run_code (mode ptc, with the instruction block and the SDK declarations in its
+// description, since MCP clients have no system prompt to carry them), the tools
+// themselves (native), or both. The image contexts of a run come back as image
+// content blocks after the text, each preceded by a text block naming the sub-call
+// that produced it.
+//
+// It does not parse manifests (package manifest does; the CLI converts its servers
+// to [Server] values), run programs (package ptc does) or decide policy (package
+// pipeline does).
+//
+// It may import: the standard library, ptc, native, pipeline, registry, sdkgen and
+// github.com/modelcontextprotocol/go-sdk.
+package mcpbridge

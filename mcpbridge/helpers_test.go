@@ -1,0 +1,123 @@
+package mcpbridge
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"go.uber.org/goleak"
+
+	"github.com/runcode-go/runcode/pipeline"
+	"github.com/runcode-go/runcode/ptc"
+	"github.com/runcode-go/runcode/registry"
+	"github.com/runcode-go/runcode/runtime"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// npmServer returns the path of an MCP server installed by `npm ci` at the
+// repository root. Without node_modules it skips, unless CI is set: then a
+// missing server fails the test.
+func npmServer(t *testing.T, bin string) string {
+	t.Helper()
+	path, err := filepath.Abs(filepath.Join("..", "node_modules", ".bin", bin))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(path); err != nil {
+		if os.Getenv("CI") == "" {
+			t.Skipf("%s is not installed (run `npm ci` at the repository root); skipping", bin)
+		}
+		t.Fatalf("%s is not installed, and CI is set: .ci/run must install it with npm ci: %v", bin, err)
+	}
+	node(t)
+	return path
+}
+
+// node returns the path of node, skipping (or failing under CI) without it.
+func node(t *testing.T) string {
+	t.Helper()
+	path, err := exec.LookPath("node")
+	if err != nil {
+		if os.Getenv("CI") == "" {
+			t.Skip("node is not installed; skipping")
+		}
+		t.Fatalf("node is not installed, and CI is set: %v", err)
+	}
+	return path
+}
+
+// fixture returns the absolute path of a script in testdata/mcp.
+func fixture(t *testing.T, name string) string {
+	t.Helper()
+	path, err := filepath.Abs(filepath.Join("..", "testdata", "mcp", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// bridge is a scope with a Client, closed at the end of the test.
+type bridge struct {
+	scope  *registry.Scope
+	client *Client
+}
+
+func newBridge(t *testing.T, mode registry.Mode, opts *Options) *bridge {
+	t.Helper()
+	scope := registry.New()
+	if _, err := scope.SetMode(mode); err != nil {
+		t.Fatal(err)
+	}
+	c := NewClient(scope, opts)
+	t.Cleanup(func() { c.Close() })
+	return &bridge{scope: scope, client: c}
+}
+
+func (b *bridge) set(t *testing.T) *registry.ResolvedToolSet {
+	t.Helper()
+	set, err := b.scope.Resolve(context.Background(), registry.Step{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return set
+}
+
+// runner runs run_code programs against a bridge's tools.
+type runner struct {
+	ex *ptc.Executor
+}
+
+func newRunner(t *testing.T) *runner {
+	t.Helper()
+	pool, err := runtime.NewPool(&runtime.PoolOptions{Size: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pool.Close() })
+	ex, err := ptc.New(pipeline.New(&pipeline.Options{Wrappers: []pipeline.Middleware{pipeline.Timeout()}}), &ptc.Options{Pool: pool})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &runner{ex: ex}
+}
+
+func (r *runner) run(ctx context.Context, t *testing.T, set *registry.ResolvedToolSet, code string) (*pipeline.Result, *ptc.Report) {
+	t.Helper()
+	args, _ := json.Marshal(map[string]string{"code": code, "description": "test program"})
+	return r.ex.Run(ctx, set, pipeline.RawCall{ID: "call-1", Name: registry.RunCodeName, Arguments: string(args)})
+}
+
+func text(content []registry.Content) string {
+	var parts []string
+	for _, c := range content {
+		if c.Type == "text" {
+			parts = append(parts, c.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
