@@ -193,6 +193,23 @@ func syntaxFailure(msg string, line, col int, code string) *syntaxError {
 	}
 	text := strings.TrimRight(lines[line-1], "\r")
 	caret := strings.Repeat(" ", min(col-1, utf8.RuneCountInString(text))) + "^"
-	return &syntaxError{line: line, col: col, failure: &Failure{Kind: KindException, Message: fmt.Sprintf(
-		"SyntaxError: %s (line %d, column %d)\n    %s\n    %s", msg, line, col, text, caret)}}
+	m := fmt.Sprintf("SyntaxError: %s (line %d, column %d)\n    %s\n    %s", msg, line, col, text, caret)
+	if usesModules(text) {
+		m += "\n" + importHint
+	}
+	return &syntaxError{line: line, col: col, failure: &Failure{Kind: KindException, Message: m}}
+}
+
+// importHint follows a syntax error on a line with import or export: models used to
+// modules reach for them first.
+const importHint = "Programs cannot import or export modules: tools, console and the other globals are already in scope."
+
+func usesModules(line string) bool {
+	t := strings.TrimSpace(line)
+	for _, p := range []string{"import ", "import{", "import*", "export ", "export{"} {
+		if strings.HasPrefix(t, p) {
+			return true
+		}
+	}
+	return strings.Contains(t, "import(")
 }

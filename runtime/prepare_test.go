@@ -30,6 +30,11 @@ func TestPrepareSyntaxErrors(t *testing.T) {
 			want: "SyntaxError: Unexpected token } (line 1, column 11)\n    return 1 +\n              ^",
 		},
 		{
+			name: "imports get a hint",
+			code: "import fs from 'fs'\nreturn 1",
+			want: "SyntaxError: Unexpected \"fs\" (line 1, column 8)\n    import fs from 'fs'\n           ^\nPrograms cannot import or export modules: tools, console and the other globals are already in scope.",
+		},
+		{
 			name: "typescript error is reported at the original position",
 			code: "const x: number = 1;\nconst y: = 2;",
 			want: "SyntaxError: Unexpected \"=\" (line 2, column 10)\n    const y: = 2;\n             ^",
