@@ -3,10 +3,12 @@ package runtime
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/dop251/goja"
+	"github.com/dop251/goja/ast"
 	"github.com/dop251/goja/parser"
 	"github.com/evanw/esbuild/pkg/api"
 )
@@ -55,16 +57,22 @@ func Prepare(code string, opts *PrepareOptions) (*Program, error) {
 			Message: fmt.Sprintf("program of %d bytes exceeds the limit of %d bytes", len(code), limit)}
 	}
 	wrapped := wrapOpen + code + wrapClose
-	ast, jsErr := parser.ParseFile(nil, "program.js", wrapped, 0, parser.WithDisableSourceMaps)
+	tree, jsErr := parser.ParseFile(nil, "program.js", wrapped, 0, parser.WithDisableSourceMaps)
 	if jsErr == nil {
-		prg, err := goja.CompileAST(ast, true)
+		if f := checkPropertyEscapes(tree, code); f != nil {
+			return nil, f
+		}
+		prg, err := goja.CompileAST(tree, true)
 		if err != nil {
 			return nil, compileFailure(err, code)
 		}
 		return &Program{prg: prg, lines: strings.Count(code, "\n") + 1}, nil
 	}
-	prg, tsErr := stripTypeScript(wrapped, code)
+	prg, tsTree, tsErr := stripTypeScript(wrapped, code)
 	if tsErr == nil {
+		if f := checkPropertyEscapes(tsTree, code); f != nil {
+			return nil, f
+		}
 		prg.lines = strings.Count(code, "\n") + 1
 		return prg, nil
 	}
@@ -99,7 +107,7 @@ var tsOptions = api.TransformOptions{
 
 // stripTypeScript returns a compiled Program, a *syntaxError for esbuild's syntax errors, or
 // another error when goja rejects esbuild's output.
-func stripTypeScript(wrapped, code string) (*Program, error) {
+func stripTypeScript(wrapped, code string) (*Program, *ast.Program, error) {
 	res := api.Transform(wrapped, tsOptions)
 	if len(res.Errors) > 0 {
 		m := res.Errors[0]
@@ -114,24 +122,24 @@ func stripTypeScript(wrapped, code string) (*Program, error) {
 			}
 			col = utf8.RuneCountInString(lt[:c]) + 1
 		}
-		return nil, syntaxFailure(m.Text, line, col, code)
+		return nil, nil, syntaxFailure(m.Text, line, col, code)
 	}
 	src := string(res.Code) + "\n//# sourceMappingURL=" + sourceMapURL + "\n"
 	srcMap := res.Map
-	ast, err := parser.ParseFile(nil, "program.ts", src, 0, parser.WithSourceMapLoader(func(p string) ([]byte, error) {
+	tree, err := parser.ParseFile(nil, "program.ts", src, 0, parser.WithSourceMapLoader(func(p string) ([]byte, error) {
 		if p == sourceMapURL {
 			return srcMap, nil
 		}
 		return nil, errors.New("source maps are not loaded")
 	}))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	prg, err := goja.CompileAST(ast, true)
+	prg, err := goja.CompileAST(tree, true)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return &Program{prg: prg, typescript: true}, nil
+	return &Program{prg: prg, typescript: true}, tree, nil
 }
 
 // syntaxError is a parse error positioned in the model's own text.
@@ -198,6 +206,28 @@ func syntaxFailure(msg string, line, col int, code string) *syntaxError {
 		m += "\n" + importHint
 	}
 	return &syntaxError{line: line, col: col, failure: &Failure{Kind: KindException, Message: m}}
+}
+
+// checkPropertyEscapes rejects a regular expression literal with a Unicode property escape
+// (\p{L}) under the u or v flag: goja accepts it and it never matches, so the program would
+// silently compute a wrong answer. Programs without "\p{" or "\P{" are not walked.
+func checkPropertyEscapes(tree *ast.Program, code string) *Failure {
+	if !strings.Contains(code, `\p{`) && !strings.Contains(code, `\P{`) {
+		return nil
+	}
+	var found *ast.RegExpLiteral
+	walk(reflect.ValueOf(tree), func(n any) {
+		if re, ok := n.(*ast.RegExpLiteral); ok && found == nil && strings.ContainsAny(re.Flags, "uv") &&
+			(strings.Contains(re.Pattern, `\p{`) || strings.Contains(re.Pattern, `\P{`)) {
+			found = re
+		}
+	})
+	if found == nil {
+		return nil
+	}
+	pos := tree.File.Position(int(found.Idx) - tree.File.Base())
+	return syntaxFailure("Unicode property escapes such as \\p{L} are not supported here (they would never match); use explicit ranges such as [A-Za-z\\u00C0-\\u024F]",
+		pos.Line, pos.Column, code).failure
 }
 
 // importHint follows a syntax error on a line with import or export: models used to

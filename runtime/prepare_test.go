@@ -35,6 +35,11 @@ func TestPrepareSyntaxErrors(t *testing.T) {
 			want: "SyntaxError: Unexpected \"fs\" (line 1, column 8)\n    import fs from 'fs'\n           ^\nPrograms cannot import or export modules: tools, console and the other globals are already in scope.",
 		},
 		{
+			name: "unicode property escapes are rejected, not silently false",
+			code: "const ok = 1;\nreturn /^\\p{Lu}+$/u.test('ABC')",
+			want: "SyntaxError: Unicode property escapes such as \\p{L} are not supported here (they would never match); use explicit ranges such as [A-Za-z\\u00C0-\\u024F] (line 2, column 8)\n    return /^\\p{Lu}+$/u.test('ABC')\n           ^",
+		},
+		{
 			name: "typescript error is reported at the original position",
 			code: "const x: number = 1;\nconst y: = 2;",
 			want: "SyntaxError: Unexpected \"=\" (line 2, column 10)\n    const y: = 2;\n             ^",
