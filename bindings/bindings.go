@@ -34,6 +34,7 @@ func New(set *registry.ResolvedToolSet) (*Tools, error) {
 		ErrorClass:     "ToolCallError",
 		MemberProperty: "toolName",
 		Noun:           "tool",
+		SnapshotFields: map[string]string{"code": string(pipeline.CodeInvalidArgs)},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("bindings: %w", err)

@@ -18,10 +18,10 @@ import (
 	"github.com/runcode-go/runcode/registry"
 )
 
-// Server is how to reach one upstream MCP server: a process speaking MCP over its
+// Upstream is how to reach one upstream MCP server: a process speaking MCP over its
 // stdin and stdout (Command), or a streamable HTTP endpoint (URL). It is a plain
 // value.
-type Server struct {
+type Upstream struct {
 	// Command is the program to start; Args are its arguments.
 	Command string
 	Args    []string
@@ -124,7 +124,7 @@ func (e *ServerError) Unwrap() error { return e.Err }
 // ConnectAll connects to every server at once (see [Client.Connect]). The servers
 // that start keep their tools registered even when others fail; the returned error
 // joins one *ServerError per server that failed, in name order.
-func (c *Client) ConnectAll(ctx context.Context, servers map[string]*Server) error {
+func (c *Client) ConnectAll(ctx context.Context, servers map[string]*Upstream) error {
 	names := slices.Sorted(maps.Keys(servers))
 	errs := make([]error, len(names))
 	var wg sync.WaitGroup
@@ -139,7 +139,7 @@ func (c *Client) ConnectAll(ctx context.Context, servers map[string]*Server) err
 // mcp__<name>__<tool>. Starting is bounded by Options.StartTimeout (and ctx); on
 // failure nothing stays registered or running and the error is a *ServerError.
 // Tools whose schemas do not compile are skipped (and logged).
-func (c *Client) Connect(ctx context.Context, name string, s *Server) error {
+func (c *Client) Connect(ctx context.Context, name string, s *Upstream) error {
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
@@ -202,7 +202,7 @@ type conn struct {
 	dead     error // why the session ended, when it was not stopped by us
 }
 
-func (cn *conn) start(ctx context.Context, s *Server) error {
+func (cn *conn) start(ctx context.Context, s *Upstream) error {
 	opts := &cn.client.opts
 	transport, err := cn.transport(s)
 	if err != nil {
@@ -247,7 +247,7 @@ func (cn *conn) fail(err error) error {
 	return &ServerError{Server: cn.name, Err: err, Stderr: cn.stderr.String()}
 }
 
-func (cn *conn) transport(s *Server) (mcp.Transport, error) {
+func (cn *conn) transport(s *Upstream) (mcp.Transport, error) {
 	opts := &cn.client.opts
 	var t mcp.Transport
 	switch {

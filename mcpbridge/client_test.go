@@ -45,7 +45,7 @@ func TestFilesystemServer(t *testing.T) {
 	bin := npmServer(t, "mcp-server-filesystem")
 	root := fsTree(t)
 	b := newBridge(t, registry.ModePTC, nil)
-	if err := b.client.Connect(context.Background(), "fs", &Server{Command: bin, Args: []string{root}}); err != nil {
+	if err := b.client.Connect(context.Background(), "fs", &Upstream{Command: bin, Args: []string{root}}); err != nil {
 		t.Fatal(err)
 	}
 	set := b.set(t)
@@ -145,7 +145,7 @@ func TestEverythingServer(t *testing.T) {
 	bin := npmServer(t, "mcp-server-everything")
 	var trace syncBuffer
 	b := newBridge(t, registry.ModePTC, &Options{Trace: &trace})
-	if err := b.client.Connect(context.Background(), "every", &Server{Command: bin, Args: []string{"stdio"}}); err != nil {
+	if err := b.client.Connect(context.Background(), "every", &Upstream{Command: bin, Args: []string{"stdio"}}); err != nil {
 		t.Fatal(err)
 	}
 	set := b.set(t)

@@ -22,7 +22,7 @@
 // that produced it.
 //
 // It does not parse manifests (package manifest does; the CLI converts its servers
-// to [Server] values), run programs (package ptc does) or decide policy (package
+// to [Upstream] values), run programs (package ptc does) or decide policy (package
 // pipeline does).
 //
 // It may import: the standard library, ptc, native, pipeline, registry, sdkgen and

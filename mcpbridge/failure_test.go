@@ -13,28 +13,28 @@ import (
 	"github.com/runcode-go/runcode/registry"
 )
 
-func fake(t *testing.T, mode string) *Server {
-	return &Server{Command: node(t), Args: []string{fixture(t, "fake-server.js"), mode}}
+func fake(t *testing.T, mode string) *Upstream {
+	return &Upstream{Command: node(t), Args: []string{fixture(t, "fake-server.js"), mode}}
 }
 
 func TestStartFailures(t *testing.T) {
 	tests := []struct {
 		name   string
-		server func(t *testing.T) *Server
+		server func(t *testing.T) *Upstream
 		want   string
 	}{
-		{"not installed", func(t *testing.T) *Server { return &Server{Command: "runcode-no-such-mcp-server"} },
+		{"not installed", func(t *testing.T) *Upstream { return &Upstream{Command: "runcode-no-such-mcp-server"} },
 			`mcp server "up": cannot start: exec: "runcode-no-such-mcp-server": executable file not found in $PATH`},
-		{"exits at once", func(t *testing.T) *Server { return fake(t, "exit") },
+		{"exits at once", func(t *testing.T) *Upstream { return fake(t, "exit") },
 			`mcp server "up": cannot start: ` + "%s" + ` (its stderr ends: "fake-server: cannot open the database")`},
-		{"hangs on initialize", func(t *testing.T) *Server { return fake(t, "hang") },
+		{"hangs on initialize", func(t *testing.T) *Upstream { return fake(t, "hang") },
 			`mcp server "up": cannot start: no answer within 3s`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			b := newBridge(t, registry.ModeNative, &Options{StartTimeout: 3 * time.Second, StopTimeout: 100 * time.Millisecond})
 			// A healthy server next to the failing one keeps its tools.
-			err := b.client.ConnectAll(context.Background(), map[string]*Server{"up": tt.server(t), "good": fake(t, "serve")})
+			err := b.client.ConnectAll(context.Background(), map[string]*Upstream{"up": tt.server(t), "good": fake(t, "serve")})
 			var se *ServerError
 			if !errors.As(err, &se) || se.Server != "up" {
 				t.Fatalf("ConnectAll: %v, want a *ServerError for \"up\"", err)
@@ -63,7 +63,7 @@ func TestFakeServer(t *testing.T) {
 	b := newBridge(t, registry.ModeNative, &Options{StopTimeout: 100 * time.Millisecond})
 	changed := make(chan string, 1)
 	b.client.opts.OnChange = func(server string) { changed <- server }
-	if err := b.client.ConnectAll(context.Background(), map[string]*Server{"f": fake(t, "serve"), "g": fake(t, "serve")}); err != nil {
+	if err := b.client.ConnectAll(context.Background(), map[string]*Upstream{"f": fake(t, "serve"), "g": fake(t, "serve")}); err != nil {
 		t.Fatal(err)
 	}
 	p := pipeline.New(nil)

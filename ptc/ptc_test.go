@@ -265,7 +265,7 @@ return out;`
 	if diff := cmp.Diff(want, got[:len(want)]); diff != "" {
 		t.Errorf("ToolCallError fields (-want +got):\n%s", diff)
 	}
-	if lossy := got[len(got)-1]; !strings.HasPrefix(lossy, "lossy | true | ToolCallError | echo | ") || !strings.Contains(lossy, "tool arguments must be lossless JSON") {
+	if lossy := got[len(got)-1]; lossy != "lossy | true | ToolCallError | echo | INVALID_ARGS | tool arguments must be lossless JSON: a Date at $.when" {
 		t.Errorf("lossy arguments: %q", lossy)
 	}
 }

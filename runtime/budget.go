@@ -4,10 +4,18 @@ import (
 	"fmt"
 	goruntime "runtime"
 	"runtime/metrics"
+	"sync"
 	"time"
 
+	"github.com/dlclark/regexp2/v2"
 	"github.com/dop251/goja"
 )
+
+// MatchTimeout bounds one backtracking regexp match (regexp2, which goja uses for
+// lookarounds and backreferences).
+const MatchTimeout = 100 * time.Millisecond
+
+var setMatchTimeout = sync.OnceFunc(func() { regexp2.DefaultMatchTimeout = MatchTimeout })
 
 // What the in-process guards cannot do. goja checks its interrupt flag only between
 // bytecode instructions, so a single native call runs to its end:
@@ -18,11 +26,13 @@ import (
 //     constructors, JSON.stringify of a deep value. The compute budget and Grace bound how
 //     long Run waits for them; the abandoned VM goroutine finishes the call on its own.
 //   - Catastrophic regexp backtracking: goja falls back to regexp2 for lookarounds and
-//     backreferences, and regexp2's match timeout (regexp2.DefaultMatchTimeout) can only be
-//     set by importing github.com/dlclark/regexp2, which the import table of deps_test.go
-//     does not allow this package. Such a match is bounded like any native stall: when the
-//     compute budget or wall clock ends, Run waits PoolOptions.Grace and returns the timeout,
-//     leaving the VM's goroutine to finish the match (it holds a MaxRuns slot meanwhile).
+//     backreferences. regexp2's match timeout is a package variable
+//     (regexp2.DefaultMatchTimeout) read when a pattern is compiled; NewPool sets it once
+//     to MatchTimeout (measured in notes/goja.md: a 24.6 s backtracking case ends in about
+//     200 ms). goja reports a timed-out match as "no match" rather than throwing, so such
+//     a regexp quietly fails to match instead of raising the RangeError the spec asks
+//     for; no hook in goja lets us do better. Setting the variable affects every regexp2
+//     user in the process; embedders that rely on another value can set it after NewPool.
 //   - Go's "fatal error: out of memory" is not recoverable; a hard memory limit needs the
 //     worker-process isolation mode (kind worker-exit).
 

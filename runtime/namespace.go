@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"sort"
@@ -53,6 +54,10 @@ type NamespaceOptions struct {
 	// Noun names one member in messages, as in "tool arguments must be lossless JSON".
 	// Empty means the global's name.
 	Noun string
+	// SnapshotFields are the extra properties of a rejection the runtime makes itself,
+	// when a call's arguments are not lossless JSON (for example {"code": "INVALID_ARGS"},
+	// so that such a rejection carries a code like every other). Nil means none.
+	SnapshotFields map[string]string
 }
 
 // Namespace is a global object of async host functions, for example tools. It is built
@@ -68,6 +73,7 @@ type Namespace struct {
 	errorClass string
 	memberProp string
 	noun       string
+	snapshot   map[string]string
 }
 
 var identRe = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*$`)
@@ -134,6 +140,7 @@ func NewNamespace(global string, members []string, start StartFunc, opts *Namesp
 		errorClass: opts.ErrorClass,
 		memberProp: opts.MemberProperty,
 		noun:       opts.Noun,
+		snapshot:   maps.Clone(opts.SnapshotFields),
 	}
 	if ns.noun == "" {
 		ns.noun = global
@@ -260,16 +267,16 @@ func (r *run) hostCall(o *nsObject, member string, call goja.FunctionCall) goja.
 	p, resolve, reject := vm.NewPromise()
 	arg := call.Argument(0)
 	if goja.IsUndefined(arg) {
-		_ = reject(r.callError(o, member, o.ns.noun+" arguments must be lossless JSON (call the "+o.ns.noun+" with an arguments object, e.g. `{}`)", nil))
+		_ = reject(r.callError(o, member, o.ns.noun+" arguments must be lossless JSON (call the "+o.ns.noun+" with an arguments object, e.g. `{}`)", o.ns.snapshot))
 		return vm.ToValue(p)
 	}
 	args, res, detail := r.encode(arg, maxArgBytes)
 	switch res {
 	case encodeLossy:
-		_ = reject(r.callError(o, member, o.ns.noun+" arguments must be lossless JSON: "+detail, nil))
+		_ = reject(r.callError(o, member, o.ns.noun+" arguments must be lossless JSON: "+detail, o.ns.snapshot))
 		return vm.ToValue(p)
 	case encodeTooLarge:
-		_ = reject(r.callError(o, member, fmt.Sprintf("%s arguments must be lossless JSON: larger than %d bytes", o.ns.noun, maxArgBytes), nil))
+		_ = reject(r.callError(o, member, fmt.Sprintf("%s arguments must be lossless JSON: larger than %d bytes", o.ns.noun, maxArgBytes), o.ns.snapshot))
 		return vm.ToValue(p)
 	case encodeStopped:
 		return vm.ToValue(p)

@@ -66,6 +66,7 @@ type Pool struct {
 
 // NewPool starts a pool and its background refill.
 func NewPool(opts *PoolOptions) (*Pool, error) {
+	setMatchTimeout()
 	if opts == nil {
 		opts = &PoolOptions{}
 	}

@@ -27,6 +27,9 @@ commands:
                                    (native, ptc or both; default ptc)
   run [flags] [FILE|-]             run one program as a run_code call and print the model-facing text
   check [--tools F] FILE           check a program without running it: syntax, unknown tools, tools it reaches
+  serve [--tools F] [--mode M] [--http ADDR]
+                                   an MCP server over stdio (or streamable HTTP) offering run_code (ptc),
+                                   the tools (native) or both; stops on SIGINT, SIGTERM or stdin EOF
 
 Without --tools, the tools are the read-only workspace tools over --root (default ".").
 
@@ -52,7 +55,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return exitOK
-	case "serve", "bench":
+	case "serve":
+		return serveCommand(ctx, rest, stdin, stdout, stderr)
+	case "bench":
 		fmt.Fprintf(stderr, "runcode %s: not available yet in this build; available commands: sdk, describe, run, check\n", cmd)
 		return exitUsage
 	default:

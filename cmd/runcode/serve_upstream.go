@@ -33,21 +33,21 @@ func connectServers(ctx context.Context, scope *registry.Scope, m *manifest.Mani
 // upstreams converts a manifest's server declarations: each process gets the host's
 // environment plus its own env, a relative cwd or "./program" is taken relative to
 // the manifest's directory, and type "sse" selects the older HTTP+SSE transport.
-func upstreams(m *manifest.Manifest) map[string]*mcpbridge.Server {
+func upstreams(m *manifest.Manifest) map[string]*mcpbridge.Upstream {
 	dir := filepath.Dir(m.File)
-	out := make(map[string]*mcpbridge.Server, len(m.Servers))
+	out := make(map[string]*mcpbridge.Upstream, len(m.Servers))
 	for name, s := range m.Servers {
-		u := &mcpbridge.Server{Command: s.Command, Args: s.Args, Dir: s.Cwd, URL: s.URL, Headers: maps.Clone(s.Headers), SSE: s.Type == "sse"}
+		u := &mcpbridge.Upstream{Command: s.Command, Args: s.Args, Dir: s.Cwd, URL: s.URL, Headers: maps.Clone(s.Headers), SSE: s.Type == "sse"}
 		if s.Command != "" {
 			u.Env = os.Environ()
 			for k, v := range s.Env {
 				u.Env = append(u.Env, k+"="+v)
 			}
 			if strings.HasPrefix(s.Command, "./") || strings.HasPrefix(s.Command, "../") {
-				u.Command = filepath.Join(dir, s.Command)
+				u.Command, _ = filepath.Abs(filepath.Join(dir, s.Command))
 			}
 			if u.Dir != "" && !filepath.IsAbs(u.Dir) {
-				u.Dir = filepath.Join(dir, u.Dir)
+				u.Dir, _ = filepath.Abs(filepath.Join(dir, u.Dir))
 			}
 		}
 		out[name] = u

@@ -22,6 +22,11 @@ let pages = [
   [tool("ok", { annotations: { readOnlyHint: true } }), tool("crash")],
   [tool("garbage"), tool("change"), tool("weird name!")],
 ];
+// FAKE_MARK names a file written when stdin ends, so tests can see the server was stopped.
+rl.on("close", () => {
+  if (process.env.FAKE_MARK) require("fs").writeFileSync(process.env.FAKE_MARK, "stopped\n");
+  process.exit(0);
+});
 rl.on("line", (line) => {
   if (mode === "hang") return;
   let req;

@@ -1,0 +1,179 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/runcode-go/runcode/mcpbridge"
+	"github.com/runcode-go/runcode/native"
+	"github.com/runcode-go/runcode/pipeline"
+	"github.com/runcode-go/runcode/ptc"
+	"github.com/runcode-go/runcode/registry"
+	"github.com/runcode-go/runcode/runtime"
+	"github.com/runcode-go/runcode/workspace"
+)
+
+// serveCommand is `runcode serve`: an MCP server over stdio (until stdin ends) or
+// streamable HTTP, offering run_code (ptc), the tools (native) or both. It stops on
+// SIGINT or SIGTERM, and then stops the upstream servers it started.
+func serveCommand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := newFlags("serve", "[--tools F] [--root DIR] [--mode M] [--http ADDR]", stdout, stderr)
+	tools := fs.String("tools", "", toolsHelp)
+	root := fs.String("root", ".", rootHelp)
+	mode := fs.String("mode", string(registry.ModePTC), "`MODE` to serve: ptc (only run_code, with the SDK in its description), native (every tool) or both")
+	addr := fs.String("http", "", "serve streamable HTTP on `ADDR` (e.g. 127.0.0.1:8080) instead of stdio")
+	if code, ok := parse(fs, args, stdout); !ok {
+		return code
+	}
+	m := registry.Mode(*mode)
+	if m != registry.ModeNative && m != registry.ModePTC && m != registry.ModeBoth {
+		fmt.Fprintf(stderr, "runcode serve: unknown --mode %q; want native, ptc or both\n", *mode)
+		return exitUsage
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	scope, release, err := serveScope(ctx, *tools, *root, m, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "runcode serve: %v\n", err)
+		return exitUsage
+	}
+	defer release()
+
+	p := pipeline.New(&pipeline.Options{Wrappers: []pipeline.Middleware{pipeline.Timeout()}})
+	var ex pipeline.Executor
+	if m == registry.ModeNative {
+		ex, err = native.New(p, nil)
+	} else {
+		pool, perr := runtime.NewPool(&runtime.PoolOptions{Size: 2})
+		if perr != nil {
+			fmt.Fprintf(stderr, "runcode serve: %v\n", perr)
+			return exitUsage
+		}
+		defer pool.Close()
+		ex, err = ptc.New(p, &ptc.Options{Pool: pool})
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "runcode serve: %v\n", err)
+		return exitUsage
+	}
+	srv, err := mcpbridge.NewServer(scope.scope, ex, nil)
+	if err != nil {
+		fmt.Fprintf(stderr, "runcode serve: %v\n", err)
+		return exitUsage
+	}
+	scope.onChange(func() {
+		if err := srv.Sync(ctx); err != nil {
+			fmt.Fprintf(stderr, "runcode serve: updating the tool list: %v\n", err)
+		}
+	})
+
+	if *addr == "" {
+		if err := srv.ServeStdio(ctx, stdin, stdout); err != nil {
+			fmt.Fprintf(stderr, "runcode serve: %v\n", err)
+			return exitFail
+		}
+		return exitOK
+	}
+	return serveHTTP(ctx, srv, *addr, stderr)
+}
+
+// serveHTTP serves streamable HTTP on addr until ctx ends, then shuts down.
+func serveHTTP(ctx context.Context, srv *mcpbridge.Server, addr string, stderr io.Writer) int {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		fmt.Fprintf(stderr, "runcode serve: --http: %v\n", err)
+		return exitUsage
+	}
+	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	fmt.Fprintf(stderr, "runcode serve: MCP over streamable HTTP at http://%s/\n", ln.Addr())
+	done := make(chan error, 1)
+	go func() { done <- hs.Serve(ln) }()
+	select {
+	case err := <-done:
+		fmt.Fprintf(stderr, "runcode serve: %v\n", err)
+		return exitFail
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := hs.Shutdown(sctx); err != nil {
+		hs.Close()
+	}
+	if err := <-done; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		fmt.Fprintf(stderr, "runcode serve: %v\n", err)
+		return exitFail
+	}
+	return exitOK
+}
+
+// servedScope is serve's scope, whose upstream servers may change its tools.
+type servedScope struct {
+	scope *registry.Scope
+	hook  atomic.Pointer[func()]
+}
+
+// onChange sets what runs after an upstream server's tools changed, and runs it
+// once for changes that came before.
+func (s *servedScope) onChange(f func()) {
+	s.hook.Store(&f)
+	f()
+}
+
+// serveScope builds serve's scope: the manifest's tools and mcpServers, or the
+// workspace tools. Unlike the one-shot commands, a server that does not start is
+// reported on stderr and the others are served.
+func serveScope(ctx context.Context, manifestPath, root string, mode registry.Mode, stderr io.Writer) (*servedScope, func(), error) {
+	s := &servedScope{scope: registry.New()}
+	if _, err := s.scope.SetMode(mode); err != nil {
+		return nil, nil, err
+	}
+	if manifestPath == "" {
+		ws, err := workspace.Open(root)
+		if err != nil {
+			return nil, nil, fmt.Errorf("--root: %v", err)
+		}
+		for _, t := range ws.Tools() {
+			if _, err := s.scope.Register(t); err != nil {
+				ws.Close()
+				return nil, nil, err
+			}
+		}
+		return s, func() { ws.Close() }, nil
+	}
+	m, err := readManifest(manifestPath)
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := m.Register(s.scope); err != nil {
+		return nil, nil, err
+	}
+	client := mcpbridge.NewClient(s.scope, &mcpbridge.Options{OnChange: func(string) {
+		if f := s.hook.Load(); f != nil {
+			(*f)()
+		}
+	}})
+	if err := client.ConnectAll(ctx, upstreams(m)); err != nil {
+		for _, e := range unjoin(err) {
+			fmt.Fprintf(stderr, "runcode serve: %v; serving without its tools\n", e)
+		}
+	}
+	return s, func() { client.Close() }, nil
+}
+
+// unjoin splits an errors.Join error.
+func unjoin(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
+}

@@ -1,0 +1,174 @@
+package mcpbridge
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+var (
+	buildOnce sync.Once
+	binPath   string
+	buildErr  error
+	buildOut  []byte
+)
+
+// runcodeBinary builds cmd/runcode once per test binary.
+func runcodeBinary(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "runcode-e2e-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "runcode")
+		cmd := exec.Command("go", "build", "-o", binPath, "../cmd/runcode")
+		buildOut, buildErr = cmd.CombinedOutput()
+	})
+	if buildErr != nil {
+		t.Fatalf("building runcode: %v\n%s", buildErr, buildOut)
+	}
+	return binPath
+}
+
+// e2eManifest writes a manifest with server-everything and the fake server (which
+// writes mark when its stdin ends) and returns its path.
+func e2eManifest(t *testing.T, mark string) string {
+	t.Helper()
+	everything := npmServer(t, "mcp-server-everything")
+	m := map[string]any{"mcpServers": map[string]any{
+		"every": map[string]any{"command": everything, "args": []string{"stdio"}},
+		"fake":  map[string]any{"command": node(t), "args": []string{fixture(t, "fake-server.js"), "serve"}, "env": map[string]string{"FAKE_MARK": mark}},
+	}}
+	data, _ := json.Marshal(m)
+	path := filepath.Join(t.TempDir(), "tools.json")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// checkServe lists the tools of a runcode serve session and runs a program that
+// takes server-everything's image and calls the fake server.
+func checkServe(t *testing.T, cs *mcp.ClientSession) {
+	t.Helper()
+	names, tools := listNames(t, cs)
+	if diff := cmp.Diff([]string{"run_code"}, names); diff != "" {
+		t.Fatalf("tools mismatch (-want +got):\n%s", diff)
+	}
+	for _, want := range []string{`"mcp__every__get-tiny-image": Record<string, JsonValue>;`, "mcp__fake__ok"} {
+		if !strings.Contains(tools["run_code"].Description, want) {
+			t.Errorf("run_code's SDK lacks %q", want)
+		}
+	}
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "run_code", Arguments: map[string]any{
+		"description": "Fetch the logo and check the fake server",
+		"code": `const [img, ok] = await Promise.all([tools["mcp__every__get-tiny-image"]({}), tools.mcp__fake__ok({ n: 1 })]);
+return { img: img.split("\n")[0], ok: ok.ok };`,
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range res.Content {
+		switch c := c.(type) {
+		case *mcp.TextContent:
+			got = append(got, c.Text)
+		case *mcp.ImageContent:
+			got = append(got, "[image "+c.MIMEType+"]")
+		}
+	}
+	want := []string{"{\n  \"img\": \"Here's the image you requested:\",\n  \"ok\": true\n}",
+		"Image from mcp__every__get-tiny-image (sub-call mcp-1:code:1):", "[image image/png]"}
+	if diff := cmp.Diff(want, got); diff != "" || res.IsError {
+		t.Errorf("run_code result (isError %v) mismatch (-want +got):\n%s", res.IsError, diff)
+	}
+}
+
+// TestServeStdio drives `runcode serve` over stdio with the Go SDK's client; closing
+// the session (stdin EOF) stops runcode, which stops its upstream servers.
+func TestServeStdio(t *testing.T) {
+	bin := runcodeBinary(t)
+	mark := filepath.Join(t.TempDir(), "stopped")
+	cmd := exec.Command(bin, "serve", "--tools", e2eManifest(t, mark))
+	var stderr syncBuffer
+	cmd.Stderr = &stderr
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test"}, nil).Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("connect: %v\nstderr: %s", err, stderr.String())
+	}
+	checkServe(t, cs)
+	if err := cs.Close(); err != nil { // closes runcode's stdin and waits for it to exit
+		t.Errorf("close: %v (stderr %s)", err, stderr.String())
+	}
+	if !cmd.ProcessState.Success() {
+		t.Errorf("runcode serve exited with %v; stderr:\n%s", cmd.ProcessState, stderr.String())
+	}
+	if data, err := os.ReadFile(mark); err != nil || string(data) != "stopped\n" {
+		t.Errorf("upstream server not stopped: %q %v", data, err)
+	}
+}
+
+// TestServeHTTP drives `runcode serve --http 127.0.0.1:0` with the Go SDK's
+// streamable client; SIGTERM stops runcode, which stops its upstream servers.
+func TestServeHTTP(t *testing.T) {
+	bin := runcodeBinary(t)
+	mark := filepath.Join(t.TempDir(), "stopped")
+	cmd := exec.Command(bin, "serve", "--tools", e2eManifest(t, mark), "--http", "127.0.0.1:0")
+	stderrPipe, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	var url string
+	var rest strings.Builder
+	sc := bufio.NewScanner(stderrPipe)
+	for sc.Scan() {
+		line := sc.Text()
+		if _, after, ok := strings.Cut(line, "streamable HTTP at "); ok {
+			url = after
+			break
+		}
+		rest.WriteString(line + "\n")
+	}
+	if !strings.HasPrefix(url, "http://127.0.0.1:") {
+		t.Fatalf("no address on stderr; got:\n%s", rest.String())
+	}
+	drained := make(chan struct{})
+	go func() { // keep reading stderr until runcode exits
+		for sc.Scan() {
+			rest.WriteString(sc.Text() + "\n")
+		}
+		close(drained)
+	}()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test"}, nil).Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkServe(t, cs)
+	cs.Close()
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	<-drained
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("runcode serve after SIGTERM: %v; stderr:\n%s", err, rest.String())
+	}
+	if data, err := os.ReadFile(mark); err != nil || string(data) != "stopped\n" {
+		t.Errorf("upstream server not stopped: %q %v", data, err)
+	}
+}

@@ -1,0 +1,179 @@
+package mcpbridge
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/runcode-go/runcode/pipeline"
+	"github.com/runcode-go/runcode/registry"
+)
+
+// ServerOptions configures a [Server]. The zero value is ready to use.
+type ServerOptions struct {
+	// Name and Version identify the server to clients. If empty, "runcode" and "v0".
+	Name, Version string
+	// Logger records MCP server activity. If nil, nothing is logged.
+	Logger *slog.Logger
+}
+
+// Server offers an executor's view of a registry scope over MCP: the tools the
+// executor describes for the scope's mode (run_code under ptc, the tools under
+// native, both under both). Under ptc and both, run_code's description carries
+// the executor's prompt sections (the rule section and the SDK: the instruction
+// block and the TypeScript declarations), because MCP clients have no system
+// prompt to put them in. Each tools/call is one model step of one call through
+// the executor, against the scope's tools as resolved at that moment.
+//
+// A Server is safe for concurrent use; it serves any number of sessions.
+type Server struct {
+	scope *registry.Scope
+	ex    pipeline.Executor
+	srv   *mcp.Server
+	calls atomic.Int64
+
+	mu     sync.Mutex
+	served map[string]string // name -> the JSON of the tool as served
+}
+
+// NewServer returns a Server for scope's tools through ex, which must serve the
+// scope's mode. opts may be nil. It fails if the scope cannot be resolved or
+// described.
+func NewServer(scope *registry.Scope, ex pipeline.Executor, opts *ServerOptions) (*Server, error) {
+	var o ServerOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.Name == "" {
+		o.Name = "runcode"
+	}
+	if o.Version == "" {
+		o.Version = "v0"
+	}
+	s := &Server{scope: scope, ex: ex, served: map[string]string{}}
+	s.srv = mcp.NewServer(&mcp.Implementation{Name: o.Name, Version: o.Version}, &mcp.ServerOptions{
+		Logger:       o.Logger,
+		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
+	})
+	if err := s.Sync(context.Background()); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Sync re-reads the scope's tools and updates what the server offers; connected
+// clients get tools/list_changed when something changed. Call it after the scope
+// changed (for example from [Options.OnChange]).
+func (s *Server) Sync(ctx context.Context) error {
+	set, err := s.scope.Resolve(ctx, registry.Step{})
+	if err != nil {
+		return err
+	}
+	desc, err := s.ex.Describe(set)
+	if err != nil {
+		return err
+	}
+	sections := slices.Clone(desc.Sections)
+	slices.SortStableFunc(sections, func(a, b pipeline.Section) int { return a.Order - b.Order })
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	keep := map[string]bool{}
+	for _, ts := range desc.Tools {
+		t := &mcp.Tool{Name: ts.Name, Description: ts.Description, InputSchema: ts.Parameters}
+		if ts.Name == registry.RunCodeName {
+			t.Description = runCodeDescription(ts.Description, sections)
+		}
+		key, _ := json.Marshal(t)
+		keep[ts.Name] = true
+		if s.served[ts.Name] == string(key) {
+			continue
+		}
+		s.served[ts.Name] = string(key)
+		s.srv.AddTool(t, s.handle)
+	}
+	var gone []string
+	for name := range s.served {
+		if !keep[name] {
+			gone = append(gone, name)
+			delete(s.served, name)
+		}
+	}
+	if len(gone) > 0 {
+		s.srv.RemoveTools(gone...)
+	}
+	return nil
+}
+
+// runCodeDescription is run_code's description followed by the prompt sections,
+// which point at themselves as "below" rather than "in the system prompt".
+func runCodeDescription(desc string, sections []pipeline.Section) string {
+	var b strings.Builder
+	b.WriteString(strings.Replace(desc, "in the system prompt", "below", 1))
+	for _, sec := range sections {
+		if sec.Text == "" {
+			continue
+		}
+		b.WriteString("\n\n")
+		b.WriteString(strings.TrimRight(sec.Text, "\n"))
+	}
+	return b.String()
+}
+
+// handle runs one tools/call as a one-call model step through the executor.
+func (s *Server) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	set, err := s.scope.Resolve(ctx, registry.Step{})
+	if err != nil {
+		return nil, err
+	}
+	call := pipeline.RawCall{ID: fmt.Sprintf("mcp-%d", s.calls.Add(1)), Name: req.Params.Name, Arguments: string(req.Params.Arguments)}
+	res := s.ex.Execute(ctx, set, []pipeline.RawCall{call})[0]
+	return callResult(res), nil
+}
+
+// callResult renders a result for MCP: its content, then for each image of each
+// attributed context a text block naming the sub-call and the image.
+func callResult(res *pipeline.Result) *mcp.CallToolResult {
+	out := &mcp.CallToolResult{Content: fromContent(res.Content), IsError: res.IsError()}
+	for _, c := range res.Contexts {
+		for _, b := range c.Content {
+			if b.Type != "image" {
+				continue
+			}
+			label := fmt.Sprintf("Image from %s (sub-call %s):", c.Tool, c.CallID)
+			if c.Tool == "" {
+				label = fmt.Sprintf("Image attached by %s:", c.Source)
+			}
+			out.Content = append(out.Content, &mcp.TextContent{Text: label})
+			out.Content = append(out.Content, fromContent([]registry.Content{b})...)
+		}
+	}
+	return out
+}
+
+// ServeStdio serves one session over r and w (newline-delimited JSON-RPC, as on a
+// process's stdin and stdout) until r ends, the client closes the session or ctx
+// is done.
+func (s *Server) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error {
+	err := s.srv.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(r), Writer: nopCloser{w}})
+	if ctx.Err() != nil {
+		return nil
+	}
+	return err
+}
+
+// Handler returns an http.Handler serving streamable HTTP sessions.
+func (s *Server) Handler() http.Handler {
+	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.srv }, nil)
+}
+
+type nopCloser struct{ io.Writer }
+
+func (nopCloser) Close() error { return nil }

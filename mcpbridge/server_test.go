@@ -1,0 +1,227 @@
+package mcpbridge
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/runcode-go/runcode/native"
+	"github.com/runcode-go/runcode/pipeline"
+	"github.com/runcode-go/runcode/ptc"
+	"github.com/runcode-go/runcode/registry"
+	"github.com/runcode-go/runcode/runtime"
+)
+
+const pngData = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
+
+// servedScope is a scope with an image tool and an adder.
+func servedScope(t *testing.T, mode registry.Mode) *registry.Scope {
+	t.Helper()
+	scope := registry.New()
+	if _, err := scope.SetMode(mode); err != nil {
+		t.Fatal(err)
+	}
+	tools := []*registry.Tool{
+		{Name: "shot", Description: "Take a screenshot.", Execute: func(context.Context, *registry.Call) (any, error) {
+			return registry.Answer{Value: "a screenshot", Content: []registry.Content{registry.Text("a screenshot"), {Type: "image", MIMEType: "image/png", Data: pngData}}}, nil
+		}},
+		{Name: "add", Description: "Add two numbers.",
+			Parameters: registry.Object(registry.Required("a", registry.Number()), registry.Required("b", registry.Number())).Closed(),
+			Output:     registry.Output{Schema: registry.Number()},
+			Execute: func(_ context.Context, c *registry.Call) (any, error) {
+				var in struct{ A, B float64 }
+				if err := c.Args.Decode(&in); err != nil {
+					return nil, err
+				}
+				return in.A + in.B, nil
+			}},
+	}
+	for _, tool := range tools {
+		if _, err := scope.Register(tool); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return scope
+}
+
+// serve connects a Go SDK client to a Server for scope in memory.
+func serve(t *testing.T, scope *registry.Scope, clientOpts *mcp.ClientOptions) (*Server, *mcp.ClientSession) {
+	t.Helper()
+	p := pipeline.New(nil)
+	var ex pipeline.Executor
+	set, _ := scope.Resolve(context.Background(), registry.Step{})
+	if set.Mode() == registry.ModeNative {
+		ex, _ = native.New(p, nil)
+	} else {
+		pool, err := runtime.NewPool(&runtime.PoolOptions{Size: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { pool.Close() })
+		if ex, err = ptc.New(p, &ptc.Options{Pool: pool}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv, err := NewServer(scope, ex, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := srv.srv.Connect(context.Background(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test"}, clientOpts).Connect(context.Background(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close(); ss.Wait() })
+	return srv, cs
+}
+
+func listNames(t *testing.T, cs *mcp.ClientSession) ([]string, map[string]*mcp.Tool) {
+	t.Helper()
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	byName := map[string]*mcp.Tool{}
+	for _, tool := range res.Tools {
+		names = append(names, tool.Name)
+		byName[tool.Name] = tool
+	}
+	return names, byName
+}
+
+// blocks renders content for comparison: text as is, images as [image <mime> <bytes>].
+func blocks(content []mcp.Content) []string {
+	var out []string
+	for _, c := range content {
+		switch c := c.(type) {
+		case *mcp.TextContent:
+			out = append(out, c.Text)
+		case *mcp.ImageContent:
+			label := "the test PNG"
+			if base64.StdEncoding.EncodeToString(c.Data) != pngData {
+				label = "other data"
+			}
+			out = append(out, "[image "+c.MIMEType+": "+label+"]")
+		default:
+			b, _ := json.Marshal(c)
+			out = append(out, string(b))
+		}
+	}
+	return out
+}
+
+func TestServePTC(t *testing.T) {
+	_, cs := serve(t, servedScope(t, registry.ModePTC), nil)
+	names, tools := listNames(t, cs)
+	if diff := cmp.Diff([]string{"run_code"}, names); diff != "" {
+		t.Fatalf("tools mismatch (-want +got):\n%s", diff)
+	}
+	desc := tools["run_code"].Description
+	for _, want := range []string{"per the declarations below", "`run_code` is the only tool you can call directly", "## Writing code for run_code", "```ts", "declare const tools", "  shot: Record<string, JsonValue>;", "  add: number;"} {
+		if !strings.Contains(desc, want) {
+			t.Errorf("run_code's description lacks %q:\n%s", want, desc)
+		}
+	}
+	if strings.Contains(desc, "system prompt") {
+		t.Errorf("run_code's description points at a system prompt MCP clients do not have")
+	}
+
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "run_code", Arguments: map[string]any{
+		"description": "Shoot and add",
+		"code":        `const s = await tools.shot({}); console.log(s); return await tools.add({ a: 2, b: 3 });`,
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"a screenshot\n5", "Image from shot (sub-call mcp-1:code:1):", "[image image/png: the test PNG]"}
+	if diff := cmp.Diff(want, blocks(res.Content)); diff != "" || res.IsError {
+		t.Errorf("run_code result (isError %v) mismatch (-want +got):\n%s", res.IsError, diff)
+	}
+
+	// A direct call to another tool collapses to UNKNOWN_TOOL, as the contract says.
+	res, err = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "add", Arguments: map[string]any{"a": 1, "b": 2}})
+	if err != nil {
+		t.Logf("direct call: protocol error %v", err) // the SDK rejects tools it does not list
+	} else if !res.IsError {
+		t.Errorf("direct call to add succeeded under ptc: %v", blocks(res.Content))
+	}
+
+	// A failed program is an isError result with the contract's text.
+	res, err = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "run_code", Arguments: map[string]any{
+		"description": "Fail", "code": `throw new Error("nope")`}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := blocks(res.Content); !res.IsError || len(got) != 1 || !strings.HasPrefix(got[0], "Error: code run failed (exception): Error: nope") {
+		t.Errorf("failed run: isError %v, %q", res.IsError, got)
+	}
+}
+
+func TestServeNativeAndBoth(t *testing.T) {
+	_, cs := serve(t, servedScope(t, registry.ModeNative), nil)
+	names, tools := listNames(t, cs)
+	if diff := cmp.Diff([]string{"add", "shot"}, names); diff != "" {
+		t.Errorf("native tools mismatch (-want +got):\n%s", diff)
+	}
+	if got, _ := json.Marshal(tools["add"].InputSchema); !strings.Contains(string(got), `"required":["a","b"]`) {
+		t.Errorf("add's input schema: %s", got)
+	}
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "add", Arguments: map[string]any{"a": 1, "b": 2}})
+	if err != nil || res.IsError || cmp.Diff([]string{"3"}, blocks(res.Content)) != "" {
+		t.Errorf("add: %v %v %q", err, res.IsError, blocks(res.Content))
+	}
+	res, _ = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "add", Arguments: map[string]any{"a": "x"}})
+	if got := blocks(res.Content); !res.IsError || len(got) != 1 || !strings.HasPrefix(got[0], "Error: invalid arguments") {
+		t.Errorf("bad arguments: isError %v %q", res.IsError, got)
+	}
+	res, _ = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "shot", Arguments: map[string]any{}})
+	if diff := cmp.Diff([]string{"a screenshot", "[image image/png: the test PNG]"}, blocks(res.Content)); diff != "" {
+		t.Errorf("shot mismatch (-want +got):\n%s", diff)
+	}
+
+	_, cs = serve(t, servedScope(t, registry.ModeBoth), nil)
+	names, _ = listNames(t, cs)
+	if diff := cmp.Diff([]string{"add", "run_code", "shot"}, names); diff != "" {
+		t.Errorf("both tools mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestServeSync(t *testing.T) {
+	scope := servedScope(t, registry.ModeNative)
+	changed := make(chan struct{}, 1)
+	srv, cs := serve(t, scope, &mcp.ClientOptions{ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
+		select {
+		case changed <- struct{}{}:
+		default:
+		}
+	}})
+	dispose, err := scope.Register(&registry.Tool{Name: "later", Description: "Added later.", Execute: func(context.Context, *registry.Call) (any, error) { return "late", nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Sync(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	<-changed
+	if names, _ := listNames(t, cs); cmp.Diff([]string{"add", "later", "shot"}, names) != "" {
+		t.Errorf("after adding: %v", names)
+	}
+	dispose()
+	if err := srv.Sync(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	<-changed
+	if names, _ := listNames(t, cs); cmp.Diff([]string{"add", "shot"}, names) != "" {
+		t.Errorf("after removing: %v", names)
+	}
+}
