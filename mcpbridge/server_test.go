@@ -4,7 +4,10 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -223,5 +226,63 @@ func TestServeSync(t *testing.T) {
 	<-changed
 	if names, _ := listNames(t, cs); cmp.Diff([]string{"add", "shot"}, names) != "" {
 		t.Errorf("after removing: %v", names)
+	}
+}
+
+// TestServeCancellation: a client's cancellation of run_code reaches the sub-call
+// in flight.
+func TestServeCancellation(t *testing.T) {
+	scope := servedScope(t, registry.ModePTC)
+	entered, cancelled := make(chan struct{}), make(chan struct{})
+	if _, err := scope.Register(&registry.Tool{Name: "wait", Description: "Wait until cancelled.", Execute: func(ctx context.Context, _ *registry.Call) (any, error) {
+		close(entered)
+		<-ctx.Done()
+		close(cancelled)
+		return nil, ctx.Err()
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	_, cs := serve(t, scope, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { <-entered; cancel() }()
+	_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "run_code", Arguments: map[string]any{"description": "Wait", "code": `await tools.wait({});`}})
+	if err == nil {
+		t.Error("the cancelled call returned no error")
+	}
+	<-cancelled // the server's handler context ended, and with it the sub-call's
+}
+
+// TestUpstreamHTTP: an upstream over streamable HTTP (a Server on a loopback
+// httptest server), with its headers sent.
+func TestUpstreamHTTP(t *testing.T) {
+	srv, _ := serve(t, servedScope(t, registry.ModeNative), nil)
+	var mu sync.Mutex
+	var auth []string
+	h := srv.Handler()
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		auth = append(auth, r.Header.Get("Authorization"))
+		mu.Unlock()
+		h.ServeHTTP(w, r)
+	}))
+	defer hs.Close()
+	b := newBridge(t, registry.ModeNative, nil)
+	if err := b.client.Connect(context.Background(), "remote", &Upstream{URL: hs.URL, Headers: map[string]string{"Authorization": "Bearer t0k"}}); err != nil {
+		t.Fatal(err)
+	}
+	res := pipeline.New(nil).Run(context.Background(), b.set(t), registry.Call{ID: "c", RootID: "c", Name: "mcp__remote__add", Args: registry.MustParseValue(`{"a":2,"b":5}`)})
+	if res.IsError() || res.Value.String() != "7" {
+		t.Errorf("mcp__remote__add: %v %s", res.Error, res.Value)
+	}
+	b.client.Close()
+	mu.Lock()
+	defer mu.Unlock()
+	for _, a := range auth {
+		if a != "Bearer t0k" {
+			t.Errorf("a request carried Authorization %q", a)
+		}
+	}
+	if len(auth) == 0 {
+		t.Error("no requests")
 	}
 }
