@@ -42,14 +42,16 @@ func runcodeBinary(t *testing.T) string {
 	return binPath
 }
 
-// e2eManifest writes a manifest with server-everything and the fake server (which
-// writes mark when its stdin ends) and returns its path.
+// e2eManifest writes a manifest with server-everything, the fake server (which
+// writes mark when its stdin ends) and a server that is not installed, and returns
+// its path.
 func e2eManifest(t *testing.T, mark string) string {
 	t.Helper()
 	everything := npmServer(t, "mcp-server-everything")
 	m := map[string]any{"mcpServers": map[string]any{
 		"every": map[string]any{"command": everything, "args": []string{"stdio"}},
 		"fake":  map[string]any{"command": node(t), "args": []string{fixture(t, "fake-server.js"), "serve"}, "env": map[string]string{"FAKE_MARK": mark}},
+		"gone":  map[string]any{"command": "runcode-no-such-mcp-server"},
 	}}
 	data, _ := json.Marshal(m)
 	path := filepath.Join(t.TempDir(), "tools.json")
@@ -117,6 +119,10 @@ func TestServeStdio(t *testing.T) {
 	}
 	if data, err := os.ReadFile(mark); err != nil || string(data) != "stopped\n" {
 		t.Errorf("upstream server not stopped: %q %v", data, err)
+	}
+	want := `runcode serve: mcp server "gone": cannot start: exec: "runcode-no-such-mcp-server": executable file not found in $PATH; serving without its tools` + "\n"
+	if diff := cmp.Diff(want, stderr.String()); diff != "" {
+		t.Errorf("stderr mismatch (-want +got):\n%s", diff)
 	}
 }
 
