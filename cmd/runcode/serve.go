@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -157,7 +158,8 @@ func serveScope(ctx context.Context, manifestPath, root string, mode registry.Mo
 	if _, err := m.Register(s.scope); err != nil {
 		return nil, nil, err
 	}
-	client := mcpbridge.NewClient(s.scope, &mcpbridge.Options{OnChange: func(string) {
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	client := mcpbridge.NewClient(s.scope, &mcpbridge.Options{Logger: logger, OnChange: func(string) {
 		if f := s.hook.Load(); f != nil {
 			(*f)()
 		}
