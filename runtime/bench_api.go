@@ -1,0 +1,124 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"sync"
+)
+
+// This file holds what a benchmark driver (runcode bench) needs beyond Pool.Run: a sandbox
+// it builds itself, so that building a warm VM ("create"), running one program on it
+// ("exec") and dropping it ("dispose") can be timed apart, and so that many idle VMs can
+// be held at once to measure their memory.
+
+// ErrSandboxUsed is returned by Sandbox.Run and Sandbox.RunProgram for a sandbox that has
+// already run a program or was disposed: like a pooled VM, a sandbox runs exactly one
+// program.
+var ErrSandboxUsed = errors.New("runtime: the sandbox already ran a program or was disposed")
+
+// Sandbox is one warm VM (globals installed, nothing run) built synchronously for the
+// caller instead of taken from the pool's ready VMs. It runs one program with the pool's
+// budgets, slots and grace, exactly as Pool.RunProgram would, and keeps the VM (and what
+// the program left in it) alive until Dispose. A Sandbox is safe for concurrent use; its
+// methods may be called from any goroutine.
+type Sandbox struct {
+	p  *Pool
+	mu sync.Mutex
+	r  *run // nil once disposed
+	// ran is set when a program was started on the sandbox.
+	ran bool
+}
+
+// NewSandbox builds a fresh warm VM for the pool's programs: the cost the pool's background
+// refill pays per run, paid here on the caller's clock. It returns ErrClosed after Close.
+func (p *Pool) NewSandbox() (*Sandbox, error) {
+	if p.isClosed() {
+		return nil, ErrClosed
+	}
+	r, err := newRun(p)
+	if err != nil {
+		return nil, err
+	}
+	return &Sandbox{p: p, r: r}, nil
+}
+
+// Run prepares code (see Prepare) and runs it on the sandbox, like Pool.Run.
+func (s *Sandbox) Run(ctx context.Context, code string, opts *RunOptions) (*Result, error) {
+	var max int
+	if opts != nil {
+		max = opts.ProgramBytes
+	}
+	prg, err := Prepare(code, &PrepareOptions{MaxBytes: max})
+	if err != nil {
+		var f *Failure
+		if errors.As(err, &f) {
+			if s.p.isClosed() {
+				return nil, ErrClosed
+			}
+			s.mu.Lock()
+			s.ran = true // a program was handed to the sandbox; it will not get another
+			s.mu.Unlock()
+			return &Result{Failure: f}, nil
+		}
+		return nil, err
+	}
+	return s.RunProgram(ctx, prg, opts)
+}
+
+// RunProgram runs a prepared program on the sandbox's VM with opts' namespaces installed,
+// with the semantics and errors of Pool.RunProgram, plus ErrSandboxUsed for a second
+// program or after Dispose.
+func (s *Sandbox) RunProgram(ctx context.Context, prg *Program, opts *RunOptions) (*Result, error) {
+	p := s.p
+	if opts == nil {
+		opts = &RunOptions{}
+	}
+	var over Limits
+	if opts.Limits != nil {
+		over = *opts.Limits
+	}
+	limits, err := over.withDefaults(&p.limits)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkNamespaces(opts.Namespaces); err != nil {
+		return nil, err
+	}
+	if prg == nil {
+		return nil, &OptionError{Field: "program", Reason: "must not be nil"}
+	}
+	s.mu.Lock()
+	r := s.r
+	if r == nil || s.ran {
+		s.mu.Unlock()
+		return nil, ErrSandboxUsed
+	}
+	s.ran = true
+	s.mu.Unlock()
+
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return nil, ErrClosed
+	}
+	p.runs.Add(1)
+	p.mu.Unlock()
+	defer p.runs.Done()
+
+	if ctx.Err() != nil {
+		return &Result{Failure: &Failure{Kind: KindAbort, Message: context.Cause(ctx).Error()}}, nil
+	}
+	if err := p.slots.Acquire(ctx, 1); err != nil {
+		return &Result{Failure: &Failure{Kind: KindAbort, Message: context.Cause(ctx).Error()}}, nil
+	}
+	return p.execute(ctx, r, prg, limits, opts.Namespaces), nil
+}
+
+// Dispose drops the sandbox's VM. It does not wait for anything: a run has already ended
+// when Run returns (VMs stuck in native code are the pool's to wait for, in Close).
+// Dispose is idempotent.
+func (s *Sandbox) Dispose() {
+	s.mu.Lock()
+	s.r = nil
+	s.mu.Unlock()
+}
