@@ -196,8 +196,9 @@ type conn struct {
 	loops   sync.WaitGroup
 
 	mu       sync.Mutex
-	dispose  func() // removes the registered tools
-	listed   string // the JSON of the registered tool list
+	dispose  func()                // removes the registered tools
+	listed   string                // the JSON of the registered tool list
+	raw      map[string]rawSchemas // the schemas as listed, by upstream name
 	stopping bool
 	dead     error // why the session ended, when it was not stopped by us
 }
@@ -272,6 +273,7 @@ func (cn *conn) transport(s *Upstream) (mcp.Transport, error) {
 	default:
 		return nil, errors.New(`needs a command or a url`)
 	}
+	t = schemaTap{Transport: t, cn: cn}
 	if opts.Trace != nil {
 		t = &mcp.LoggingTransport{Transport: t, Writer: &prefixWriter{prefix: cn.name + ": ", w: opts.Trace}}
 	}
@@ -349,19 +351,24 @@ func (cn *conn) tool(t *mcp.Tool) (*registry.Tool, error) {
 	if rt.Description == "" {
 		rt.Description = t.Title
 	}
+	raw := cn.raw[t.Name] // the caller holds cn.mu
 	if t.InputSchema != nil {
-		raw, err := json.Marshal(t.InputSchema)
-		if err != nil {
-			return nil, fmt.Errorf("input schema: %w", err)
+		if !json.Valid(raw.input) {
+			var err error
+			if raw.input, err = json.Marshal(t.InputSchema); err != nil {
+				return nil, fmt.Errorf("input schema: %w", err)
+			}
 		}
-		rt.Parameters = registry.RawSchema(raw)
+		rt.Parameters = registry.RawSchema(raw.input)
 	}
 	if t.OutputSchema != nil {
-		raw, err := json.Marshal(t.OutputSchema)
-		if err != nil {
-			return nil, fmt.Errorf("output schema: %w", err)
+		if !json.Valid(raw.output) {
+			var err error
+			if raw.output, err = json.Marshal(t.OutputSchema); err != nil {
+				return nil, fmt.Errorf("output schema: %w", err)
+			}
 		}
-		rt.Output.Schema = registry.RawSchema(raw)
+		rt.Output.Schema = registry.RawSchema(raw.output)
 	}
 	if t.Annotations != nil && t.Annotations.ReadOnlyHint {
 		rt.IsConcurrencySafe = func(registry.Value) bool { return true }

@@ -59,8 +59,11 @@ func TestFilesystemServer(t *testing.T) {
 			}
 			t.Fatalf("mcp__fs__read_text_file not registered; got %v", names)
 		}
-		if !strings.Contains(string(e.Parameters()), `"path"`) {
-			t.Errorf("parameters lack path: %s", e.Parameters())
+		// The schema keeps the server's text: properties in the server's order
+		// (path, tail, head), which the SDK declares them in.
+		params := string(e.Parameters())
+		if p, tl, h := strings.Index(params, `"path"`), strings.Index(params, `"tail"`), strings.Index(params, `"head"`); p < 0 || !(p < tl && tl < h) {
+			t.Errorf("parameters lack path, tail and head in the server's order: %s", params)
 		}
 		if !e.ConcurrencySafe(registry.MustParseValue(`{"path":"x"}`)) {
 			t.Error("read_text_file (readOnlyHint) is not concurrency-safe")
