@@ -196,9 +196,8 @@ type conn struct {
 	loops   sync.WaitGroup
 
 	mu       sync.Mutex
-	dispose  func()                // removes the registered tools
-	listed   string                // the JSON of the registered tool list
-	raw      map[string]rawSchemas // the schemas as listed, by upstream name
+	regs     map[string]*registration // the registered tools, by upstream name
+	raw      map[string]rawSchemas    // the schemas as listed, by upstream name
 	stopping bool
 	dead     error // why the session ended, when it was not stopped by us
 }
@@ -292,36 +291,46 @@ func (cn *conn) list(ctx context.Context) ([]*mcp.Tool, error) {
 	return tools, nil
 }
 
-// register replaces the server's registered tools with tools, unless they are the
-// same as the registered ones (servers announce changes that change nothing, and
-// re-registering would make sets resolved earlier fail their calls).
+// registration is one registered upstream tool.
+type registration struct {
+	key     string // the tool as listed, to notice changes
+	dispose func()
+}
+
+// register brings the server's registered tools in line with tools: a tool listed
+// as before keeps its registration (servers announce changes that change nothing,
+// and re-registering would make sets resolved earlier fail their calls), a changed
+// one is registered again, a new one is added and a vanished one removed. It
+// reports whether anything changed.
 func (cn *conn) register(tools []*mcp.Tool) (changed bool) {
 	cn.mu.Lock()
 	defer cn.mu.Unlock()
-	listed, _ := json.Marshal(tools)
-	if cn.dispose != nil && string(listed) == cn.listed {
-		return false
-	}
-	cn.listed = string(listed)
-	if cn.dispose != nil {
-		cn.dispose()
-		cn.dispose = nil
-	}
 	if cn.stopping {
 		return false
 	}
-	var disposers []func()
-	seen := map[string]string{}
+	next := map[string]*registration{}
 	for _, t := range tools {
 		if t == nil {
 			continue
 		}
-		rt, err := cn.tool(t)
-		if err == nil {
-			if prev, dup := seen[rt.Name]; dup {
-				err = fmt.Errorf("its name %q is taken by tool %q", rt.Name, prev)
-			}
+		if _, dup := next[t.Name]; dup {
+			cn.client.opts.Logger.Warn("mcp tool skipped", "server", cn.name, "tool", t.Name, "err", "listed twice")
+			continue
 		}
+		listed, _ := json.Marshal(t)
+		raw := cn.raw[t.Name]
+		key := string(listed) + "\x00" + string(raw.input) + "\x00" + string(raw.output)
+		old := cn.regs[t.Name]
+		if old != nil && old.key == key {
+			next[t.Name] = old
+			continue
+		}
+		changed = true
+		if old != nil {
+			old.dispose()
+			delete(cn.regs, t.Name)
+		}
+		rt, err := cn.tool(t)
 		var dispose func()
 		if err == nil {
 			dispose, err = cn.client.scope.Register(rt)
@@ -330,15 +339,16 @@ func (cn *conn) register(tools []*mcp.Tool) (changed bool) {
 			cn.client.opts.Logger.Warn("mcp tool skipped", "server", cn.name, "tool", t.Name, "err", err)
 			continue
 		}
-		seen[rt.Name] = t.Name
-		disposers = append(disposers, dispose)
+		next[t.Name] = &registration{key: key, dispose: dispose}
 	}
-	cn.dispose = func() {
-		for _, d := range disposers {
-			d()
+	for name, old := range cn.regs {
+		if next[name] != old {
+			old.dispose()
+			changed = true
 		}
 	}
-	return true
+	cn.regs = next
+	return changed
 }
 
 // tool makes the registry tool of an upstream tool.
@@ -470,10 +480,10 @@ func (cn *conn) refreshLoop() {
 func (cn *conn) close() {
 	cn.mu.Lock()
 	cn.stopping = true
-	if cn.dispose != nil {
-		cn.dispose()
-		cn.dispose = nil
+	for _, r := range cn.regs {
+		r.dispose()
 	}
+	cn.regs = nil
 	cn.mu.Unlock()
 	cn.stop()
 	cn.session.Close()

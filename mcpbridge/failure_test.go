@@ -92,7 +92,8 @@ func TestFakeServer(t *testing.T) {
 	})
 
 	t.Run("tool list change", func(t *testing.T) {
-		if res := call(b.set(t), "mcp__f__change"); res.IsError() {
+		before := b.set(t)
+		if res := call(before, "mcp__f__change"); res.IsError() {
 			t.Fatal(res.Error)
 		}
 		if got := <-changed; got != "f" {
@@ -100,6 +101,10 @@ func TestFakeServer(t *testing.T) {
 		}
 		if _, ok := b.set(t).Get("mcp__f__added"); !ok {
 			t.Error("mcp__f__added not registered after tools/list_changed")
+		}
+		// Unchanged tools keep their registrations: a set resolved before still calls them.
+		if res := call(before, "mcp__f__ok"); res.IsError() {
+			t.Errorf("unchanged tool through the earlier set: %v", res.Error)
 		}
 	})
 
