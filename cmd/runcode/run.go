@@ -43,6 +43,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprint(stderr, usage)
 		return exitUsage
 	}
+	if args[0] == workerArg {
+		return workerCommand(stdin, stdout, stderr)
+	}
 	switch cmd, rest := args[0], args[1:]; cmd {
 	case "sdk":
 		return sdkCommand(ctx, rest, stdout, stderr)

@@ -29,6 +29,7 @@ type runFlags struct {
 	json                             bool
 	timeout, compute                 time.Duration
 	maxOutput, maxParallel, maxCalls int
+	isolation                        string
 }
 
 func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -43,6 +44,7 @@ func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	fs.IntVar(&f.maxOutput, "max-output", 0, "output budget in `BYTES` (logs + result as JSON; default 1 MiB)")
 	fs.IntVar(&f.maxParallel, "max-parallel", 0, "`N` parallel-safe sub-calls that may overlap (default 10)")
 	fs.IntVar(&f.maxCalls, "max-calls", 0, "cap on sub-calls per run, `N` (default no cap)")
+	fs.StringVar(&f.isolation, "isolation", isolationInProcess, "where programs run: in-process, or process (a worker process with a hard memory limit)")
 	fs.StringVar(&f.events, "events", "", "write tool/call, tool/code-dispatch-start, tool/code-dispatch and tool/result events to `FILE` as JSON Lines")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -127,12 +129,12 @@ func (f *runFlags) execute(ctx context.Context, code string, stdout, stderr io.W
 		defer closeSink()
 		opts.Events = sink
 	}
-	pool, err := runtime.NewPool(&runtime.PoolOptions{Size: 1})
+	pool, closePool, err := newRunner(f.isolation, 1)
 	if err != nil {
 		fmt.Fprintf(stderr, "runcode run: %v\n", err)
 		return exitUsage
 	}
-	defer pool.Close()
+	defer closePool()
 	ex, err := ptc.New(pipeline.New(&opts), &ptc.Options{
 		Pool: pool,
 		Limits: &runtime.Limits{

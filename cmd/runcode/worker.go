@@ -1,0 +1,56 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/runcode-go/runcode/ptc"
+	"github.com/runcode-go/runcode/runtime"
+	"github.com/runcode-go/runcode/runtime/worker"
+)
+
+// workerArg is the hidden first argument that starts the binary in the worker role: it
+// serves the programs of one host (package runtime/worker) on stdin and stdout. It is not in
+// the usage text: only runcode itself starts it.
+const workerArg = "__worker"
+
+// workerCommand is the worker role. Its exit status is 0 when the host closed the channel,
+// 3 when the host broke the protocol.
+func workerCommand(stdin io.Reader, stdout, stderr io.Writer) int {
+	if err := worker.Serve(stdin, stdout); err != nil {
+		fmt.Fprintf(stderr, "runcode %s: %v\n", workerArg, err)
+		return 3
+	}
+	return exitOK
+}
+
+// Isolation modes of --isolation.
+const (
+	isolationInProcess = "in-process"
+	isolationProcess   = "process"
+)
+
+// newRunner returns what runs programs for the isolation mode: a runtime.Pool in this
+// process, or a pool of worker processes running this same binary in the worker role.
+func newRunner(isolation string, size int) (ptc.Runner, func() error, error) {
+	switch isolation {
+	case isolationInProcess, "":
+		pool, err := runtime.NewPool(&runtime.PoolOptions{Size: size})
+		if err != nil {
+			return nil, nil, err
+		}
+		return pool, pool.Close, nil
+	case isolationProcess:
+		exe, err := os.Executable()
+		if err != nil {
+			return nil, nil, fmt.Errorf("--isolation process: finding this executable: %v", err)
+		}
+		pool, err := worker.New(&worker.Options{Command: []string{exe, workerArg}, Size: size})
+		if err != nil {
+			return nil, nil, err
+		}
+		return pool, pool.Close, nil
+	}
+	return nil, nil, fmt.Errorf("--isolation must be %s or %s, got %q", isolationInProcess, isolationProcess, isolation)
+}

@@ -1,0 +1,21 @@
+// Package worker runs programs in supervised worker processes: the hard boundary for
+// untrusted programs that the in-process runtime cannot give (goja has no heap limit, and one
+// native call can allocate gigabytes or spin without reaching an interrupt check).
+//
+// It owns:
+//   - the worker role (Serve): a warm runtime.Pool in a process of its own, with a hard
+//     address-space limit (RLIMIT_AS) and the garbage collector's memory limit set from the
+//     heap budget, running one program per request;
+//   - the host's Pool, which implements the same Run as runtime.Pool (the ptc.Runner seam):
+//     it spawns workers with an empty environment, "/" as their directory, a process group
+//     of their own and no descriptors beyond the channel; forwards each namespace call back
+//     to the host's real namespace (so sub-call ids, events and scheduling are those of an
+//     in-process run); enforces the wall clock and cancellation from outside with SIGKILL as
+//     the last resort; maps a dead worker to worker-exit (or to timeout, abort or
+//     memory-limit when that is what killed it); and replaces dead workers;
+//   - the protocol between them: length-prefixed JSON frames, bounded in size and validated
+//     strictly on both sides (see protocol.go). A worker that breaks it is killed.
+//
+// It does not know about tools: namespaces are the runtime's. It may import only the
+// standard library and runtime.
+package worker

@@ -1,0 +1,89 @@
+package worker
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"runtime/debug"
+	"strconv"
+	"syscall"
+)
+
+// applyLimits sets the worker's own hard limits, once it is warm, and returns its virtual
+// size and the address-space limit it set (0 if none).
+//
+// The hard memory limit is RLIMIT_AS (address space), set relative to what the warm worker
+// has already mapped: a Go process reserves address space up front (and a race-enabled one
+// maps terabytes of shadow memory), so an absolute limit would either fail at once or mean
+// nothing. The headroom is heapAllowance(heap). When a goja built-in then asks for more, the
+// Go runtime's mmap fails and it dies with "fatal error: out of memory" (exit status 2),
+// which the host reports as memory-limit. RLIMIT_AS covers everything the process maps:
+// the Go heap, goroutine and thread stacks, and the runtime's own metadata; it does not
+// cover kernel memory (page tables, pipe buffers) or memory in the host.
+//
+// debug.SetMemoryLimit makes the garbage collector work to stay under the same budget
+// before the hard limit is reached. RLIMIT_CORE 0 keeps a crash from writing a core file,
+// RLIMIT_FSIZE 0 forbids growing files, and RLIMIT_NOFILE keeps descriptors to a few.
+func applyLimits(heap int64) (vm, as int64) {
+	vm = vmBytes()
+	_ = syscall.Setrlimit(syscall.RLIMIT_CORE, &syscall.Rlimit{})
+	_ = syscall.Setrlimit(syscall.RLIMIT_FSIZE, &syscall.Rlimit{})
+	_ = syscall.Setrlimit(syscall.RLIMIT_NOFILE, &syscall.Rlimit{Cur: 64, Max: 64})
+	debug.SetMemoryLimit(heapInUse() + heap)
+	if vm > 0 {
+		as = vm + heapAllowance(heap)
+		if err := syscall.Setrlimit(syscall.RLIMIT_AS, &syscall.Rlimit{Cur: uint64(as), Max: uint64(as)}); err != nil {
+			as = 0
+		}
+	}
+	return vm, as
+}
+
+// heapAllowance is the address space a worker may map beyond its warm size: twice the heap
+// budget (the collector needs room to copy and to lag behind), plus room for the arenas and
+// stacks of the runtime itself.
+func heapAllowance(heap int64) int64 { return 2*heap + 256<<20 }
+
+// vmBytes reads VmSize from /proc/self/status (0 if it cannot).
+func vmBytes() int64 {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for sc.Scan() {
+		if v, ok := bytes.CutPrefix(sc.Bytes(), []byte("VmSize:")); ok {
+			f := bytes.Fields(v)
+			if len(f) == 0 {
+				return 0
+			}
+			kb, err := strconv.ParseInt(string(f[0]), 10, 64)
+			if err != nil {
+				return 0
+			}
+			return kb << 10
+		}
+	}
+	return 0
+}
+
+// closeInherited closes the descriptors above stderr that this process did not open itself:
+// those without close-on-exec, which can only have been inherited (Go opens every descriptor
+// of its own with O_CLOEXEC, and os/exec passes a child nothing else). A host that was itself
+// given a descriptor without close-on-exec would otherwise hand it on to its workers.
+func closeInherited() {
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		fd, err := strconv.Atoi(e.Name())
+		if err != nil || fd <= 2 {
+			continue
+		}
+		flags, _, errno := syscall.Syscall(syscall.SYS_FCNTL, uintptr(fd), syscall.F_GETFD, 0)
+		if errno == 0 && flags&syscall.FD_CLOEXEC == 0 {
+			_ = syscall.Close(fd)
+		}
+	}
+}

@@ -1,0 +1,15 @@
+//go:build !linux
+
+package worker
+
+import "runtime/debug"
+
+// applyLimits sets only the garbage collector's memory limit: outside Linux the worker has
+// no hard memory limit (the host still enforces the wall clock and kills on protocol errors).
+func applyLimits(heap int64) (vm, as int64) {
+	debug.SetMemoryLimit(heapInUse() + heap)
+	return 0, 0
+}
+
+// closeInherited does nothing outside Linux.
+func closeInherited() {}

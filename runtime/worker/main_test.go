@@ -1,0 +1,239 @@
+package worker
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/runcode-go/runcode/runtime"
+	"go.uber.org/goleak"
+)
+
+// TestMain doubles as the worker executable: the test binary re-executed with "__worker"
+// serves programs, and with "__fake <mode>" plays a forged or crashing worker.
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 {
+		switch os.Args[1] {
+		case "__worker":
+			if err := Serve(os.Stdin, os.Stdout); err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				os.Exit(3)
+			}
+			os.Exit(0)
+		case "__fake":
+			fakeWorker(os.Args[2])
+			os.Exit(0)
+		}
+	}
+	goleak.VerifyTestMain(m)
+}
+
+// testLimits are small budgets so that hostile programs end fast.
+var testLimits = &runtime.Limits{
+	Compute: 300 * time.Millisecond, WallClock: 5 * time.Second, HeapBytes: 64 << 20, OutputBytes: 64 << 10, StackDepth: 1000,
+}
+
+func newTestPool(t testing.TB, size int, argv ...string) *Pool {
+	t.Helper()
+	if len(argv) == 0 {
+		argv = []string{"__worker"}
+	}
+	p, err := New(&Options{Command: append([]string{os.Args[0]}, argv...), Size: size, Limits: testLimits, Grace: 100 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := p.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	return p
+}
+
+func runCode(t testing.TB, p interface {
+	Run(context.Context, string, *runtime.RunOptions) (*runtime.Result, error)
+}, code string, opts *runtime.RunOptions) *runtime.Result {
+	t.Helper()
+	res, err := p.Run(context.Background(), code, opts)
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	return res
+}
+
+// fakeTools is a tools namespace for tests. Members:
+//   - echo: resolves with its arguments;
+//   - fail: rejects with a CallError carrying code TOOL_FAILED;
+//   - plain: rejects with a plain Go error;
+//   - hang: blocks until the run ends;
+//   - bad: resolves with invalid JSON;
+//   - none: resolves with no value (undefined);
+//   - boom: its wait function panics.
+type fakeTools struct {
+	mu      sync.Mutex
+	started []string
+}
+
+func (f *fakeTools) namespace(t testing.TB) *runtime.Namespace {
+	t.Helper()
+	ns, err := runtime.NewNamespace("tools", []string{"echo", "fail", "plain", "hang", "bad", "none", "boom", "__proto__"}, f.start, &runtime.NamespaceOptions{
+		ErrorClass: "ToolCallError", MemberProperty: "toolName", Noun: "tool",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ns
+}
+
+func (f *fakeTools) start(ctx context.Context, member string, args json.RawMessage) func() (json.RawMessage, error) {
+	f.mu.Lock()
+	f.started = append(f.started, member+" "+string(args))
+	f.mu.Unlock()
+	return func() (json.RawMessage, error) {
+		switch member {
+		case "fail":
+			return nil, &runtime.CallError{Message: "deliberate failure", Fields: map[string]string{"code": "TOOL_FAILED"}}
+		case "plain":
+			return nil, errors.New("plain failure")
+		case "hang":
+			<-ctx.Done()
+			return nil, context.Cause(ctx)
+		case "bad":
+			return json.RawMessage(`{not json`), nil
+		case "none":
+			return nil, nil
+		case "boom":
+			panic("wait exploded")
+		}
+		return args, nil
+	}
+}
+
+func (f *fakeTools) calls() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.started...)
+}
+
+// fakeWorker plays a worker that breaks the protocol in the given way once it is asked to
+// run a program (or, for some modes, before).
+func fakeWorker(mode string) {
+	in, out := os.Stdin, os.Stdout
+	send := func(m *message) { _ = writeFrame(out, m, DefaultMaxFrame) }
+	if _, err := readFrame(in, DefaultMaxFrame); err != nil { // init
+		os.Exit(5)
+	}
+	switch mode {
+	case "no-ready":
+		send(&message{T: tDone})
+		return
+	case "die-at-start":
+		fmt.Fprintln(os.Stderr, "cannot start")
+		os.Exit(9)
+	}
+	send(&message{T: tReady, PID: os.Getpid()})
+	run, err := readFrame(in, DefaultMaxFrame)
+	if err != nil {
+		os.Exit(5)
+	}
+	switch mode {
+	case "unsolicited":
+		// Answer the run, then answer it again: the second done must not pass as the
+		// result of the next run.
+		send(&message{T: tDone, ID: run.ID, Value: json.RawMessage(`1`)})
+		send(&message{T: tDone, ID: run.ID, Value: json.RawMessage(`2`)})
+		_, _ = readFrame(in, DefaultMaxFrame)
+		send(&message{T: tDone, ID: run.ID + 1, Value: json.RawMessage(`3`)})
+	case "probe":
+		// Report what the worker was given: environment, directory, descriptors.
+		closeInherited() // as Serve does first
+		fds, _ := os.ReadDir("/proc/self/fd")
+		var names []string
+		for _, fd := range fds {
+			l, _ := os.Readlink("/proc/self/fd/" + fd.Name())
+			names = append(names, fd.Name()+"="+l)
+		}
+		wd, _ := os.Getwd()
+		pgid, _ := syscall.Getpgid(0)
+		v, _ := json.Marshal(map[string]any{"env": os.Environ(), "wd": wd, "fds": names, "ownGroup": pgid == os.Getpid()})
+		send(&message{T: tDone, ID: run.ID, Value: v})
+		_, _ = readFrame(in, DefaultMaxFrame) // until the host closes the channel
+	case "exit7":
+		os.Exit(7)
+	case "sigterm":
+		_ = syscall.Kill(os.Getpid(), syscall.SIGTERM)
+		time.Sleep(time.Minute)
+	case "oom":
+		fmt.Fprintln(os.Stderr, "fatal error: out of memory")
+		os.Exit(2)
+	case "garbage":
+		_, _ = out.Write([]byte("\x00\x00\x00\x05hello"))
+	case "oversize":
+		_, _ = out.Write([]byte("\x7f\xff\xff\xff"))
+	case "unknown-field":
+		_, _ = out.Write(append([]byte("\x00\x00\x00\x16"), `{"t":"done","evil":1}`+" "...))
+	case "bad-id":
+		send(&message{T: tCall, ID: 5, Member: "echo", Args: json.RawMessage(`{}`)})
+	case "bad-member":
+		send(&message{T: tCall, ID: 1, Member: "rm_rf", Args: json.RawMessage(`{}`)})
+	case "bad-ns":
+		send(&message{T: tCall, ID: 1, NSI: 3, Member: "echo", Args: json.RawMessage(`{}`)})
+	case "bad-kind":
+		send(&message{T: tDone, ID: run.ID, Failure: &failure{Kind: runtime.KindWorkerExit, Message: "forged"}})
+	case "ready-again":
+		send(&message{T: tReady})
+	case "hang":
+	case "silent-exit":
+		return
+	}
+	time.Sleep(time.Minute) // killed by the host long before
+}
+
+// children lists the live child processes of this test process ("pid state").
+func children(t *testing.T) []string {
+	t.Helper()
+	return scanChildren(t)
+}
+
+func scanChildren(t *testing.T) []string {
+	t.Helper()
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Skip("no /proc")
+	}
+	me := os.Getpid()
+	var out []string
+	for _, e := range ents {
+		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...
+		s := string(stat)
+		i := strings.LastIndexByte(s, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(s[i+1:])
+		if len(f) > 1 && f[1] == fmt.Sprint(me) {
+			out = append(out, e.Name()+" "+f[0])
+		}
+	}
+	return out
+}
+
+func openFDs(t *testing.T) int {
+	t.Helper()
+	fds, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Skip("no /proc/self/fd")
+	}
+	return len(fds)
+}

@@ -1,0 +1,737 @@
+package worker
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/runcode-go/runcode/runtime"
+)
+
+// Options configures a Pool. New reads it once and keeps no reference.
+type Options struct {
+	// Command is the worker's argv: an executable whose process calls Serve on its stdin and
+	// stdout (for example the runcode binary and "__worker"), and its arguments. Required.
+	Command []string
+	// Size bounds the number of worker processes, and so the programs that run at once; Run
+	// waits for a free worker (or for its context). Zero means 2.
+	Size int
+	// Warm is how many workers New starts ahead of the first run, and the pool keeps started
+	// after one dies. Zero means Size; it cannot exceed Size.
+	Warm int
+	// Limits are the default budgets of every run, as in runtime.PoolOptions. HeapBytes also
+	// sizes each worker's hard memory limit (see Serve).
+	Limits *runtime.Limits
+	// Grace is the worker's runtime.PoolOptions.Grace, and how long the host waits beyond a
+	// worker's own deadline (the wall clock, or a cancellation) before it kills the worker.
+	// Zero means 1s.
+	Grace time.Duration
+	// MaxFrame bounds one protocol frame in each direction. Zero means DefaultMaxFrame.
+	MaxFrame int
+	// StartTimeout bounds how long a new worker may take to become ready. Zero means 10s.
+	StartTimeout time.Duration
+}
+
+// Pool runs programs in supervised worker processes, one program at a time per worker. It
+// implements the same Run as runtime.Pool (the ptc.Runner interface): namespace calls come
+// back over the channel and start through the host's real namespaces, so sub-call ids,
+// events and scheduling are exactly those of an in-process run. A worker that dies, is
+// killed, or breaks the protocol fails only the run it was serving and is replaced. A Pool is
+// safe for concurrent use; Close releases it.
+type Pool struct {
+	argv         []string
+	limits       runtime.Limits
+	grace        time.Duration
+	startTimeout time.Duration
+	maxFrame     int
+	size, warm   int
+
+	slots chan struct{} // one per run in progress
+	idle  chan *proc
+
+	ctx    context.Context // cancelled by Close
+	cancel context.CancelFunc
+	mu     sync.Mutex
+	closed bool
+	live   map[*proc]struct{}
+	runs   sync.WaitGroup
+	spawns sync.WaitGroup // spawns in progress
+	bg     sync.WaitGroup // every goroutine the pool starts
+
+	spawned atomic.Int64
+}
+
+// hardMargin is how much longer than Grace the host waits beyond a deadline the worker
+// should itself have enforced before it kills the worker.
+const hardMargin = time.Second
+
+var errPoolClosed = errors.New(msgPoolClosed)
+
+// Messages of the host's own failures.
+const (
+	msgPoolClosed = "runtime pool closed"
+	msgWallClock  = "wall-clock ceiling reached (%dms)"
+)
+
+// New starts a pool and its first worker, so that a bad Command fails here.
+func New(opts *Options) (*Pool, error) {
+	if opts == nil || len(opts.Command) == 0 || opts.Command[0] == "" {
+		return nil, &runtime.OptionError{Field: "Options.Command", Reason: "must name the worker executable"}
+	}
+	switch {
+	case opts.Size < 0:
+		return nil, &runtime.OptionError{Field: "Options.Size", Reason: "must not be negative"}
+	case opts.Warm < 0 || opts.Warm > max(opts.Size, 2):
+		return nil, &runtime.OptionError{Field: "Options.Warm", Reason: "must be between 0 and Size"}
+	case opts.Grace < 0 || opts.StartTimeout < 0 || opts.MaxFrame < 0:
+		return nil, &runtime.OptionError{Field: "Options", Reason: "durations and sizes must not be negative"}
+	}
+	var base runtime.Limits
+	if opts.Limits != nil {
+		base = *opts.Limits
+	}
+	limits, err := base.WithDefaults(nil)
+	if err != nil {
+		return nil, err
+	}
+	p := &Pool{
+		argv: append([]string(nil), opts.Command...), limits: limits,
+		grace: opts.Grace, startTimeout: opts.StartTimeout, maxFrame: opts.MaxFrame,
+		size: opts.Size, warm: opts.Warm, live: map[*proc]struct{}{},
+	}
+	if p.grace == 0 {
+		p.grace = time.Second
+	}
+	if p.startTimeout == 0 {
+		p.startTimeout = 10 * time.Second
+	}
+	if p.maxFrame == 0 {
+		p.maxFrame = DefaultMaxFrame
+	}
+	if p.size == 0 {
+		p.size = 2
+	}
+	if p.warm == 0 {
+		p.warm = p.size
+	}
+	p.slots = make(chan struct{}, p.size)
+	p.idle = make(chan *proc, p.size)
+	p.ctx, p.cancel = context.WithCancel(context.Background())
+	w, err := p.spawn()
+	if err != nil {
+		p.cancel()
+		return nil, fmt.Errorf("worker: starting a worker: %w", err)
+	}
+	p.idle <- w
+	for i := 1; i < p.warm; i++ {
+		p.refill()
+	}
+	return p, nil
+}
+
+// Spawned reports how many worker processes the pool has started so far.
+func (p *Pool) Spawned() int { return int(p.spawned.Load()) }
+
+// Run prepares and runs code in a worker, with the semantics of runtime.Pool.Run: program
+// outcomes are in Result.Failure (plus kind worker-exit when the worker died); the error is
+// non-nil only for misuse: a closed pool (runtime.ErrClosed), bad options or namespaces.
+func (p *Pool) Run(ctx context.Context, code string, opts *runtime.RunOptions) (*runtime.Result, error) {
+	if opts == nil {
+		opts = &runtime.RunOptions{}
+	}
+	var over runtime.Limits
+	if opts.Limits != nil {
+		over = *opts.Limits
+	}
+	limits, err := over.WithDefaults(&p.limits)
+	if err != nil {
+		return nil, err
+	}
+	if err := runtime.CheckNamespaces(opts.Namespaces); err != nil {
+		return nil, err
+	}
+	if opts.ProgramBytes < 0 {
+		return nil, &runtime.OptionError{Field: "RunOptions.ProgramBytes", Reason: "must not be negative"}
+	}
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return nil, runtime.ErrClosed
+	}
+	p.runs.Add(1)
+	p.mu.Unlock()
+	defer p.runs.Done()
+
+	abort := func(msg string) *runtime.Result {
+		return &runtime.Result{Failure: &runtime.Failure{Kind: runtime.KindAbort, Message: msg}}
+	}
+	if ctx.Err() != nil {
+		return abort(context.Cause(ctx).Error()), nil
+	}
+	select {
+	case p.slots <- struct{}{}:
+	case <-ctx.Done():
+		return abort(context.Cause(ctx).Error()), nil
+	case <-p.ctx.Done():
+		return abort(msgPoolClosed), nil
+	}
+	defer func() { <-p.slots }()
+	w, err := p.get()
+	if err != nil {
+		return &runtime.Result{Failure: &runtime.Failure{Kind: runtime.KindWorkerExit, Message: "worker failed to start: " + err.Error()}}, nil
+	}
+	res, healthy := p.exec(ctx, w, code, limits, opts)
+	if healthy {
+		p.idle <- w // cannot block: at most Size workers are out, and idle holds Size
+	} else {
+		p.retire(w)
+		p.refill()
+	}
+	return res, nil
+}
+
+// get takes an idle worker that is still alive and quiet, or starts one.
+func (p *Pool) get() (*proc, error) {
+	for {
+		select {
+		case w := <-p.idle:
+			if w.healthy() {
+				return w, nil
+			}
+			p.retire(w)
+		default:
+			return p.spawn()
+		}
+	}
+}
+
+// refill starts a worker in the background and parks it idle, while fewer than Warm
+// workers are alive.
+func (p *Pool) refill() {
+	p.mu.Lock()
+	if p.closed || len(p.live) >= p.warm {
+		p.mu.Unlock()
+		return
+	}
+	p.bg.Add(1)
+	p.mu.Unlock()
+	go func() {
+		defer p.bg.Done()
+		w, err := p.spawn()
+		if err != nil {
+			return
+		}
+		select {
+		case p.idle <- w:
+		default:
+			p.retire(w)
+		}
+	}()
+}
+
+// exec runs one program on w. healthy is false when the worker must not be reused: it died,
+// was killed, broke the protocol, or its run ended in a way that may have left a VM stuck
+// inside a native call (timeout, abort, memory-limit).
+func (p *Pool) exec(ctx context.Context, w *proc, code string, limits runtime.Limits, opts *runtime.RunOptions) (res *runtime.Result, healthy bool) {
+	nss := opts.Namespaces
+	specs := make([]nsSpec, len(nss))
+	for i, ns := range nss {
+		o := ns.Options()
+		specs[i] = nsSpec{Global: ns.Global(), Members: ns.Members(), ErrorClass: o.ErrorClass, MemberProperty: o.MemberProperty, Noun: o.Noun}
+	}
+	// The host calls' context keeps ctx's values but is cancelled here, after the worker was
+	// told why, so that a call ending because of the cancellation cannot overtake it.
+	hostCtx, cancelHost := context.WithCancelCause(context.WithoutCancel(ctx))
+	w.runs++
+	rs := &hostRun{id: w.runs}
+	defer func() {
+		w.wmu.Lock()
+		rs.over = true
+		w.wmu.Unlock()
+		cancelHost(runtime.ErrRunOver)
+		p.await(&rs.calls)
+	}()
+
+	hard := time.AfterFunc(limits.WallClock+p.grace+hardMargin, func() {
+		w.kill(&runtime.Failure{Kind: runtime.KindTimeout, Message: fmt.Sprintf(msgWallClock, limits.WallClock.Milliseconds())})
+	})
+	defer hard.Stop()
+	var abortKill *time.Timer
+	defer func() {
+		if abortKill != nil {
+			abortKill.Stop()
+		}
+	}()
+	cancelled := false
+	onCancel := func(cause error) {
+		if cancelled {
+			return
+		}
+		cancelled = true
+		reason := cause.Error()
+		abortKill = time.AfterFunc(p.grace+hardMargin, func() {
+			w.kill(&runtime.Failure{Kind: runtime.KindAbort, Message: reason})
+		})
+		_ = w.sendIf(rs, &message{T: tCancel, Reason: reason}) // the kill above unblocks it
+		cancelHost(cause)
+	}
+
+	_ = w.sendIf(rs, &message{T: tRun, ID: rs.id, Code: code, ProgramBytes: opts.ProgramBytes, Limits: &limits, NS: specs})
+	ctxDone, poolDone, readErr := ctx.Done(), p.ctx.Done(), w.readErr
+	broken := false
+	for {
+		select {
+		case m := <-w.frames:
+			if broken {
+				continue // nothing a killed worker sent counts; wait for its exit
+			}
+			var err error
+			res, err = p.handle(hostCtx, w, rs, nss, m)
+			if err != nil {
+				broken = true
+				w.kill(&runtime.Failure{Kind: runtime.KindWorkerExit, Message: "worker broke the protocol and was killed: " + err.Error()})
+				continue
+			}
+			if res != nil {
+				f := res.Failure
+				return res, f == nil || f.Kind == runtime.KindException || f.Kind == runtime.KindInvalidOutput || f.Kind == runtime.KindOutputLimit
+			}
+		case err := <-readErr:
+			readErr = nil
+			if errors.Is(err, errProtocol) {
+				broken = true
+				w.kill(&runtime.Failure{Kind: runtime.KindWorkerExit, Message: "worker broke the protocol and was killed: " + err.Error()})
+			}
+			// Otherwise its stdout closed: it is exiting; wait for that.
+		case <-w.exited:
+			return &runtime.Result{Failure: w.exitFailure(limits)}, false
+		case <-ctxDone:
+			ctxDone = nil
+			onCancel(context.Cause(ctx))
+		case <-poolDone:
+			poolDone = nil
+			onCancel(errPoolClosed)
+		}
+	}
+}
+
+// hostRun is the host's side of one run on a worker.
+type hostRun struct {
+	id    uint64 // the run's number on its worker
+	next  uint64 // the last call id seen
+	over  bool   // guarded by the worker's wmu: no frame of this run is sent once set
+	calls sync.WaitGroup
+}
+
+// handle validates one frame of a run: a call is started through the real namespace, done
+// ends the run. Anything else is a protocol violation.
+func (p *Pool) handle(ctx context.Context, w *proc, rs *hostRun, nss []*runtime.Namespace, m *message) (*runtime.Result, error) {
+	switch m.T {
+	case tCall:
+		if m.ID != rs.next+1 {
+			return nil, protocolError("call id %d, want %d", m.ID, rs.next+1)
+		}
+		rs.next = m.ID
+		if m.NSI < 0 || m.NSI >= len(nss) {
+			return nil, protocolError("call %d names namespace %d of %d", m.ID, m.NSI, len(nss))
+		}
+		ns := nss[m.NSI]
+		if !ns.Has(m.Member) {
+			return nil, protocolError("call %d names %q, not a member of %s", m.ID, m.Member, ns.Global())
+		}
+		if len(m.Args) == 0 {
+			return nil, protocolError("call %d has no arguments", m.ID)
+		}
+		wait := start(ctx, ns, m.Member, m.Args)
+		rs.calls.Add(1)
+		p.bg.Add(1)
+		go func() {
+			defer p.bg.Done()
+			defer rs.calls.Done()
+			w.sendIf(rs, reply(m.ID, wait))
+		}()
+		return nil, nil
+	case tDone:
+		if m.ID != rs.id {
+			return nil, protocolError("a done frame for run %d during run %d", m.ID, rs.id)
+		}
+		res := &runtime.Result{Logs: m.Logs}
+		if m.Failure != nil {
+			if !validKind(m.Failure.Kind) {
+				return nil, protocolError("a failure of kind %q", m.Failure.Kind)
+			}
+			if len(m.Value) > 0 {
+				return nil, protocolError("a failed run with a value")
+			}
+			res.Failure = &runtime.Failure{Kind: m.Failure.Kind, Message: m.Failure.Message}
+		} else if len(m.Value) > 0 {
+			res.Value = m.Value
+		}
+		return res, nil
+	}
+	return nil, protocolError("an unexpected %q frame during a run", m.T)
+}
+
+// start calls the namespace's StartFunc, turning a panic into one of its wait function.
+func start(ctx context.Context, ns *runtime.Namespace, member string, args json.RawMessage) (wait func() (json.RawMessage, error)) {
+	defer func() {
+		if x := recover(); x != nil {
+			wait = func() (json.RawMessage, error) { panic(x) }
+		}
+	}()
+	return ns.Start(ctx, member, args)
+}
+
+// reply waits for a call and encodes its outcome as a result frame.
+func reply(id uint64, wait func() (json.RawMessage, error)) (m *message) {
+	m = &message{T: tResult, ID: id}
+	defer func() {
+		if x := recover(); x != nil {
+			m = &message{T: tResult, ID: id, Panic: fmt.Sprint(x)}
+			if m.Panic == "" {
+				m.Panic = "panic"
+			}
+		}
+	}()
+	out, err := wait()
+	switch {
+	case err != nil:
+		var ce *runtime.CallError
+		if errors.As(err, &ce) {
+			m.Error = &callError{Message: ce.Message, Fields: ce.Fields}
+		} else {
+			m.Error = &callError{Message: err.Error()}
+		}
+	case len(out) == 0:
+	case json.Valid(out):
+		m.Value = out
+	default:
+		m.Invalid = true
+	}
+	return m
+}
+
+// await waits for wg up to Grace; what is left over is waited for by Close.
+func (p *Pool) await(wg *sync.WaitGroup) {
+	done := make(chan struct{})
+	p.bg.Add(1)
+	go func() {
+		defer p.bg.Done()
+		wg.Wait()
+		close(done)
+	}()
+	t := time.NewTimer(p.grace)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+	}
+}
+
+// Close aborts the runs in flight (kind abort, "runtime pool closed"), kills every worker and
+// waits for them and for every goroutine the pool started. Run after Close returns
+// runtime.ErrClosed. Close is idempotent.
+func (p *Pool) Close() error {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return nil
+	}
+	p.closed = true
+	p.mu.Unlock()
+	p.cancel()
+	p.runs.Wait()
+	p.spawns.Wait() // no worker starts after this
+	p.mu.Lock()
+	live := make([]*proc, 0, len(p.live))
+	for w := range p.live {
+		live = append(live, w)
+	}
+	p.mu.Unlock()
+	for _, w := range live {
+		p.retire(w)
+	}
+	p.bg.Wait()
+	for {
+		select {
+		case <-p.idle:
+		default:
+			return nil
+		}
+	}
+}
+
+// proc is one worker process.
+type proc struct {
+	p       *Pool
+	cmd     *exec.Cmd
+	in, out *os.File // the host's ends of stdin and stdout
+	wmu     sync.Mutex
+	frames  chan *message
+	readErr chan error // the reader's last error
+	exited  chan struct{}
+	stderr  *headBuffer
+	gone    chan struct{} // closed when the host is done with the worker
+	retired sync.Once
+	runs    uint64 // runs sent so far; only the run holding the worker touches it
+
+	mu  sync.Mutex
+	why *runtime.Failure // why the host killed it, if it did
+}
+
+// spawn starts a worker: an empty environment, "/" as its directory, a process group of its
+// own, and no descriptors but stdin and stdout (the channel) and stderr (kept, bounded, for
+// diagnostics). It returns once the worker said ready.
+func (p *Pool) spawn() (*proc, error) {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return nil, runtime.ErrClosed
+	}
+	p.spawns.Add(1)
+	p.mu.Unlock()
+	defer p.spawns.Done()
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		return nil, err
+	}
+	w := &proc{
+		p: p, in: inW, out: outR, frames: make(chan *message), readErr: make(chan error, 1),
+		exited: make(chan struct{}), gone: make(chan struct{}), stderr: &headBuffer{max: 8 << 10},
+	}
+	cmd := exec.Command(p.argv[0], p.argv[1:]...)
+	cmd.Env = []string{}
+	cmd.Dir = "/"
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, w.stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	w.cmd = cmd
+	err = cmd.Start()
+	inR.Close()
+	outW.Close()
+	if err != nil {
+		inW.Close()
+		outR.Close()
+		return nil, err
+	}
+	p.spawned.Add(1)
+	p.mu.Lock()
+	p.live[w] = struct{}{}
+	p.bg.Add(2)
+	p.mu.Unlock()
+	go func() {
+		defer p.bg.Done()
+		_ = cmd.Wait()
+		close(w.exited)
+	}()
+	go func() {
+		defer p.bg.Done()
+		w.read()
+	}()
+
+	fail := func(err error) (*proc, error) {
+		p.retire(w)
+		return nil, err
+	}
+	if err := w.send(&message{T: tInit, Limits: &p.limits, Grace: int64(p.grace), MaxFrame: p.maxFrame}); err != nil {
+		<-w.exited
+		return fail(errors.New(w.exitFailure(p.limits).Message))
+	}
+	t := time.NewTimer(p.startTimeout)
+	defer t.Stop()
+	select {
+	case m := <-w.frames:
+		if m.T != tReady {
+			return fail(fmt.Errorf("worker broke the protocol: a %q frame instead of ready", m.T))
+		}
+		return w, nil
+	case err := <-w.readErr:
+		if errors.Is(err, errProtocol) {
+			return fail(err)
+		}
+		<-w.exited
+		return fail(errors.New(w.exitFailure(p.limits).Message))
+	case <-w.exited:
+		return fail(errors.New(w.exitFailure(p.limits).Message))
+	case <-t.C:
+		return fail(fmt.Errorf("worker not ready after %v", p.startTimeout))
+	}
+}
+
+// read delivers the worker's frames until its stdout ends or a frame is bad.
+func (w *proc) read() {
+	for {
+		m, err := readFrame(w.out, w.p.maxFrame)
+		if err != nil {
+			w.readErr <- err
+			return
+		}
+		select {
+		case w.frames <- m:
+		case <-w.gone:
+			return
+		}
+	}
+}
+
+func (w *proc) send(m *message) error {
+	w.wmu.Lock()
+	defer w.wmu.Unlock()
+	return writeFrame(w.in, m, w.p.maxFrame)
+}
+
+// sendIf sends a frame of run rs unless rs is over. A failed write means the worker is
+// gone; the run sees it exit.
+func (w *proc) sendIf(rs *hostRun, m *message) error {
+	w.wmu.Lock()
+	defer w.wmu.Unlock()
+	if rs.over {
+		return nil
+	}
+	return writeFrame(w.in, m, w.p.maxFrame)
+}
+
+// healthy reports whether an idle worker is still alive and has sent nothing unasked.
+func (w *proc) healthy() bool {
+	select {
+	case <-w.exited:
+		return false
+	case <-w.readErr:
+		return false
+	default:
+	}
+	select {
+	case <-w.frames:
+		return false
+	default:
+		return true
+	}
+}
+
+// kill kills the worker with SIGKILL, remembering the first reason given.
+func (w *proc) kill(why *runtime.Failure) {
+	w.mu.Lock()
+	if w.why == nil {
+		w.why = why
+	}
+	w.mu.Unlock()
+	_ = w.cmd.Process.Kill()
+}
+
+// retire kills the worker and releases it once it has exited.
+func (p *Pool) retire(w *proc) {
+	w.retired.Do(func() {
+		w.kill(nil)
+		close(w.gone)
+		p.bg.Add(1)
+		go func() {
+			defer p.bg.Done()
+			<-w.exited
+			w.in.Close()
+			w.out.Close()
+			p.mu.Lock()
+			delete(p.live, w)
+			p.mu.Unlock()
+		}()
+	})
+}
+
+// exitFailure says why an exited worker ended: the reason the host killed it, the hard
+// memory limit (the Go runtime's "out of memory" death), or its exit status.
+func (w *proc) exitFailure(limits runtime.Limits) *runtime.Failure {
+	w.mu.Lock()
+	why := w.why
+	w.mu.Unlock()
+	if why != nil {
+		return why
+	}
+	st := w.cmd.ProcessState
+	if st == nil {
+		return &runtime.Failure{Kind: runtime.KindWorkerExit, Message: "worker exited before completing"}
+	}
+	if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return &runtime.Failure{Kind: runtime.KindWorkerExit, Message: "worker killed by signal " + signalName(ws.Signal())}
+	}
+	code := st.ExitCode()
+	if code == 2 && w.stderr.outOfMemory() {
+		return &runtime.Failure{Kind: runtime.KindMemoryLimit, Message: fmt.Sprintf("heap limit of %d MiB exceeded", limits.HeapBytes>>20)}
+	}
+	return &runtime.Failure{Kind: runtime.KindWorkerExit, Message: fmt.Sprintf("worker exited with code %d before completing", code)}
+}
+
+func signalName(s syscall.Signal) string {
+	switch s {
+	case syscall.SIGKILL:
+		return "SIGKILL"
+	case syscall.SIGSEGV:
+		return "SIGSEGV"
+	case syscall.SIGABRT:
+		return "SIGABRT"
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	case syscall.SIGBUS:
+		return "SIGBUS"
+	case syscall.SIGILL:
+		return "SIGILL"
+	case syscall.SIGXCPU:
+		return "SIGXCPU"
+	case syscall.SIGXFSZ:
+		return "SIGXFSZ"
+	case syscall.SIGPIPE:
+		return "SIGPIPE"
+	}
+	return fmt.Sprintf("%d (%v)", int(s), s)
+}
+
+// headBuffer keeps the first max bytes written to it (a crash's first lines say why) and
+// discards the rest.
+type headBuffer struct {
+	mu  sync.Mutex
+	max int
+	buf bytes.Buffer
+}
+
+func (b *headBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if room := b.max - b.buf.Len(); room > 0 {
+		b.buf.Write(p[:min(room, len(p))])
+	}
+	return len(p), nil
+}
+
+func (b *headBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// outOfMemory reports whether the worker died of the Go runtime's out-of-memory error, which
+// is how the hard address-space limit shows.
+func (b *headBuffer) outOfMemory() bool {
+	s := b.String()
+	for _, sig := range []string{
+		"out of memory",                     // fatal error: out of memory; runtime: out of memory: cannot allocate
+		"cannot allocate memory",            // a failed mmap (ENOMEM)
+		"too many address space collisions", // the same failure in a -race build
+	} {
+		if strings.Contains(s, sig) {
+			return true
+		}
+	}
+	return false
+}

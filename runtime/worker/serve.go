@@ -1,0 +1,257 @@
+package worker
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/runcode-go/runcode/runtime"
+)
+
+// Serve is the worker role: it reads the host's frames from r and writes its own to w until
+// r ends (it then returns nil) or the host breaks the protocol (it returns the error, and
+// the process should exit). After the host's init frame it builds a warm runtime.Pool, sets
+// its own hard limits (see limits_linux.go), answers ready, and then runs one program per run
+// frame, forwarding each namespace call to the host and waiting for its result frame.
+//
+// Serve is meant to be the whole life of a process started by Pool (for example `runcode
+// __worker`); it changes process-wide settings (resource limits, the GC memory limit).
+func Serve(r io.Reader, w io.Writer) error {
+	closeInherited()
+	s := &server{w: w, maxFrame: DefaultMaxFrame, nss: map[string]*runtime.Namespace{}}
+	m, err := readFrame(r, s.maxFrame)
+	if err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		return err
+	}
+	if m.T != tInit || m.Limits == nil || m.Grace < 0 || m.MaxFrame < 0 {
+		return protocolError("the first frame must be a valid init, got %q", m.T)
+	}
+	if m.MaxFrame > 0 {
+		s.maxFrame = m.MaxFrame
+	}
+	limits, err := m.Limits.WithDefaults(nil)
+	if err != nil {
+		return err
+	}
+	pool, err := runtime.NewPool(&runtime.PoolOptions{Size: 1, MaxRuns: 2, Limits: &limits, Grace: time.Duration(m.Grace)})
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	s.pool = pool
+	// Warm the process (code paths, heap arenas) before measuring it and setting the hard
+	// limits relative to it.
+	if _, err := pool.Run(context.Background(), "return 1", nil); err != nil {
+		return err
+	}
+	vm, as := applyLimits(limits.HeapBytes)
+	if err := s.send(&message{T: tReady, PID: os.Getpid(), VMBytes: vm, ASLimit: as}); err != nil {
+		return err
+	}
+	defer s.stop()
+	for {
+		m, err := readFrame(r, s.maxFrame)
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return err
+		}
+		if err := s.handle(m); err != nil {
+			return err
+		}
+	}
+}
+
+type server struct {
+	w        io.Writer
+	wmu      sync.Mutex
+	maxFrame int
+	pool     *runtime.Pool
+	nss      map[string]*runtime.Namespace // proxy namespaces by spec, reused across runs
+
+	mu  sync.Mutex
+	cur *wrun // the run in progress, if any
+	wg  sync.WaitGroup
+}
+
+// wrun is one run in the worker.
+type wrun struct {
+	s       *server
+	cancel  context.CancelCauseFunc
+	mu      sync.Mutex
+	next    uint64 // the last call id handed out
+	pending map[uint64]chan *message
+	done    chan struct{}
+}
+
+type runKey struct{}
+
+func (s *server) send(m *message) error {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	return writeFrame(s.w, m, s.maxFrame)
+}
+
+func (s *server) handle(m *message) error {
+	s.mu.Lock()
+	cur := s.cur
+	s.mu.Unlock()
+	switch m.T {
+	case tRun:
+		if cur != nil {
+			select {
+			case <-cur.done:
+			default:
+				return protocolError("a run frame while a run is in progress")
+			}
+		}
+		if m.Limits == nil {
+			return protocolError("a run frame without limits")
+		}
+		return s.start(m)
+	case tResult:
+		if cur == nil {
+			return protocolError("a result frame before any run")
+		}
+		return cur.deliver(m)
+	case tCancel:
+		if cur != nil {
+			cur.cancel(errors.New(m.Reason))
+		}
+		return nil
+	}
+	return protocolError("an unexpected %q frame", m.T)
+}
+
+func (s *server) start(m *message) error {
+	nss := make([]*runtime.Namespace, len(m.NS))
+	for i, spec := range m.NS {
+		ns, err := s.proxy(i, spec)
+		if err != nil {
+			return err
+		}
+		nss[i] = ns
+	}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	r := &wrun{s: s, cancel: cancel, pending: map[uint64]chan *message{}, done: make(chan struct{})}
+	ctx = context.WithValue(ctx, runKey{}, r)
+	s.mu.Lock()
+	s.cur = r
+	s.mu.Unlock()
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		res, err := s.pool.Run(ctx, m.Code, &runtime.RunOptions{Namespaces: nss, Limits: m.Limits, ProgramBytes: m.ProgramBytes})
+		cancel(nil)
+		close(r.done) // before done is sent: the host may send the next run at once
+		out := &message{T: tDone, ID: m.ID}
+		if err != nil {
+			// Misuse the host did not catch: report it as the run's failure.
+			out.Failure = &failure{Kind: runtime.KindException, Message: "internal error: " + err.Error()}
+		} else {
+			out.Logs, out.Value = res.Logs, res.Value
+			if res.Failure != nil {
+				out.Failure = &failure{Kind: res.Failure.Kind, Message: res.Failure.Message}
+			}
+		}
+		if err := s.send(out); err != nil {
+			// The host is gone or the result cannot be framed; the host sees the exit.
+			fmt.Fprintf(os.Stderr, "worker: sending the result: %v\n", err)
+			os.Exit(4)
+		}
+	}()
+	return nil
+}
+
+// stop cancels the run in progress and waits for it.
+func (s *server) stop() {
+	s.mu.Lock()
+	cur := s.cur
+	s.mu.Unlock()
+	if cur != nil {
+		cur.cancel(errors.New("worker channel closed"))
+	}
+	s.wg.Wait()
+}
+
+// proxy returns the worker-side namespace for spec: same global, members and error class,
+// with a StartFunc that forwards each call to the host.
+func (s *server) proxy(i int, spec nsSpec) (*runtime.Namespace, error) {
+	key, _ := json.Marshal(struct {
+		I int
+		S nsSpec
+	}{i, spec})
+	if ns, ok := s.nss[string(key)]; ok {
+		return ns, nil
+	}
+	ns, err := runtime.NewNamespace(spec.Global, spec.Members, func(ctx context.Context, member string, args json.RawMessage) func() (json.RawMessage, error) {
+		r, _ := ctx.Value(runKey{}).(*wrun)
+		return r.call(ctx, i, member, args)
+	}, &runtime.NamespaceOptions{ErrorClass: spec.ErrorClass, MemberProperty: spec.MemberProperty, Noun: spec.Noun})
+	if err != nil {
+		return nil, protocolError("namespace %d: %v", i, err)
+	}
+	if len(s.nss) >= 64 {
+		clear(s.nss)
+	}
+	s.nss[string(key)] = ns
+	return ns, nil
+}
+
+// call forwards one namespace call to the host. VM goroutine: in the program's call order.
+func (r *wrun) call(ctx context.Context, nsi int, member string, args json.RawMessage) func() (json.RawMessage, error) {
+	ch := make(chan *message, 1)
+	r.mu.Lock()
+	r.next++
+	id := r.next
+	r.pending[id] = ch
+	r.mu.Unlock()
+	if err := r.s.send(&message{T: tCall, ID: id, NSI: nsi, Member: member, Args: args}); err != nil {
+		return func() (json.RawMessage, error) { return nil, err }
+	}
+	return func() (json.RawMessage, error) {
+		select {
+		case m := <-ch:
+			switch {
+			case m.Panic != "":
+				panic(m.Panic)
+			case m.Error != nil:
+				return nil, &runtime.CallError{Message: m.Error.Message, Fields: m.Error.Fields}
+			case m.Invalid:
+				return json.RawMessage("{"), nil // the runtime rejects it as in-process
+			}
+			return m.Value, nil
+		case <-ctx.Done():
+			r.mu.Lock()
+			delete(r.pending, id)
+			r.mu.Unlock()
+			return nil, context.Cause(ctx)
+		}
+	}
+}
+
+// deliver hands a result frame to its waiting call. A result for a call that already gave
+// up (its run ended) is dropped; one for an id never handed out is a protocol violation.
+func (r *wrun) deliver(m *message) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if m.ID == 0 || m.ID > r.next {
+		return protocolError("a result for call %d, which was never made", m.ID)
+	}
+	ch, ok := r.pending[m.ID]
+	if !ok {
+		return nil
+	}
+	delete(r.pending, m.ID)
+	ch <- m
+	return nil
+}

@@ -1,0 +1,302 @@
+package worker
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/runcode-go/runcode/runtime"
+)
+
+// TestSameAsInProcess runs programs on a runtime.Pool and on a worker Pool and wants the
+// same Result from both: logs, value, failure kind and message, and the same host calls.
+func TestSameAsInProcess(t *testing.T) {
+	programs := []string{
+		`return 1 + 1`,
+		`console.log('a', {b: [1, 2]}); console.warn('w'); return {x: 'y'}`,
+		`return await tools.echo({n: 1, s: "é\u2028"})`,
+		`const [a, b] = await Promise.all([tools.echo({i: 1}), tools.echo({i: 2})]); return [a, b]`,
+		`try { await tools.fail({}) } catch (e) { return [e instanceof ToolCallError, e.name, e.message, e.toolName, e.code] }`,
+		`try { await tools.plain({}) } catch (e) { return [e.name, e.message, e.toolName, Object.keys(e)] }`,
+		`try { await tools.bad({}) } catch (e) { return e.message }`,
+		`return [await tools.none({}), await tools.__proto__({p: 1})]`,
+		`await tools.boom({})`,
+		`tools.hang({}); return 'left it hanging'`,
+		`try { await tools.echo() } catch (e) { return e.message }`,
+		`throw new Error('bad')`,
+		`return undefined`,
+		`return () => 1`,
+		`syntax error here`,
+		`const x: number = 1; return x`,
+		`return Object.keys(tools).length`,
+		`await tools.nope({})`,
+	}
+	in, err := runtime.NewPool(&runtime.PoolOptions{Size: 1, Limits: testLimits, Grace: 100 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	out := newTestPool(t, 1)
+	for _, code := range programs {
+		var fi, fo fakeTools
+		want := runCode(t, in, code, &runtime.RunOptions{Namespaces: []*runtime.Namespace{fi.namespace(t)}})
+		got := runCode(t, out, code, &runtime.RunOptions{Namespaces: []*runtime.Namespace{fo.namespace(t)}})
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s: result (-in-process +process):\n%s", code, diff)
+		}
+		if diff := cmp.Diff(fi.calls(), fo.calls()); diff != "" {
+			t.Errorf("%s: host calls (-in-process +process):\n%s", code, diff)
+		}
+	}
+	if n := out.Spawned(); n != 1 {
+		t.Errorf("%d workers started for well-behaved programs, want 1 (reused)", n)
+	}
+}
+
+// TestHostilePrograms runs the runtime's hostile table, and the programs that defeat the
+// in-process guards, in worker processes: each fails only its own run, and the next run on
+// the pool succeeds.
+func TestHostilePrograms(t *testing.T) {
+	tests := []struct {
+		name  string
+		code  string
+		kinds []runtime.Kind // any of these
+		limit *runtime.Limits
+	}{
+		{name: "busy loop", code: "while (true) {}", kinds: []runtime.Kind{runtime.KindTimeout}},
+		{name: "busy loop swallowing exceptions", code: "for (;;) { try { while (true) {} } catch {} }", kinds: []runtime.Kind{runtime.KindTimeout}},
+		{name: "giant repeat", code: "'x'.repeat(1e9)", kinds: []runtime.Kind{runtime.KindException}},
+		{name: "giant fill", code: "new Array(1e9).fill(0)", kinds: []runtime.Kind{runtime.KindException}},
+		{name: "runaway recursion", code: "function r() { return r() + 1 }; r()", kinds: []runtime.Kind{runtime.KindException, runtime.KindTimeout}},
+		{name: "string doubling", code: "let s = 'x'; while (true) s += s", kinds: []runtime.Kind{runtime.KindMemoryLimit, runtime.KindTimeout, runtime.KindException}},
+		{name: "log flood", code: "while (true) console.log('flood')", kinds: []runtime.Kind{runtime.KindOutputLimit}},
+		{name: "never-settling promise", code: "await new Promise(() => {})", kinds: []runtime.Kind{runtime.KindException}},
+		{name: "accumulating objects", code: "const a = []; while (true) a.push({k: 'v', n: a.length})", kinds: []runtime.Kind{runtime.KindMemoryLimit, runtime.KindTimeout}},
+		{name: "catastrophic backtracking", code: "return /(a+)+(?=b)/.test('a'.repeat(22))", kinds: []runtime.Kind{runtime.KindTimeout}, limit: &runtime.Limits{Compute: 20 * time.Millisecond}},
+		// Past the in-process guards: one native call that allocates gigabytes. In process
+		// this can end the whole host with "fatal error: out of memory"; here the worker's
+		// address-space limit ends only the worker.
+		{name: "30 GB array buffer", code: "const a = new ArrayBuffer(3e10); return a.byteLength", kinds: []runtime.Kind{runtime.KindMemoryLimit}},
+		{name: "2 GB typed array", code: "const a = new Uint8Array(2e9); return a.length", kinds: []runtime.Kind{runtime.KindMemoryLimit}},
+		{name: "map over a huge sparse array", code: "return Array(3e8).map(x => 1).length", kinds: []runtime.Kind{runtime.KindMemoryLimit, runtime.KindTimeout}},
+		{name: "spread of a huge sparse array", code: "const a = [...Array(3e8)]; return a.length", kinds: []runtime.Kind{runtime.KindMemoryLimit, runtime.KindTimeout}},
+	}
+	p := newTestPool(t, 1)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := runCode(t, p, tt.code, &runtime.RunOptions{Limits: tt.limit})
+			if res.Failure == nil || !slices.Contains(tt.kinds, res.Failure.Kind) {
+				t.Errorf("result = %.300s, want a failure of kind %v", res.Text(), tt.kinds)
+			}
+			if got := runCode(t, p, "return 'healthy'", nil).Text(); got != "healthy" {
+				t.Errorf("the next run = %q, want healthy", got)
+			}
+		})
+	}
+}
+
+// TestMemoryLimitMessage pins the text of a run whose worker hit its hard memory limit: a
+// single native allocation of 30 GB, which no in-process guard or sampler stops and which
+// would end an in-process host with "fatal error: out of memory". The worker dies with it,
+// so the logs it captured die too (unlike an in-process memory-limit failure).
+func TestMemoryLimitMessage(t *testing.T) {
+	p := newTestPool(t, 1)
+	res := runCode(t, p, "console.log('before'); const a = new ArrayBuffer(3e10); return a.byteLength", nil)
+	want := "Error: code run failed (memory-limit): heap limit of 64 MiB exceeded"
+	if got := res.Text(); got != want {
+		t.Errorf("text = %q, want %q", got, want)
+	}
+}
+
+// TestWorkerDeaths: a worker that exits, is killed by a signal or dies of the Go runtime's
+// out-of-memory error fails its run with the mapped kind and message, and is replaced.
+func TestWorkerDeaths(t *testing.T) {
+	tests := []struct {
+		mode string
+		want runtime.Failure
+	}{
+		{"exit7", runtime.Failure{Kind: runtime.KindWorkerExit, Message: "worker exited with code 7 before completing"}},
+		{"sigterm", runtime.Failure{Kind: runtime.KindWorkerExit, Message: "worker killed by signal SIGTERM"}},
+		{"oom", runtime.Failure{Kind: runtime.KindMemoryLimit, Message: "heap limit of 64 MiB exceeded"}},
+		{"silent-exit", runtime.Failure{Kind: runtime.KindWorkerExit, Message: "worker exited with code 0 before completing"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.mode, func(t *testing.T) {
+			p := newTestPool(t, 1, "__fake", tt.mode)
+			for i := range 2 { // the second run gets a fresh worker
+				res := runCode(t, p, "return 1", nil)
+				if res.Failure == nil || *res.Failure != tt.want {
+					t.Errorf("run %d: result = %q, want failure %v", i, res.Text(), tt.want)
+				}
+			}
+			if n := p.Spawned(); n < 2 {
+				t.Errorf("%d workers started, want the dead one replaced", n)
+			}
+		})
+	}
+}
+
+// TestProtocolViolations: a worker that sends garbage, an oversized frame, an unknown field,
+// a call it may not make or a result out of protocol is killed, and its run fails as
+// worker-exit with a message that says so.
+func TestProtocolViolations(t *testing.T) {
+	tests := []struct{ mode, want string }{
+		{"garbage", "a frame that is not a message"},
+		{"oversize", "over the 75497472-byte limit"},
+		{"unknown-field", `unknown field "evil"`},
+		{"bad-id", "call id 5, want 1"},
+		{"bad-member", `names "rm_rf", not a member of tools`},
+		{"bad-ns", "names namespace 3 of 1"},
+		{"bad-kind", `a failure of kind "worker-exit"`},
+		{"ready-again", `an unexpected "ready" frame during a run`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.mode, func(t *testing.T) {
+			var f fakeTools
+			p := newTestPool(t, 1, "__fake", tt.mode)
+			res := runCode(t, p, "return 1", &runtime.RunOptions{Namespaces: []*runtime.Namespace{f.namespace(t)}})
+			const prefix = "worker broke the protocol and was killed: protocol violation: "
+			if res.Failure == nil || res.Failure.Kind != runtime.KindWorkerExit ||
+				!strings.HasPrefix(res.Failure.Message, prefix) || !strings.Contains(res.Failure.Message, tt.want) {
+				t.Errorf("result = %q, want a worker-exit naming %q", res.Text(), tt.want)
+			}
+			if calls := f.calls(); len(calls) > 0 {
+				t.Errorf("host calls started for a forged call: %q", calls)
+			}
+		})
+	}
+}
+
+// TestBadStart: a worker that never says ready, or dies at start, fails New.
+func TestBadStart(t *testing.T) {
+	for _, mode := range []string{"no-ready", "die-at-start"} {
+		_, err := New(&Options{Command: []string{os.Args[0], "__fake", mode}, Size: 1})
+		if err == nil {
+			t.Errorf("%s: New succeeded", mode)
+		}
+	}
+	if _, err := New(&Options{Command: []string{"/no/such/worker"}}); err == nil {
+		t.Error("New with a missing executable succeeded")
+	}
+	if _, err := New(nil); !errors.Is(err, runtime.ErrInvalidOptions) {
+		t.Errorf("New(nil) = %v, want ErrInvalidOptions", err)
+	}
+}
+
+// TestUnsolicitedFrame: a worker that speaks unasked (a second done for a run that is over)
+// is not trusted: the extra frame never passes as the result of the next run.
+func TestUnsolicitedFrame(t *testing.T) {
+	p := newTestPool(t, 1, "__fake", "unsolicited")
+	if got := runCode(t, p, "return 1", nil); string(got.Value) != "1" {
+		t.Fatalf("first run = %q, want 1", got.Text())
+	}
+	res := runCode(t, p, "return 3", nil)
+	// Either the pool saw the idle worker speak and gave the run a fresh one (which answers
+	// 1), or the run read the stale done and killed the worker.
+	if string(res.Value) != "1" && (res.Failure == nil || res.Failure.Kind != runtime.KindWorkerExit) {
+		t.Errorf("second run = %q, want 1 from a fresh worker or a worker-exit", res.Text())
+	}
+}
+
+// TestHungWorker: a worker that never answers is killed at the wall clock plus grace, and
+// the run fails as the wall-clock timeout it would have reported itself.
+func TestHungWorker(t *testing.T) {
+	p := newTestPool(t, 1, "__fake", "hang")
+	res := runCode(t, p, "return 1", &runtime.RunOptions{Limits: &runtime.Limits{WallClock: 50 * time.Millisecond}})
+	want := runtime.Failure{Kind: runtime.KindTimeout, Message: "wall-clock ceiling reached (50ms)"}
+	if res.Failure == nil || *res.Failure != want {
+		t.Errorf("result = %q, want %v", res.Text(), want)
+	}
+}
+
+// TestCancel: cancelling the context aborts the run with the cause, as in process; a worker
+// that ignores the cancellation is killed.
+func TestCancel(t *testing.T) {
+	for _, argv := range [][]string{{"__worker"}, {"__fake", "hang"}} {
+		t.Run(argv[len(argv)-1], func(t *testing.T) {
+			p := newTestPool(t, 1, argv...)
+			var f fakeTools
+			ctx, cancel := context.WithCancelCause(context.Background())
+			time.AfterFunc(50*time.Millisecond, func() { cancel(errors.New("user pressed stop")) })
+			res, err := p.Run(ctx, "await tools.hang({})", &runtime.RunOptions{Namespaces: []*runtime.Namespace{f.namespace(t)}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := runtime.Failure{Kind: runtime.KindAbort, Message: "user pressed stop"}
+			if res.Failure == nil || *res.Failure != want {
+				t.Errorf("result = %q, want %v", res.Text(), want)
+			}
+		})
+	}
+}
+
+// TestIsolationOfTheProcess: the worker gets an empty environment, "/" as its directory, a
+// process group of its own and only stdin, stdout and stderr.
+func TestIsolationOfTheProcess(t *testing.T) {
+	t.Setenv("RUNCODE_SECRET", "s3cret")
+	p := newTestPool(t, 1, "__fake", "probe")
+	res := runCode(t, p, "return 1", nil)
+	var got struct {
+		Env      []string
+		WD       string
+		FDs      []string
+		OwnGroup bool
+	}
+	if err := json.Unmarshal(res.Value, &got); err != nil {
+		t.Fatalf("%q: %v", res.Text(), err)
+	}
+	if len(got.Env) != 0 || got.WD != "/" || !got.OwnGroup {
+		t.Errorf("worker saw %+v, want no environment, / and its own process group", got)
+	}
+	// Beyond stdin, stdout and stderr, only what the Go runtime opened itself (cgroup files
+	// it reads for GOMAXPROCS, the directory being listed, an epoll descriptor): no pipe,
+	// socket or file of the host's.
+	for _, fd := range got.FDs {
+		n, target, _ := strings.Cut(fd, "=")
+		if n == "0" || n == "1" || n == "2" {
+			continue
+		}
+		if strings.HasPrefix(target, "pipe:") || strings.HasPrefix(target, "socket:") ||
+			strings.HasPrefix(target, "/") && !strings.HasPrefix(target, "/sys/fs/cgroup/") && !strings.HasPrefix(target, "/proc/") && target != "/dev/null" {
+			t.Errorf("worker has descriptor %s", fd)
+		}
+	}
+}
+
+// TestClose: Close aborts runs in flight, kills every worker and leaves no child process;
+// Run after Close is ErrClosed.
+func TestClose(t *testing.T) {
+	before := openFDs(t)
+	p, err := New(&Options{Command: []string{os.Args[0], "__worker"}, Size: 2, Limits: testLimits, Grace: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan *runtime.Result)
+	go func() {
+		res, _ := p.Run(context.Background(), "while (true) {}", &runtime.RunOptions{Limits: &runtime.Limits{Compute: time.Minute, WallClock: time.Minute}})
+		done <- res
+	}()
+	time.Sleep(50 * time.Millisecond)
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	res := <-done
+	if res == nil || res.Failure == nil || res.Failure.Kind != runtime.KindAbort {
+		t.Errorf("run in flight = %v, want an abort", res)
+	}
+	if _, err := p.Run(context.Background(), "1", nil); !errors.Is(err, runtime.ErrClosed) {
+		t.Errorf("Run after Close = %v, want ErrClosed", err)
+	}
+	if c := children(t); len(c) > 0 {
+		t.Errorf("child processes left after Close: %q", c)
+	}
+	if after := openFDs(t); after > before {
+		t.Errorf("%d descriptors open after Close, %d before", after, before)
+	}
+}
