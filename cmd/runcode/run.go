@@ -30,6 +30,7 @@ commands:
   serve [--tools F] [--mode M] [--http ADDR]
                                    an MCP server over stdio (or streamable HTTP) offering run_code (ptc),
                                    the tools (native) or both; stops on SIGINT, SIGTERM or stdin EOF
+  bench [flags] SCENARIO.json…     run codemode-bench-scenario/v1 files; one JSON report line each
 
 Without --tools, the tools are the read-only workspace tools over --root (default ".").
 
@@ -61,8 +62,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case "serve":
 		return serveCommand(ctx, rest, stdin, stdout, stderr)
 	case "bench":
-		fmt.Fprintf(stderr, "runcode %s: not available yet in this build; available commands: sdk, describe, run, check\n", cmd)
-		return exitUsage
+		return benchCommand(ctx, rest, stdout, stderr)
 	default:
 		fmt.Fprintf(stderr, "runcode: unknown command %q; available commands: sdk, describe, run, check (see runcode help)\n", cmd)
 		return exitUsage

@@ -1,0 +1,336 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	goruntime "runtime"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/runcode-go/runcode/pipeline"
+	"github.com/runcode-go/runcode/ptc"
+	"github.com/runcode-go/runcode/registry"
+	"github.com/runcode-go/runcode/runtime"
+)
+
+// benchPeer names runcode in the report lines.
+const benchPeer = "runcode"
+
+// Isolation modes of runcode bench --isolation.
+const (
+	benchInProcess = "in-process"
+	benchProcess   = "process"
+)
+
+// benchFlags are the flags of `runcode bench` (and of its cold child).
+type benchFlags struct {
+	isolation        string
+	warmup, measured int // overrides; -1 keeps the scenario's
+	sandboxes        int // override; 0 keeps the scenario's
+	maxParallel      int
+}
+
+func (f *benchFlags) define(fs *flag.FlagSet) {
+	fs.StringVar(&f.isolation, "isolation", benchInProcess, "where programs run: in-process (the only mode this build can bench; process is refused)")
+	fs.IntVar(&f.warmup, "warmup", -1, "override every scenario's warm-up runs with `N` (for quick checks; figures use the scenario's)")
+	fs.IntVar(&f.measured, "measured", -1, "override every scenario's measured runs with `N` (for quick checks)")
+	fs.IntVar(&f.sandboxes, "sandboxes", 0, "override a memory scenario's idle sandboxes with `N`")
+	fs.IntVar(&f.maxParallel, "max-parallel", 1000, "maxParallelSubCalls: `N` concurrency-safe sub-calls of one run that may overlap")
+}
+
+func (f *benchFlags) check() string {
+	switch {
+	case f.isolation == benchProcess:
+		return "--isolation process is not available in this build: worker-process isolation has not landed; use --isolation in-process"
+	case f.isolation != benchInProcess:
+		return fmt.Sprintf("--isolation must be %s or %s, got %q", benchInProcess, benchProcess, f.isolation)
+	case f.warmup < -1:
+		return fmt.Sprintf("--warmup must not be negative, got %d", f.warmup)
+	case f.measured == 0 || f.measured < -1:
+		return fmt.Sprintf("--measured must be at least 1, got %d", f.measured)
+	case f.sandboxes < 0:
+		return fmt.Sprintf("--sandboxes must be at least 1, got %d", f.sandboxes)
+	case f.maxParallel < 1:
+		return fmt.Sprintf("--max-parallel must be at least 1, got %d", f.maxParallel)
+	}
+	return ""
+}
+
+// apply puts the overrides into sc.
+func (f *benchFlags) apply(sc *scenario) {
+	if f.warmup >= 0 {
+		sc.warmup = f.warmup
+	}
+	if f.measured >= 1 {
+		sc.measured = f.measured
+	}
+	if f.sandboxes > 0 {
+		sc.Sandboxes = f.sandboxes
+	}
+}
+
+func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	harnessStart := time.Now()
+	if len(args) > 0 && args[0] == coldChildArg {
+		return coldChild(ctx, args[1:], harnessStart, stdout, stderr)
+	}
+	fs := newFlags("bench", "[flags] SCENARIO.json…", stdout, stderr)
+	var f benchFlags
+	f.define(fs)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(stdout)
+			fs.Usage()
+			return exitOK
+		}
+		return exitUsage
+	}
+	if fs.NArg() == 0 {
+		fmt.Fprintln(stderr, "runcode bench: give at least one scenario file (codemode-bench-scenario/v1), e.g. ../shared/bench/scenarios/*.json")
+		return exitUsage
+	}
+	if msg := f.check(); msg != "" {
+		fmt.Fprintf(stderr, "runcode bench: %s\n", msg)
+		return exitUsage
+	}
+	status := exitOK
+	for _, path := range fs.Args() {
+		line := benchScenario(ctx, path, &f)
+		writeLine(stdout, line)
+		if r, ok := line.(*failureLine); ok && r != nil {
+			status = exitFail
+		}
+	}
+	return status
+}
+
+// failureLine is the report line of a scenario that failed.
+type failureLine struct {
+	Peer     string `json:"peer"`
+	Scenario string `json:"scenario,omitempty"`
+	Name     string `json:"name,omitempty"`
+	Mode     string `json:"mode,omitempty"`
+	OK       bool   `json:"ok"`
+	Error    string `json:"error"`
+}
+
+func fail(sc *scenario, err error) *failureLine {
+	l := &failureLine{Peer: benchPeer, Error: err.Error()}
+	if sc != nil {
+		l.Scenario, l.Name, l.Mode = sc.ID, sc.Name, sc.Mode
+	}
+	return l
+}
+
+// benchScenario runs the scenario at path and returns its report line.
+func benchScenario(ctx context.Context, path string, f *benchFlags) any {
+	sc, err := readScenario(path)
+	if err != nil {
+		return fail(nil, err)
+	}
+	f.apply(sc)
+	switch sc.Mode {
+	case "warm":
+		return benchWarm(ctx, sc, f)
+	case "cold":
+		return benchCold(ctx, path, sc, f)
+	default:
+		return benchMemory(ctx, sc, f)
+	}
+}
+
+func writeLine(w io.Writer, v any) {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+}
+
+// benchEnv is the runtime set up once per scenario: the scenario's tools in a ptc scope,
+// the pipeline and the run_code executor over a pool whose programs run on sandboxes the
+// driver creates itself (so create, exec and dispose are timed apart). It is the wiring
+// of runcode run with the scenario's tools instead of a manifest's.
+type benchEnv struct {
+	sc     *scenario
+	tools  *benchTools
+	set    *registry.ResolvedToolSet
+	pool   *runtime.Pool
+	runner *sandboxRunner
+	ex     *ptc.Executor
+}
+
+func newBenchEnv(ctx context.Context, sc *scenario, f *benchFlags) (*benchEnv, error) {
+	scope := registry.New()
+	if _, err := scope.SetMode(registry.ModePTC); err != nil {
+		return nil, err
+	}
+	e := &benchEnv{sc: sc, tools: &benchTools{}, runner: &sandboxRunner{}}
+	if err := e.tools.register(scope, sc); err != nil {
+		return nil, err
+	}
+	set, err := scope.Resolve(ctx, registry.Step{})
+	if err != nil {
+		return nil, err
+	}
+	e.set = set
+	// Default budgets (compute, wall clock, output, heap sampler, stack depth) stay on: the
+	// real deadline and interrupt mechanism are part of the measured cost.
+	if e.pool, err = runtime.NewPool(&runtime.PoolOptions{Size: 1}); err != nil {
+		return nil, err
+	}
+	e.ex, err = ptc.New(pipeline.New(&pipeline.Options{Wrappers: []pipeline.Middleware{pipeline.Timeout()}}), &ptc.Options{
+		Pool:                e.runner,
+		MaxParallelSubCalls: f.maxParallel,
+	})
+	if err != nil {
+		e.pool.Close()
+		return nil, err
+	}
+	return e, nil
+}
+
+func (e *benchEnv) close() { _ = e.pool.Close() }
+
+// create builds the sandbox the next run_code call runs on.
+func (e *benchEnv) create() (*runtime.Sandbox, error) {
+	sb, err := e.pool.NewSandbox()
+	if err != nil {
+		return nil, err
+	}
+	e.runner.set(sb)
+	return sb, nil
+}
+
+// call is run n's run_code call, as a model would send it (built off the clock).
+func (e *benchEnv) call(n int) pipeline.RawCall {
+	args, _ := json.Marshal(map[string]string{"code": e.sc.runProgram(n), "description": describeScenario(e.sc, n)})
+	return pipeline.RawCall{ID: "call-" + strconv.Itoa(n), Name: registry.RunCodeName, Arguments: string(args)}
+}
+
+// exec runs one run_code call on the sandbox created for it and returns the program's
+// output, or an error for a failed run.
+func (e *benchEnv) exec(ctx context.Context, call pipeline.RawCall) (json.RawMessage, []string, error) {
+	res, rep := e.ex.Run(ctx, e.set, call)
+	if res.IsError() {
+		return nil, nil, fmt.Errorf("%s: %s failed: %s", e.sc.ID, call.ID, contentText(res.Content))
+	}
+	if rep == nil {
+		return nil, nil, fmt.Errorf("%s: %s: run_code made no report", e.sc.ID, call.ID)
+	}
+	return rep.Value, rep.Logs, nil
+}
+
+// sandboxRunner is the ptc.Runner of runcode bench: each program runs on the sandbox the
+// driver created for it.
+type sandboxRunner struct {
+	mu   sync.Mutex
+	next *runtime.Sandbox
+}
+
+func (r *sandboxRunner) set(sb *runtime.Sandbox) {
+	r.mu.Lock()
+	r.next = sb
+	r.mu.Unlock()
+}
+
+func (r *sandboxRunner) Run(ctx context.Context, code string, opts *runtime.RunOptions) (*runtime.Result, error) {
+	r.mu.Lock()
+	sb := r.next
+	r.next = nil
+	r.mu.Unlock()
+	if sb == nil {
+		return nil, errors.New("runcode bench: no sandbox was created for this run")
+	}
+	return sb.Run(ctx, code, opts)
+}
+
+// warmReport is the report line of a warm scenario.
+type warmReport struct {
+	Peer      string         `json:"peer"`
+	Scenario  string         `json:"scenario"`
+	Name      string         `json:"name"`
+	Mode      string         `json:"mode"`
+	OK        bool           `json:"ok"`
+	SetupMs   float64        `json:"setupMs"`
+	Runs      int            `json:"runs"`
+	Warmup    int            `json:"warmup"`
+	CreateMs  stats          `json:"createMs"`
+	ExecMs    stats          `json:"execMs"`
+	DisposeMs stats          `json:"disposeMs"`
+	TotalMs   stats          `json:"totalMs"`
+	WallMs    float64        `json:"wallMs"`
+	HostCalls int64          `json:"hostCalls"`
+	PeakRSSMB float64        `json:"peakRssMB"`
+	Mem       memSnapshot    `json:"mem"`
+	Extra     map[string]any `json:"extra"`
+}
+
+// benchExtra says how runcode runs the scenarios, for the extra object of every line.
+func benchExtra(f *benchFlags) map[string]any {
+	return map[string]any{
+		"isolation":           f.isolation,
+		"toolResults":         "direct conversion: the tool's JSON text becomes a fresh JS value on every call through runcode's own decoder (JSON.parse semantics, not JSON.parse)",
+		"argumentsValidated":  true,
+		"argumentValidation":  "every tool call's arguments are validated against the tool's inputSchema (JSON Schema) by the pipeline, and run_code's own arguments against its schema",
+		"path":                "each run is one run_code call through the ptc executor and the pipeline (sub-calls through the full pipeline, policy stages empty)",
+		"create":              "a fresh goja VM with runcode's globals built synchronously (runtime.Pool.NewSandbox); the tools namespace (O(1), members materialize on first access) is installed at the start of exec, because run_code binds tools per call",
+		"dispose":             "drops the VM; Go's GC reclaims it later",
+		"maxParallelSubCalls": f.maxParallel,
+		"limits":              "runcode defaults: compute 60s, wall clock 600s, output 1 MiB, heap sampler 512 MiB, stack depth 10000; interrupts on",
+		"go":                  goruntime.Version(),
+		"gomaxprocs":          goruntime.GOMAXPROCS(0),
+	}
+}
+
+func benchWarm(ctx context.Context, sc *scenario, f *benchFlags) any {
+	t0 := time.Now()
+	env, err := newBenchEnv(ctx, sc, f)
+	if err != nil {
+		return fail(sc, err)
+	}
+	defer env.close()
+	setup := time.Since(t0)
+
+	runs := sc.warmup + sc.measured
+	var create, execd, dispose, total []float64
+	start := time.Now()
+	for i := 0; i < runs; i++ {
+		call := env.call(i + 1)
+		a := time.Now()
+		sb, err := env.create()
+		if err != nil {
+			return fail(sc, err)
+		}
+		b := time.Now()
+		value, logs, err := env.exec(ctx, call)
+		c := time.Now()
+		sb.Dispose()
+		d := time.Now()
+		if err != nil {
+			return fail(sc, err)
+		}
+		if i == 0 || i == sc.warmup {
+			if err := sc.check(value, logs); err != nil {
+				return fail(sc, fmt.Errorf("run %d: %v", i+1, err))
+			}
+		}
+		if i >= sc.warmup {
+			create = append(create, ms(b.Sub(a)))
+			execd = append(execd, ms(c.Sub(b)))
+			dispose = append(dispose, ms(d.Sub(c)))
+			total = append(total, ms(d.Sub(a)))
+		}
+	}
+	wall := time.Since(start)
+	return &warmReport{
+		Peer: benchPeer, Scenario: sc.ID, Name: sc.Name, Mode: sc.Mode, OK: true,
+		SetupMs: round3(ms(setup)), Runs: sc.measured, Warmup: sc.warmup,
+		CreateMs: summarize(create), ExecMs: summarize(execd), DisposeMs: summarize(dispose), TotalMs: summarize(total),
+		WallMs: round3(ms(wall)), HostCalls: env.tools.calls.Load(), PeakRSSMB: peakRSSMB(), Mem: readMem(),
+		Extra: benchExtra(f),
+	}
+}

@@ -1,0 +1,101 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	goruntime "runtime"
+	"runtime/debug"
+	"time"
+
+	"github.com/runcode-go/runcode/runtime"
+)
+
+// memoryReport is the report line of a memory scenario.
+type memoryReport struct {
+	Peer             string         `json:"peer"`
+	Scenario         string         `json:"scenario"`
+	Name             string         `json:"name"`
+	Mode             string         `json:"mode"`
+	OK               bool           `json:"ok"`
+	SetupMs          float64        `json:"setupMs"`
+	Sandboxes        int            `json:"sandboxes"`
+	Before           memSnapshot    `json:"before"`
+	After            memSnapshot    `json:"after"`
+	RSSPerSandboxMB  float64        `json:"rssPerSandboxMB"`
+	HeapPerSandboxMB float64        `json:"heapPerSandboxMB"`
+	HostCalls        int64          `json:"hostCalls"`
+	PeakRSSMB        float64        `json:"peakRssMB"`
+	Extra            map[string]any `json:"extra"`
+}
+
+// benchMemory holds sc.Sandboxes sandboxes, each after one run of the program, and reports
+// what they cost: set up, create and discard one sandbox (warm-up), GC and read RSS,
+// create and run the sandboxes and keep them, GC and read RSS again.
+func benchMemory(ctx context.Context, sc *scenario, f *benchFlags) any {
+	t0 := time.Now()
+	env, err := newBenchEnv(ctx, sc, f)
+	if err != nil {
+		return fail(sc, err)
+	}
+	defer env.close()
+	setup := time.Since(t0)
+
+	run := func(n int) (*runtime.Sandbox, error) {
+		call := env.call(n)
+		sb, err := env.create()
+		if err != nil {
+			return nil, err
+		}
+		value, logs, err := env.exec(ctx, call)
+		if err != nil {
+			return nil, err
+		}
+		if n == 1 || n == 2 { // the warm-up run and the first measured one
+			if err := sc.check(value, logs); err != nil {
+				return nil, fmt.Errorf("run %d: %v", n, err)
+			}
+		}
+		return sb, nil
+	}
+	sb, err := run(1)
+	if err != nil {
+		return fail(sc, err)
+	}
+	sb.Dispose()
+	sb = nil
+
+	// FreeOSMemory collects and returns freed pages to the OS, so RSS reflects live memory.
+	debug.FreeOSMemory()
+	before := readMem()
+	held := make([]*runtime.Sandbox, sc.Sandboxes)
+	for i := range held {
+		if held[i], err = run(i + 2); err != nil {
+			return fail(sc, err)
+		}
+	}
+	debug.FreeOSMemory()
+	after := readMem()
+	goruntime.KeepAlive(held)
+	for _, sb := range held {
+		sb.Dispose()
+	}
+	n := float64(sc.Sandboxes)
+	extra := benchExtra(f)
+	extra["memory"] = "each sandbox is a goja VM after its one run (runcode never reuses a VM), kept alive; RSS after debug.FreeOSMemory (GC plus returning freed pages to the OS); heapPerSandboxMB from the Go heap (HeapAlloc)"
+	return &memoryReport{
+		Peer: benchPeer, Scenario: sc.ID, Name: sc.Name, Mode: sc.Mode, OK: true,
+		SetupMs: round3(ms(setup)), Sandboxes: sc.Sandboxes, Before: before, After: after,
+		RSSPerSandboxMB:  round4((after.RSSMB - before.RSSMB) / n),
+		HeapPerSandboxMB: round4((after.HeapUsedMB - before.HeapUsedMB) / n),
+		HostCalls:        env.tools.calls.Load(), PeakRSSMB: peakRSSMB(), Extra: extra,
+	}
+}
+
+func round4(v float64) float64 { return float64(int64(v*10000+0.5*sign(v))) / 10000 }
+
+func sign(v float64) float64 {
+	if v < 0 {
+		return -1
+	}
+	return 1
+}

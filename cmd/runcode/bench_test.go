@@ -1,0 +1,280 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// writeScenario writes a scenario file into a temporary directory and returns its path.
+func writeScenario(t *testing.T, text string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "scenario.json")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+const s1Text = `{
+  "format": "codemode-bench-scenario/v1", "id": "S1", "name": "trivial", "description": "d",
+  "mode": "warm", "iterations": { "warmup": 20, "measured": 300 }, "tools": [],
+  "code": "return 1 + 1;", "expect": { "result": 2, "logs": [] }
+}`
+
+const s2Text = `{
+  "format": "codemode-bench-scenario/v1", "id": "S2", "name": "sequential", "description": "d",
+  "mode": "warm", "iterations": { "warmup": 20, "measured": 200 },
+  "tools": [{ "name": "echo", "description": "Returns its input unchanged.",
+    "inputSchema": { "type": "object", "properties": { "i": { "type": "integer" }, "text": { "type": "string" } },
+      "required": ["i", "text"], "additionalProperties": false },
+    "behavior": { "type": "echo" } }],
+  "code": "let total = 0;\nconst seen = [];\nfor (let i = 0; i < 10; i++) {\n  const r = await tools.echo({ i: i, text: \"msg-\" + i });\n  total += r.i;\n  seen.push(r.text);\n}\nconsole.log(\"calls\", seen.length);\nreturn { total: total, first: seen[0], last: seen[seen.length - 1] };",
+  "expect": { "result": { "total": 45, "first": "msg-0", "last": "msg-9" }, "logs": ["calls 10"] }
+}`
+
+func TestParseScenarioRejects(t *testing.T) {
+	good := map[string]any{}
+	if err := json.Unmarshal([]byte(s2Text), &good); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name   string
+		change func(m map[string]any)
+		want   string
+	}{
+		{"other format", func(m map[string]any) { m["format"] = "codemode-bench-scenario/v2" },
+			`format is "codemode-bench-scenario/v2"; runcode bench reads only "codemode-bench-scenario/v1"`},
+		{"no format", func(m map[string]any) { delete(m, "format") }, `format is ""; runcode bench reads only`},
+		{"unknown field", func(m map[string]any) { m["iteration"] = 3 }, `not a scenario: json: unknown field "iteration"`},
+		{"no id", func(m map[string]any) { delete(m, "id") }, "id is missing"},
+		{"bad mode", func(m map[string]any) { m["mode"] = "hot" }, `S2: mode is "hot"; want warm, cold or memory`},
+		{"no measured", func(m map[string]any) { m["iterations"] = map[string]any{"warmup": 1} }, "S2: iterations needs warmup and measured"},
+		{"zero measured", func(m map[string]any) { m["iterations"] = map[string]any{"warmup": 1, "measured": 0} }, "S2: iterations.measured must be at least 1, got 0"},
+		{"negative warmup", func(m map[string]any) { m["iterations"] = map[string]any{"warmup": -1, "measured": 2} }, "S2: iterations.warmup must not be negative, got -1"},
+		{"memory without sandboxes", func(m map[string]any) { m["mode"] = "memory" }, "S2: memory mode needs sandboxes of at least 1, got 0"},
+		{"no code", func(m map[string]any) { delete(m, "code") }, "S2: code is missing"},
+		{"no expect", func(m map[string]any) { delete(m, "expect") }, "S2: expect needs result and logs"},
+		{"no expected logs", func(m map[string]any) { m["expect"] = map[string]any{"result": nil} }, "S2: expect needs result and logs"},
+		{"bad tool name", func(m map[string]any) { tool(m)["name"] = "my-tool" }, `S2: tools[0].name "my-tool" is not a JavaScript identifier`},
+		{"bad behavior", func(m map[string]any) { tool(m)["behavior"] = map[string]any{"type": "fail"} }, `S2: tool "echo": behavior type "fail"; want echo, sleep or rows`},
+		{"sleep without ms", func(m map[string]any) { tool(m)["behavior"] = map[string]any{"type": "sleep"} }, `S2: tool "echo": behavior sleep needs ms of at least 0`},
+		{"rows without count", func(m map[string]any) { tool(m)["behavior"] = map[string]any{"type": "rows"} }, `S2: tool "echo": behavior rows needs count of at least 0`},
+		{"duplicate tool", func(m map[string]any) { m["tools"] = append(m["tools"].([]any), m["tools"].([]any)[0]) }, `S2: tool "echo" is declared twice`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var m map[string]any
+			_ = json.Unmarshal([]byte(s2Text), &m)
+			tt.change(m)
+			data, _ := json.Marshal(m)
+			_, err := parseScenario(data)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("got %v, want an error containing %q", err, tt.want)
+			}
+		})
+	}
+	if _, err := parseScenario([]byte(s2Text + " {}")); err == nil || !strings.Contains(err.Error(), "text after the JSON object") {
+		t.Errorf("trailing text: got %v", err)
+	}
+	if _, err := parseScenario([]byte(s2Text)); err != nil {
+		t.Errorf("S2: %v", err)
+	}
+}
+
+func tool(m map[string]any) map[string]any { return m["tools"].([]any)[0].(map[string]any) }
+
+// The scenarios shipped next to the repository parse (when they are there).
+func TestSharedScenariosParse(t *testing.T) {
+	files, _ := filepath.Glob("../../../shared/bench/scenarios/*.json")
+	if len(files) == 0 {
+		t.Skip("../shared/bench/scenarios is not next to the repository")
+	}
+	for _, f := range files {
+		if _, err := readScenario(f); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// The format says: JSON.stringify of 10,000 rows is 1,170,851 bytes.
+func TestRowsFormula(t *testing.T) {
+	data := rowsJSON(10000)
+	if len(data) != 1170851 {
+		t.Errorf("10,000 rows are %d bytes, want 1,170,851", len(data))
+	}
+	first := `[{"id":1,"category":"books","region":"us-east","priceCents":100,"qty":0,"active":false,"created":"2024-01-01"},` +
+		`{"id":2,"category":"electronics","region":"eu-central","priceCents":8019,"qty":31,"active":true,"created":"2024-02-02"}`
+	if !strings.HasPrefix(string(data), first) {
+		t.Errorf("rows start %s, want %s", data[:len(first)], first)
+	}
+	v, text, err := rowsValue(10000)
+	if err != nil || text != string(data) || v.String() != text {
+		t.Errorf("rowsValue: %v; text equal %v", err, text == string(data))
+	}
+}
+
+func TestNearestRank(t *testing.T) {
+	s := summarize([]float64{5, 1, 4, 2, 3, 10, 9, 8, 7, 6})
+	want := stats{N: 10, Median: 5, P90: 9, Min: 1, Max: 10, Mean: 5.5}
+	if s != want {
+		t.Errorf("got %+v, want %+v", s, want)
+	}
+	// p90 of 11 values is the value at rank ceil(9.9) = 10; the median at rank ceil(5.5) = 6.
+	s = summarize([]float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11})
+	if s.P90 != 10 || s.Median != 6 {
+		t.Errorf("11 values: got %+v", s)
+	}
+	if s := summarize([]float64{0.25}); s.Median != 0.25 || s.P90 != 0.25 {
+		t.Errorf("one value: got %+v", s)
+	}
+	if s := summarize(nil); s.N != 0 {
+		t.Errorf("no values: got %+v", s)
+	}
+}
+
+func TestCheckExpect(t *testing.T) {
+	sc, err := parseScenario([]byte(s2Text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sc.check(json.RawMessage(`{"last":"msg-9","total":45.0,"first":"msg-0"}`), []string{"calls 10"}); err != nil {
+		t.Errorf("equal output: %v", err)
+	}
+	if err := sc.check(json.RawMessage(`{"total":44,"first":"msg-0","last":"msg-9"}`), []string{"calls 10"}); err == nil || !strings.Contains(err.Error(), "S2: expect failed: result is") {
+		t.Errorf("other result: %v", err)
+	}
+	if err := sc.check(json.RawMessage(`{"total":45,"first":"msg-0","last":"msg-9"}`), []string{"calls  10"}); err == nil || !strings.Contains(err.Error(), `expect failed: logs are ["calls  10"], want ["calls 10"]`) {
+		t.Errorf("other logs: %v", err)
+	}
+	sc.Expect.Result = json.RawMessage("null") // do not check the result
+	if err := sc.check(nil, []string{"calls 10"}); err != nil {
+		t.Errorf("unchecked result: %v", err)
+	}
+}
+
+func TestRunProgramIsUnique(t *testing.T) {
+	sc, _ := parseScenario([]byte(s1Text))
+	if got := sc.runProgram(7); got != "return 1 + 1;\n//# run 7" {
+		t.Errorf("got %q", got)
+	}
+}
+
+// benchLine runs runcode bench and decodes its one report line.
+func benchLine(t *testing.T, wantCode int, args ...string) map[string]any {
+	t.Helper()
+	code, stdout, stderr := runCLI(t, append([]string{"bench"}, args...)...)
+	if code != wantCode {
+		t.Fatalf("exit %d, want %d; stdout %s; stderr %s", code, wantCode, stdout, stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	if len(lines) != 1 {
+		t.Fatalf("want one line, got %q", stdout)
+	}
+	var line map[string]any
+	if err := json.Unmarshal([]byte(lines[0]), &line); err != nil {
+		t.Fatalf("%v: %s", err, lines[0])
+	}
+	return line
+}
+
+func TestBenchWarmS1(t *testing.T) {
+	line := benchLine(t, 0, "--warmup", "1", "--measured", "3", writeScenario(t, s1Text))
+	if line["ok"] != true || line["peer"] != "runcode" || line["scenario"] != "S1" || line["mode"] != "warm" || line["runs"] != 3.0 || line["warmup"] != 1.0 {
+		t.Fatalf("line: %v", line)
+	}
+	for _, k := range []string{"createMs", "execMs", "disposeMs", "totalMs"} {
+		s, ok := line[k].(map[string]any)
+		if !ok || s["n"] != 3.0 {
+			t.Errorf("%s: %v", k, line[k])
+		}
+	}
+	extra := line["extra"].(map[string]any)
+	if extra["argumentsValidated"] != true || !strings.Contains(extra["toolResults"].(string), "direct conversion") {
+		t.Errorf("extra: %v", extra)
+	}
+}
+
+func TestBenchWarmS2CountsCalls(t *testing.T) {
+	line := benchLine(t, 0, "--warmup", "1", "--measured", "2", writeScenario(t, s2Text))
+	if line["ok"] != true || line["hostCalls"] != 30.0 {
+		t.Fatalf("line: %v", line)
+	}
+}
+
+func TestBenchExpectMismatchFails(t *testing.T) {
+	text := strings.Replace(s2Text, `"logs": ["calls 10"]`, `"logs": ["calls 11"]`, 1)
+	line := benchLine(t, 1, "--warmup", "0", "--measured", "1", writeScenario(t, text))
+	if line["ok"] != false || !strings.Contains(line["error"].(string), `run 1: S2: expect failed: logs are ["calls 10"], want ["calls 11"]`) {
+		t.Fatalf("line: %v", line)
+	}
+}
+
+func TestBenchRejectsOtherFormat(t *testing.T) {
+	path := writeScenario(t, strings.Replace(s1Text, "/v1", "/v0", 1))
+	line := benchLine(t, 1, path)
+	if line["ok"] != false || line["error"] != path+`: format is "codemode-bench-scenario/v0"; runcode bench reads only "codemode-bench-scenario/v1"` {
+		t.Fatalf("line: %v", line)
+	}
+}
+
+func TestBenchUsage(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--isolation", "process", "x.json"}, "runcode bench: --isolation process is not available in this build"},
+		{[]string{"--isolation", "vm", "x.json"}, `runcode bench: --isolation must be in-process or process, got "vm"`},
+		{[]string{"--measured", "0", "x.json"}, "runcode bench: --measured must be at least 1, got 0"},
+	} {
+		code, stdout, stderr := runCLI(t, append([]string{"bench"}, tt.args...)...)
+		if code != 2 || stdout != "" || !strings.Contains(stderr, tt.want) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want 2 and %q", tt.args, code, stdout, stderr, tt.want)
+		}
+	}
+}
+
+// Every rows call gives the program a fresh value: changing one answer does not change the
+// next; a sleep tool answers with its arguments.
+func TestBenchRowsFreshAndSleep(t *testing.T) {
+	text := `{"format":"codemode-bench-scenario/v1","id":"T","name":"t","description":"d","mode":"warm",
+	  "iterations":{"warmup":0,"measured":2},
+	  "tools":[{"name":"rows","description":"d","inputSchema":{"type":"object"},"behavior":{"type":"rows","count":3}},
+	           {"name":"nap","description":"d","inputSchema":{"type":"object"},"behavior":{"type":"sleep","ms":1}}],
+	  "code":"const a = await tools.rows({}); a[0].id = 99; a.pop(); const b = await tools.rows({}); const s = await Promise.all([tools.nap({k: 1}), tools.nap({k: 2})]); console.log('rows', b.length, b[0].id); return [b[2].created, s[1].k];",
+	  "expect":{"result":["2024-03-03", 2],"logs":["rows 3 1"]}}`
+	line := benchLine(t, 0, writeScenario(t, text))
+	if line["ok"] != true || line["hostCalls"] != 8.0 {
+		t.Fatalf("line: %v", line)
+	}
+}
+
+func TestBenchMemory(t *testing.T) {
+	text := strings.Replace(strings.Replace(s2Text, `"mode": "warm"`, `"mode": "memory", "sandboxes": 3`, 1), `"warmup": 20`, `"warmup": 1`, 1)
+	line := benchLine(t, 0, writeScenario(t, text))
+	if line["ok"] != true || line["sandboxes"] != 3.0 || line["hostCalls"] != 40.0 {
+		t.Fatalf("line: %v", line)
+	}
+	for _, k := range []string{"before", "after", "rssPerSandboxMB", "heapPerSandboxMB"} {
+		if _, ok := line[k]; !ok {
+			t.Errorf("no %s in %v", k, line)
+		}
+	}
+}
+
+// The cold child's work, in this process: one sandbox, one run, checked.
+func TestColdRun(t *testing.T) {
+	path := writeScenario(t, strings.Replace(s2Text, `"mode": "warm"`, `"mode": "cold"`, 1))
+	f := &benchFlags{isolation: benchInProcess, maxParallel: 10}
+	line := coldRun(context.Background(), path, 3, f, processInit, processInit)
+	if !line.OK || line.HostCalls != 10 || line.ProcessStartToResultMs <= 0 {
+		t.Fatalf("line: %+v", line)
+	}
+	bad := writeScenario(t, strings.Replace(strings.Replace(s2Text, `"mode": "warm"`, `"mode": "cold"`, 1), `"calls 10"`, `"calls"`, 1))
+	if line := coldRun(context.Background(), bad, 1, f, processInit, processInit); line.OK || !strings.Contains(line.Error, "expect failed") {
+		t.Fatalf("mismatch: %+v", line)
+	}
+}
