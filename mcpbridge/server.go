@@ -1,6 +1,7 @@
 package mcpbridge
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -21,7 +22,8 @@ import (
 type ServerOptions struct {
 	// Name and Version identify the server to clients. If empty, "runcode" and "v0".
 	Name, Version string
-	// Logger records MCP server activity. If nil, nothing is logged.
+	// Logger records MCP server activity and tools that cannot be served (they are
+	// left out). If nil, nothing is logged.
 	Logger *slog.Logger
 }
 
@@ -38,6 +40,7 @@ type Server struct {
 	scope *registry.Scope
 	ex    pipeline.Executor
 	srv   *mcp.Server
+	log   *slog.Logger
 	calls atomic.Int64
 
 	mu     sync.Mutex
@@ -58,7 +61,10 @@ func NewServer(scope *registry.Scope, ex pipeline.Executor, opts *ServerOptions)
 	if o.Version == "" {
 		o.Version = "v0"
 	}
-	s := &Server{scope: scope, ex: ex, served: map[string]string{}}
+	s := &Server{scope: scope, ex: ex, log: o.Logger, served: map[string]string{}}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
 	s.srv = mcp.NewServer(&mcp.Implementation{Name: o.Name, Version: o.Version}, &mcp.ServerOptions{
 		Logger:       o.Logger,
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
@@ -70,7 +76,9 @@ func NewServer(scope *registry.Scope, ex pipeline.Executor, opts *ServerOptions)
 }
 
 // Sync re-reads the scope's tools and updates what the server offers; connected
-// clients get tools/list_changed when something changed. Call it after the scope
+// clients get tools/list_changed when something changed. A tool the MCP SDK
+// refuses is left out and logged. It fails only if the scope cannot be resolved
+// or described. Call it after the scope
 // changed (for example from [Options.OnChange]).
 func (s *Server) Sync(ctx context.Context) error {
 	set, err := s.scope.Resolve(ctx, registry.Step{})
@@ -87,7 +95,7 @@ func (s *Server) Sync(ctx context.Context) error {
 	defer s.mu.Unlock()
 	keep := map[string]bool{}
 	for _, ts := range desc.Tools {
-		t := &mcp.Tool{Name: ts.Name, Description: ts.Description, InputSchema: ts.Parameters}
+		t := &mcp.Tool{Name: ts.Name, Description: ts.Description, InputSchema: objectSchema(ts.Parameters)}
 		if ts.Name == registry.RunCodeName {
 			t.Description = runCodeDescription(ts.Description, sections)
 		}
@@ -96,8 +104,11 @@ func (s *Server) Sync(ctx context.Context) error {
 		if s.served[ts.Name] == string(key) {
 			continue
 		}
+		if err := s.add(t); err != nil {
+			s.log.Warn("tool not served", "tool", ts.Name, "err", err)
+			continue
+		}
 		s.served[ts.Name] = string(key)
-		s.srv.AddTool(t, s.handle)
 	}
 	var gone []string
 	for name := range s.served {
@@ -110,6 +121,45 @@ func (s *Server) Sync(ctx context.Context) error {
 		s.srv.RemoveTools(gone...)
 	}
 	return nil
+}
+
+// add adds a tool to the MCP server, turning the SDK's panics about a tool it
+// cannot serve into an error.
+func (s *Server) add(t *mcp.Tool) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("tool %q cannot be served: %v", t.Name, r)
+		}
+	}()
+	s.srv.AddTool(t, s.handle)
+	return nil
+}
+
+// objectSchema makes a parameters schema acceptable as an MCP input schema, whose
+// root must declare "type": "object": a root without a type gets it; any other
+// root (another type, a boolean schema) is wrapped as {"type":"object","allOf":[…]}.
+// Arguments are objects whatever the schema says, so this changes nothing a call
+// may carry.
+func objectSchema(raw json.RawMessage) json.RawMessage {
+	var root struct {
+		Type any `json:"type"`
+	}
+	text := bytes.TrimSpace(raw)
+	isObject := len(text) >= 2 && text[0] == '{'
+	if isObject && json.Unmarshal(text, &root) == nil {
+		switch {
+		case root.Type == "object":
+			return raw
+		case root.Type == nil && string(bytes.TrimSpace(text[1:])) == "}":
+			return json.RawMessage(`{"type":"object"}`)
+		case root.Type == nil:
+			return json.RawMessage(`{"type":"object",` + string(text[1:]))
+		}
+	}
+	if len(text) == 0 {
+		return json.RawMessage(`{"type":"object"}`)
+	}
+	return json.RawMessage(`{"type":"object","allOf":[` + string(text) + `]}`)
 }
 
 // runCodeDescription is run_code's description followed by the prompt sections,

@@ -286,3 +286,35 @@ func TestUpstreamHTTP(t *testing.T) {
 		t.Error("no requests")
 	}
 }
+
+func TestObjectSchema(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{`{"type":"object","properties":{}}`, `{"type":"object","properties":{}}`},
+		{`{}`, `{"type":"object"}`},
+		{` { } `, `{"type":"object"}`},
+		{`{"properties":{"a":{"type":"string"}}}`, `{"type":"object","properties":{"a":{"type":"string"}}}`},
+		{`{"type":["object","null"]}`, `{"type":"object","allOf":[{"type":["object","null"]}]}`},
+		{`true`, `{"type":"object","allOf":[true]}`},
+	}
+	for _, tt := range tests {
+		if got := string(objectSchema(json.RawMessage(tt.in))); got != tt.want {
+			t.Errorf("objectSchema(%s) = %s, want %s", tt.in, got, tt.want)
+		}
+	}
+}
+
+// TestServeUntypedSchema: a tool whose parameters' root declares no type is still
+// served (the SDK refuses input schemas whose root is not "type": "object").
+func TestServeUntypedSchema(t *testing.T) {
+	scope := servedScope(t, registry.ModeNative)
+	if _, err := scope.Register(&registry.Tool{Name: "loose", Description: "Any arguments.",
+		Parameters: registry.RawSchema(json.RawMessage(`{"properties":{"q":{"type":"string"}}}`)),
+		Execute:    func(context.Context, *registry.Call) (any, error) { return "ok", nil }}); err != nil {
+		t.Fatal(err)
+	}
+	_, cs := serve(t, scope, nil)
+	names, _ := listNames(t, cs)
+	if diff := cmp.Diff([]string{"add", "loose", "shot"}, names); diff != "" {
+		t.Errorf("tools mismatch (-want +got):\n%s", diff)
+	}
+}

@@ -67,7 +67,7 @@ func serveCommand(ctx context.Context, args []string, stdin io.Reader, stdout, s
 		fmt.Fprintf(stderr, "runcode serve: %v\n", err)
 		return exitUsage
 	}
-	srv, err := mcpbridge.NewServer(scope.scope, ex, nil)
+	srv, err := mcpbridge.NewServer(scope.scope, ex, &mcpbridge.ServerOptions{Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
 	if err != nil {
 		fmt.Fprintf(stderr, "runcode serve: %v\n", err)
 		return exitUsage
