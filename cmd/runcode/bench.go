@@ -36,7 +36,7 @@ type benchFlags struct {
 }
 
 func (f *benchFlags) define(fs *flag.FlagSet) {
-	fs.StringVar(&f.isolation, "isolation", benchInProcess, "where programs run: in-process (the only mode this build can bench; process is refused)")
+	fs.StringVar(&f.isolation, "isolation", benchInProcess, "where programs run: in-process, or process (worker processes, as runcode run --isolation process)")
 	fs.IntVar(&f.warmup, "warmup", -1, "override every scenario's warm-up runs with `N` (for quick checks; figures use the scenario's)")
 	fs.IntVar(&f.measured, "measured", -1, "override every scenario's measured runs with `N` (for quick checks)")
 	fs.IntVar(&f.sandboxes, "sandboxes", 0, "override a memory scenario's idle sandboxes with `N`")
@@ -45,9 +45,7 @@ func (f *benchFlags) define(fs *flag.FlagSet) {
 
 func (f *benchFlags) check() string {
 	switch {
-	case f.isolation == benchProcess:
-		return "--isolation process is not available in this build: worker-process isolation has not landed; use --isolation in-process"
-	case f.isolation != benchInProcess:
+	case f.isolation != benchInProcess && f.isolation != benchProcess:
 		return fmt.Sprintf("--isolation must be %s or %s, got %q", benchInProcess, benchProcess, f.isolation)
 	case f.warmup < -1:
 		return fmt.Sprintf("--warmup must not be negative, got %d", f.warmup)
@@ -155,12 +153,17 @@ func writeLine(w io.Writer, v any) {
 // driver creates itself (so create, exec and dispose are timed apart). It is the wiring
 // of runcode run with the scenario's tools instead of a manifest's.
 type benchEnv struct {
-	sc     *scenario
-	tools  *benchTools
-	set    *registry.ResolvedToolSet
+	sc    *scenario
+	tools *benchTools
+	set   *registry.ResolvedToolSet
+	ex    *ptc.Executor
+	// In process, pool builds the sandboxes and runner hands each to its run_code call.
 	pool   *runtime.Pool
 	runner *sandboxRunner
-	ex     *ptc.Executor
+	// With --isolation process, workers run the programs; there is no sandbox to create
+	// apart from the run.
+	workers      ptc.Runner
+	closeWorkers func() error
 }
 
 func newBenchEnv(ctx context.Context, sc *scenario, f *benchFlags) (*benchEnv, error) {
@@ -168,7 +171,7 @@ func newBenchEnv(ctx context.Context, sc *scenario, f *benchFlags) (*benchEnv, e
 	if _, err := scope.SetMode(registry.ModePTC); err != nil {
 		return nil, err
 	}
-	e := &benchEnv{sc: sc, tools: &benchTools{}, runner: &sandboxRunner{}}
+	e := &benchEnv{sc: sc, tools: &benchTools{}}
 	if err := e.tools.register(scope, sc); err != nil {
 		return nil, err
 	}
@@ -179,30 +182,51 @@ func newBenchEnv(ctx context.Context, sc *scenario, f *benchFlags) (*benchEnv, e
 	e.set = set
 	// Default budgets (compute, wall clock, output, heap sampler, stack depth) stay on: the
 	// real deadline and interrupt mechanism are part of the measured cost.
-	if e.pool, err = runtime.NewPool(&runtime.PoolOptions{Size: 1}); err != nil {
-		return nil, err
+	var runner ptc.Runner
+	if f.isolation == benchProcess {
+		if e.workers, e.closeWorkers, err = newRunner(isolationProcess, 1); err != nil {
+			return nil, err
+		}
+		runner = e.workers
+	} else {
+		if e.pool, err = runtime.NewPool(&runtime.PoolOptions{Size: 1}); err != nil {
+			return nil, err
+		}
+		e.runner = &sandboxRunner{}
+		runner = e.runner
 	}
 	e.ex, err = ptc.New(pipeline.New(&pipeline.Options{Wrappers: []pipeline.Middleware{pipeline.Timeout()}}), &ptc.Options{
-		Pool:                e.runner,
+		Pool:                runner,
 		MaxParallelSubCalls: f.maxParallel,
 	})
 	if err != nil {
-		e.pool.Close()
+		e.close()
 		return nil, err
 	}
 	return e, nil
 }
 
-func (e *benchEnv) close() { _ = e.pool.Close() }
+func (e *benchEnv) close() {
+	if e.pool != nil {
+		_ = e.pool.Close()
+	}
+	if e.closeWorkers != nil {
+		_ = e.closeWorkers()
+	}
+}
 
-// create builds the sandbox the next run_code call runs on.
-func (e *benchEnv) create() (*runtime.Sandbox, error) {
+// create builds the sandbox the next run_code call runs on, and returns what disposes of
+// it. With --isolation process there is nothing to build apart from the run.
+func (e *benchEnv) create() (dispose func(), err error) {
+	if e.pool == nil {
+		return func() {}, nil
+	}
 	sb, err := e.pool.NewSandbox()
 	if err != nil {
 		return nil, err
 	}
 	e.runner.set(sb)
-	return sb, nil
+	return sb.Dispose, nil
 }
 
 // call is run n's run_code call, as a model would send it (built off the clock).
@@ -277,7 +301,7 @@ func benchExtra(f *benchFlags) map[string]any {
 		"argumentsValidated":  true,
 		"argumentValidation":  "every tool call's arguments are validated against the tool's inputSchema (JSON Schema) by the pipeline, and run_code's own arguments against its schema",
 		"path":                "each run is one run_code call through the ptc executor and the pipeline (sub-calls through the full pipeline, policy stages empty)",
-		"create":              "a fresh goja VM with runcode's globals built synchronously (runtime.Pool.NewSandbox); the tools namespace (O(1), members materialize on first access) is installed at the start of exec, because run_code binds tools per call",
+		"create":              createNote(f),
 		"dispose":             "drops the VM; Go's GC reclaims it later",
 		"maxParallelSubCalls": f.maxParallel,
 		"limits":              "runcode defaults: compute 60s, wall clock 600s, output 1 MiB, heap sampler 512 MiB, stack depth 10000; interrupts on",
@@ -296,19 +320,19 @@ func benchWarm(ctx context.Context, sc *scenario, f *benchFlags) any {
 	setup := time.Since(t0)
 
 	runs := sc.warmup + sc.measured
-	var create, execd, dispose, total []float64
+	var create, execd, disposed, total []float64
 	start := time.Now()
 	for i := 0; i < runs; i++ {
 		call := env.call(i + 1)
 		a := time.Now()
-		sb, err := env.create()
+		dispose, err := env.create()
 		if err != nil {
 			return fail(sc, err)
 		}
 		b := time.Now()
 		value, logs, err := env.exec(ctx, call)
 		c := time.Now()
-		sb.Dispose()
+		dispose()
 		d := time.Now()
 		if err != nil {
 			return fail(sc, err)
@@ -321,7 +345,7 @@ func benchWarm(ctx context.Context, sc *scenario, f *benchFlags) any {
 		if i >= sc.warmup {
 			create = append(create, ms(b.Sub(a)))
 			execd = append(execd, ms(c.Sub(b)))
-			dispose = append(dispose, ms(d.Sub(c)))
+			disposed = append(disposed, ms(d.Sub(c)))
 			total = append(total, ms(d.Sub(a)))
 		}
 	}
@@ -329,8 +353,15 @@ func benchWarm(ctx context.Context, sc *scenario, f *benchFlags) any {
 	return &warmReport{
 		Peer: benchPeer, Scenario: sc.ID, Name: sc.Name, Mode: sc.Mode, OK: true,
 		SetupMs: round3(ms(setup)), Runs: sc.measured, Warmup: sc.warmup,
-		CreateMs: summarize(create), ExecMs: summarize(execd), DisposeMs: summarize(dispose), TotalMs: summarize(total),
+		CreateMs: summarize(create), ExecMs: summarize(execd), DisposeMs: summarize(disposed), TotalMs: summarize(total),
 		WallMs: round3(ms(wall)), HostCalls: env.tools.calls.Load(), PeakRSSMB: peakRSSMB(), Mem: readMem(),
 		Extra: benchExtra(f),
 	}
+}
+
+func createNote(f *benchFlags) string {
+	if f.isolation == benchProcess {
+		return "not separable with --isolation process: a run is one Run on the worker pool (a warm worker process with its own warm VM pool); createMs and disposeMs are 0 and exec holds everything"
+	}
+	return "a fresh goja VM with runcode's globals built synchronously (runtime.Pool.NewSandbox); the tools namespace (O(1), members materialize on first access) is installed at the start of exec, because run_code binds tools per call"
 }

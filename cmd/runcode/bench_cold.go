@@ -88,7 +88,7 @@ func coldRun(ctx context.Context, path string, n int, f *benchFlags, start, harn
 	defer env.close()
 	call := env.call(n)
 	t1 := time.Now()
-	sb, err := env.create()
+	dispose, err := env.create()
 	if err != nil {
 		return fail(err)
 	}
@@ -101,7 +101,7 @@ func coldRun(ctx context.Context, path string, n int, f *benchFlags, start, harn
 	if err := sc.check(value, logs); err != nil {
 		return fail(err)
 	}
-	sb.Dispose()
+	dispose()
 	out.OK = true
 	out.SetupMs, out.CreateMs, out.ExecMs = round3(ms(t1.Sub(t0))), round3(ms(t2.Sub(t1))), round3(ms(t3.Sub(t2)))
 	out.ProcessStartToResultMs = round3(ms(t3.Sub(start)))

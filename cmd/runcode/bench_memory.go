@@ -6,8 +6,6 @@ import (
 	goruntime "runtime"
 	"runtime/debug"
 	"time"
-
-	"github.com/runcode-go/runcode/runtime"
 )
 
 // memoryReport is the report line of a memory scenario.
@@ -32,6 +30,11 @@ type memoryReport struct {
 // what they cost: set up, create and discard one sandbox (warm-up), GC and read RSS,
 // create and run the sandboxes and keep them, GC and read RSS again.
 func benchMemory(ctx context.Context, sc *scenario, f *benchFlags) any {
+	if f.isolation == benchProcess {
+		extra := benchExtra(f)
+		return &skippedMemory{Peer: benchPeer, Scenario: sc.ID, Name: sc.Name, Mode: sc.Mode, OK: true, Skipped: true,
+			Reason: "--isolation process runs each program in a worker process that holds its own warm VM pool; runcode gives no idle sandbox in a worker to hold, so there is nothing to count per sandbox", Extra: extra}
+	}
 	t0 := time.Now()
 	env, err := newBenchEnv(ctx, sc, f)
 	if err != nil {
@@ -40,9 +43,9 @@ func benchMemory(ctx context.Context, sc *scenario, f *benchFlags) any {
 	defer env.close()
 	setup := time.Since(t0)
 
-	run := func(n int) (*runtime.Sandbox, error) {
+	run := func(n int) (func(), error) {
 		call := env.call(n)
-		sb, err := env.create()
+		dispose, err := env.create()
 		if err != nil {
 			return nil, err
 		}
@@ -55,19 +58,19 @@ func benchMemory(ctx context.Context, sc *scenario, f *benchFlags) any {
 				return nil, fmt.Errorf("run %d: %v", n, err)
 			}
 		}
-		return sb, nil
+		return dispose, nil
 	}
-	sb, err := run(1)
+	dispose, err := run(1)
 	if err != nil {
 		return fail(sc, err)
 	}
-	sb.Dispose()
-	sb = nil
+	dispose()
+	dispose = nil
 
 	// FreeOSMemory collects and returns freed pages to the OS, so RSS reflects live memory.
 	debug.FreeOSMemory()
 	before := readMem()
-	held := make([]*runtime.Sandbox, sc.Sandboxes)
+	held := make([]func(), sc.Sandboxes) // each holds its sandbox until called
 	for i := range held {
 		if held[i], err = run(i + 2); err != nil {
 			return fail(sc, err)
@@ -76,8 +79,8 @@ func benchMemory(ctx context.Context, sc *scenario, f *benchFlags) any {
 	debug.FreeOSMemory()
 	after := readMem()
 	goruntime.KeepAlive(held)
-	for _, sb := range held {
-		sb.Dispose()
+	for _, dispose := range held {
+		dispose()
 	}
 	n := float64(sc.Sandboxes)
 	extra := benchExtra(f)
@@ -89,6 +92,17 @@ func benchMemory(ctx context.Context, sc *scenario, f *benchFlags) any {
 		HeapPerSandboxMB: round4((after.HeapUsedMB - before.HeapUsedMB) / n),
 		HostCalls:        env.tools.calls.Load(), PeakRSSMB: peakRSSMB(), Extra: extra,
 	}
+}
+
+type skippedMemory struct {
+	Peer     string         `json:"peer"`
+	Scenario string         `json:"scenario"`
+	Name     string         `json:"name"`
+	Mode     string         `json:"mode"`
+	OK       bool           `json:"ok"`
+	Skipped  bool           `json:"skipped"`
+	Reason   string         `json:"reason"`
+	Extra    map[string]any `json:"extra"`
 }
 
 func round4(v float64) float64 { return float64(int64(v*10000+0.5*sign(v))) / 10000 }
