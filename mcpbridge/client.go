@@ -71,15 +71,18 @@ type Client struct {
 	scope *registry.Scope
 	opts  Options
 
-	mu     sync.Mutex
-	conns  map[string]*conn
-	closed bool
+	life    context.Context // ends when Close is called, ending starts underway
+	endLife context.CancelFunc
+	mu      sync.Mutex
+	conns   map[string]*conn
+	closed  bool
 }
 
 // NewClient returns a Client that registers upstream tools in scope. opts may be
 // nil.
 func NewClient(scope *registry.Scope, opts *Options) *Client {
 	c := &Client{scope: scope, conns: map[string]*conn{}}
+	c.life, c.endLife = context.WithCancel(context.Background())
 	if opts != nil {
 		c.opts = *opts
 	}
@@ -151,16 +154,25 @@ func (c *Client) Connect(ctx context.Context, name string, s *Upstream) error {
 	}
 	cn := &conn{name: name, client: c, stderr: &tail{}, refresh: make(chan struct{}, 1), ended: make(chan struct{})}
 	cn.life, cn.stop = context.WithCancel(context.Background())
-	c.conns[name] = cn
+	c.conns[name] = nil // reserved while it starts
 	c.mu.Unlock()
 
 	err := cn.start(ctx, s)
-	if err != nil {
-		cn.stop()
-		c.mu.Lock()
+	c.mu.Lock()
+	closed := c.closed
+	if err != nil || closed {
 		delete(c.conns, name)
-		c.mu.Unlock()
+	} else {
+		c.conns[name] = cn
+	}
+	c.mu.Unlock()
+	switch {
+	case err != nil:
+		cn.stop()
 		return err
+	case closed: // Close ran while it started
+		cn.close()
+		return ErrClosed
 	}
 	return nil
 }
@@ -168,6 +180,7 @@ func (c *Client) Connect(ctx context.Context, name string, s *Upstream) error {
 // Close stops every server (closing a process's stdin, then signalling it if it
 // does not exit) and removes their tools from the scope. It is idempotent.
 func (c *Client) Close() error {
+	c.endLife()
 	c.mu.Lock()
 	c.closed = true
 	conns := slices.Collect(maps.Values(c.conns))
@@ -175,7 +188,9 @@ func (c *Client) Close() error {
 	c.mu.Unlock()
 	var wg sync.WaitGroup
 	for _, cn := range conns {
-		wg.Go(cn.close)
+		if cn != nil { // nil: still starting; Connect stops it
+			wg.Go(cn.close)
+		}
 	}
 	wg.Wait()
 	return nil
@@ -219,6 +234,7 @@ func (cn *conn) start(ctx context.Context, s *Upstream) error {
 	})
 	sctx, cancel := context.WithTimeout(ctx, opts.StartTimeout)
 	defer cancel()
+	defer context.AfterFunc(cn.client.life, cancel)()
 	session, err := client.Connect(sctx, transport, nil)
 	if err != nil {
 		return cn.fail(cn.startError("cannot start", sctx, err))

@@ -162,3 +162,29 @@ func TestToolName(t *testing.T) {
 		t.Errorf("long name: %q", got)
 	}
 }
+
+// TestCloseWhileStarting: Close during a start ends the start and stops the
+// server, leaving nothing registered.
+func TestCloseWhileStarting(t *testing.T) {
+	var trace syncBuffer
+	b := newBridge(t, registry.ModeNative, &Options{StopTimeout: 100 * time.Millisecond, Trace: &trace})
+	asked := make(chan struct{})
+	trace.onWrite(func(s string) bool { // the server was started and asked to initialize
+		if strings.HasPrefix(s, "write:") {
+			close(asked)
+			return true
+		}
+		return false
+	})
+	done := make(chan error)
+	go func() { done <- b.client.Connect(context.Background(), "h", fake(t, "hang")) }()
+	<-asked
+	b.client.Close() // ends the start underway (which would wait 30s for the hung server)
+	var se *ServerError
+	if err := <-done; !errors.As(err, &se) || !errors.Is(err, context.Canceled) {
+		t.Errorf("Connect: %v, want a *ServerError wrapping context.Canceled", err)
+	}
+	if got := len(b.set(t).Tools()); got != 0 {
+		t.Errorf("%d tools left registered", got)
+	}
+}
