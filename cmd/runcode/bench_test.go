@@ -226,7 +226,6 @@ func TestBenchUsage(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--isolation", "process", "x.json"}, "runcode bench: --isolation process is not available in this build"},
 		{[]string{"--isolation", "vm", "x.json"}, `runcode bench: --isolation must be in-process or process, got "vm"`},
 		{[]string{"--measured", "0", "x.json"}, "runcode bench: --measured must be at least 1, got 0"},
 	} {
