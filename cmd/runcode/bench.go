@@ -7,7 +7,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	goruntime "runtime"
+	"runtime/pprof"
 	"strconv"
 	"sync"
 	"time"
@@ -33,6 +35,8 @@ type benchFlags struct {
 	warmup, measured int // overrides; -1 keeps the scenario's
 	sandboxes        int // override; 0 keeps the scenario's
 	maxParallel      int
+	cpuProfile       string
+	memProfile       string
 }
 
 func (f *benchFlags) define(fs *flag.FlagSet) {
@@ -41,6 +45,8 @@ func (f *benchFlags) define(fs *flag.FlagSet) {
 	fs.IntVar(&f.measured, "measured", -1, "override every scenario's measured runs with `N` (for quick checks)")
 	fs.IntVar(&f.sandboxes, "sandboxes", 0, "override a memory scenario's idle sandboxes with `N`")
 	fs.IntVar(&f.maxParallel, "max-parallel", 1000, "maxParallelSubCalls: `N` concurrency-safe sub-calls of one run that may overlap")
+	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole bench to `FILE` (go tool pprof)")
+	fs.StringVar(&f.memProfile, "memprofile", "", "write an allocation profile to `FILE` at the end (go tool pprof -sample_index=alloc_space)")
 }
 
 func (f *benchFlags) check() string {
@@ -96,6 +102,12 @@ func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		fmt.Fprintf(stderr, "runcode bench: %s\n", msg)
 		return exitUsage
 	}
+	stop, err := startProfiles(&f)
+	if err != nil {
+		fmt.Fprintf(stderr, "runcode bench: %v\n", err)
+		return exitUsage
+	}
+	defer stop()
 	status := exitOK
 	for _, path := range fs.Args() {
 		line := benchScenario(ctx, path, &f)
@@ -357,6 +369,34 @@ func benchWarm(ctx context.Context, sc *scenario, f *benchFlags) any {
 		WallMs: round3(ms(wall)), HostCalls: env.tools.calls.Load(), PeakRSSMB: peakRSSMB(), Mem: readMem(),
 		Extra: benchExtra(f),
 	}
+}
+
+// startProfiles starts the CPU profile; the returned function stops it and writes the
+// allocation profile.
+func startProfiles(f *benchFlags) (func(), error) {
+	var cpu *os.File
+	if f.cpuProfile != "" {
+		var err error
+		if cpu, err = os.Create(f.cpuProfile); err != nil {
+			return nil, fmt.Errorf("--cpuprofile: %v", err)
+		}
+		if err := pprof.StartCPUProfile(cpu); err != nil {
+			cpu.Close()
+			return nil, fmt.Errorf("--cpuprofile: %v", err)
+		}
+	}
+	return func() {
+		if cpu != nil {
+			pprof.StopCPUProfile()
+			cpu.Close()
+		}
+		if f.memProfile != "" {
+			if mem, err := os.Create(f.memProfile); err == nil {
+				_ = pprof.Lookup("allocs").WriteTo(mem, 0)
+				mem.Close()
+			}
+		}
+	}, nil
 }
 
 func createNote(f *benchFlags) string {

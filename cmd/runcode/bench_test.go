@@ -277,3 +277,49 @@ func TestColdRun(t *testing.T) {
 		t.Fatalf("mismatch: %+v", line)
 	}
 }
+
+const s4Text = `{"format":"codemode-bench-scenario/v1","id":"S4","name":"data","description":"d","mode":"warm",
+  "iterations":{"warmup":5,"measured":50},
+  "tools":[{"name":"list_orders","description":"d","inputSchema":{"type":"object","properties":{"limit":{"type":"integer","minimum":1,"maximum":10000}},"additionalProperties":false},"behavior":{"type":"rows","count":10000}}],
+  "code":"const rows = await tools.list_orders({ limit: 10000 });\nconst active = rows.filter(function (r) { return r.active && r.qty > 10; });\nreturn { total: rows.length, active: active.length };",
+  "expect":{"result":{"total":10000,"active":5200},"logs":[]}}`
+
+// BenchmarkScenario times one run of a scenario as runcode bench does (create, exec,
+// dispose: a fresh VM and one run_code call through the pipeline). Run narrowly, e.g.
+//
+//	go test -run '^$' -bench Scenario -benchtime 200x ./cmd/runcode/
+func BenchmarkScenario(b *testing.B) {
+	for _, c := range []struct{ name, text string }{{"S1", s1Text}, {"S2", s2Text}, {"S4-rows", s4Text}} {
+		b.Run(c.name, func(b *testing.B) {
+			sc, err := parseScenario([]byte(c.text))
+			if err != nil {
+				b.Fatal(err)
+			}
+			env, err := newBenchEnv(context.Background(), sc, &benchFlags{isolation: benchInProcess, maxParallel: 1000})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer env.close()
+			b.ReportAllocs()
+			n := 0
+			for b.Loop() {
+				n++
+				call := env.call(n)
+				dispose, err := env.create()
+				if err != nil {
+					b.Fatal(err)
+				}
+				value, logs, err := env.exec(context.Background(), call)
+				dispose()
+				if err != nil {
+					b.Fatal(err)
+				}
+				if n == 1 {
+					if err := sc.check(value, logs); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+		})
+	}
+}
