@@ -152,12 +152,12 @@ func (c *Client) Connect(ctx context.Context, name string, s *Upstream) error {
 		c.mu.Unlock()
 		return &ServerError{Server: name, Err: errors.New("already connected")}
 	}
-	cn := &conn{name: name, client: c, stderr: &tail{}, refresh: make(chan struct{}, 1), ended: make(chan struct{})}
+	cn := &conn{name: name, client: c, up: s, stderr: &tail{}, refresh: make(chan struct{}, 1)}
 	cn.life, cn.stop = context.WithCancel(context.Background())
 	c.conns[name] = nil // reserved while it starts
 	c.mu.Unlock()
 
-	err := cn.start(ctx, s)
+	err := cn.start(ctx)
 	c.mu.Lock()
 	closed := c.closed
 	if err != nil || closed {
@@ -198,32 +198,38 @@ func (c *Client) Close() error {
 
 // conn is one connected server.
 type conn struct {
-	name   string
-	client *Client
-	stderr *tail
-
-	// Set by start, then fixed.
-	session *mcp.ClientSession
+	name    string
+	client  *Client
+	up      *Upstream
+	stderr  *tail
+	mcpc    *mcp.Client
 	refresh chan struct{}   // a tools/list_changed notification arrived
 	life    context.Context // ends when close is called
 	stop    context.CancelFunc
-	ended   chan struct{} // closed when the session has ended
 	loops   sync.WaitGroup
+	restart sync.Mutex // serialises starting the server again
 
 	mu       sync.Mutex
+	cur      *link                    // the current session
+	restarts int                      // how many times the server was started again
 	regs     map[string]*registration // the registered tools, by upstream name
 	raw      map[string]rawSchemas    // the schemas as listed, by upstream name
 	stopping bool
-	dead     error // why the session ended, when it was not stopped by us
 }
 
-func (cn *conn) start(ctx context.Context, s *Upstream) error {
-	opts := &cn.client.opts
-	transport, err := cn.transport(s)
-	if err != nil {
-		return cn.fail(err)
-	}
-	client := mcp.NewClient(&mcp.Implementation{Name: "runcode", Version: "v0"}, &mcp.ClientOptions{
+// link is one session with a server.
+type link struct {
+	session *mcp.ClientSession
+	ended   chan struct{} // closed when the session has ended
+	dead    error         // why it ended, when it was not stopped by us; guarded by conn.mu
+}
+
+// maxRestarts bounds how many times a server that stopped is started again on a
+// later call.
+const maxRestarts = 3
+
+func (cn *conn) start(ctx context.Context) error {
+	cn.mcpc = mcp.NewClient(&mcp.Implementation{Name: "runcode", Version: "v0"}, &mcp.ClientOptions{
 		Capabilities: &mcp.ClientCapabilities{},
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
 			select {
@@ -232,23 +238,40 @@ func (cn *conn) start(ctx context.Context, s *Upstream) error {
 			}
 		},
 	})
-	sctx, cancel := context.WithTimeout(ctx, opts.StartTimeout)
-	defer cancel()
-	defer context.AfterFunc(cn.client.life, cancel)()
-	session, err := client.Connect(sctx, transport, nil)
+	l, tools, err := cn.connect(ctx)
 	if err != nil {
-		return cn.fail(cn.startError("cannot start", sctx, err))
+		return cn.fail(err)
 	}
-	cn.session = session
-	tools, err := cn.list(sctx)
-	if err != nil {
-		session.Close()
-		return cn.fail(cn.startError("cannot list tools", sctx, err))
-	}
+	cn.mu.Lock()
+	cn.cur = l
+	cn.mu.Unlock()
 	cn.register(tools)
-	cn.loops.Go(cn.watch)
+	cn.loops.Go(func() { cn.watch(l) })
 	cn.loops.Go(cn.refreshLoop)
 	return nil
+}
+
+// connect starts a session and lists the server's tools, within StartTimeout,
+// ctx, and the lives of the conn and the client.
+func (cn *conn) connect(ctx context.Context) (*link, []*mcp.Tool, error) {
+	transport, err := cn.transport(cn.up)
+	if err != nil {
+		return nil, nil, err
+	}
+	sctx, cancel := context.WithTimeout(ctx, cn.client.opts.StartTimeout)
+	defer cancel()
+	defer context.AfterFunc(cn.client.life, cancel)()
+	defer context.AfterFunc(cn.life, cancel)()
+	session, err := cn.mcpc.Connect(sctx, transport, nil)
+	if err != nil {
+		return nil, nil, cn.startError("cannot start", sctx, err)
+	}
+	tools, err := list(sctx, session)
+	if err != nil {
+		session.Close()
+		return nil, nil, cn.startError("cannot list tools", sctx, err)
+	}
+	return &link{session: session, ended: make(chan struct{})}, tools, nil
 }
 
 // startError words a failure to start, saying so when the bounded wait ran out.
@@ -295,10 +318,10 @@ func (cn *conn) transport(s *Upstream) (mcp.Transport, error) {
 	return t, nil
 }
 
-// list lists every tool, following pagination.
-func (cn *conn) list(ctx context.Context) ([]*mcp.Tool, error) {
+// list lists every tool of a session, following pagination.
+func list(ctx context.Context, session *mcp.ClientSession) ([]*mcp.Tool, error) {
 	var tools []*mcp.Tool
-	for t, err := range cn.session.Tools(ctx, nil) {
+	for t, err := range session.Tools(ctx, nil) {
 		if err != nil {
 			return nil, err
 		}
@@ -406,27 +429,28 @@ func (cn *conn) tool(t *mcp.Tool) (*registry.Tool, error) {
 // caller's cancellation.
 func (cn *conn) caller(name string) func(context.Context, *registry.Call) (any, error) {
 	return func(ctx context.Context, call *registry.Call) (any, error) {
-		if err := cn.deadErr(); err != nil {
+		l, err := cn.live(ctx)
+		if err != nil {
 			return nil, err
 		}
-		res, err := cn.session.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: json.RawMessage(call.Args.String())})
+		res, err := l.session.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: json.RawMessage(call.Args.String())})
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
 			select {
-			case <-cn.ended:
+			case <-l.ended:
 			default:
 				if !errors.Is(err, mcp.ErrConnectionClosed) && !errors.Is(err, io.EOF) {
 					return nil, cn.fail(fmt.Errorf("tool %q: %w", name, err))
 				}
 				select { // the connection is going: wait for the session to end
-				case <-cn.ended:
+				case <-l.ended:
 				case <-ctx.Done():
 					return nil, ctx.Err()
 				}
 			}
-			if err := cn.deadErr(); err != nil {
+			if err := cn.linkErr(l); err != nil {
 				return nil, err
 			}
 			return nil, cn.fail(fmt.Errorf("tool %q: %w", name, err))
@@ -435,36 +459,87 @@ func (cn *conn) caller(name string) func(context.Context, *registry.Call) (any, 
 	}
 }
 
-// deadErr reports why the server cannot take calls, or nil.
-func (cn *conn) deadErr() error {
+// linkErr reports why l cannot take calls, or nil.
+func (cn *conn) linkErr(l *link) error {
 	cn.mu.Lock()
 	defer cn.mu.Unlock()
 	switch {
 	case cn.stopping:
 		return cn.fail(errors.New("stopped"))
-	case cn.dead != nil:
-		return cn.fail(cn.dead)
+	case l.dead != nil:
+		return cn.fail(l.dead)
 	}
 	return nil
 }
 
-// watch records the end of the session.
-func (cn *conn) watch() {
-	err := cn.session.Wait()
+// live returns the current session, starting the server again (at most
+// maxRestarts times in all) when the last session ended. The call that saw a
+// server stop has failed with why; later calls get a new process.
+func (cn *conn) live(ctx context.Context) (*link, error) {
+	cn.mu.Lock()
+	l := cn.cur
+	cn.mu.Unlock()
+	select {
+	case <-l.ended:
+	default:
+		return l, cn.linkErr(l)
+	}
+	cn.restart.Lock()
+	defer cn.restart.Unlock()
+	cn.mu.Lock()
+	switch {
+	case cn.stopping:
+		cn.mu.Unlock()
+		return nil, cn.fail(errors.New("stopped"))
+	case cn.cur != l: // another call started it again meanwhile
+		l = cn.cur
+		cn.mu.Unlock()
+		return l, cn.linkErr(l)
+	case cn.restarts >= maxRestarts:
+		err := fmt.Errorf("%v; not started again after stopping %d times", l.dead, cn.restarts+1)
+		cn.mu.Unlock()
+		return nil, cn.fail(err)
+	}
+	cn.restarts++
+	cn.mu.Unlock()
+	nl, tools, err := cn.connect(ctx)
+	if err != nil {
+		return nil, cn.fail(fmt.Errorf("starting it again after it stopped (%v): %w", l.dead, err))
+	}
+	cn.mu.Lock()
+	if cn.stopping {
+		cn.mu.Unlock()
+		nl.session.Close()
+		return nil, cn.fail(errors.New("stopped"))
+	}
+	cn.cur = nl
+	cn.loops.Go(func() { cn.watch(nl) }) // under mu, before close can Wait
+	cn.mu.Unlock()
+	if cn.register(tools) {
+		if f := cn.client.opts.OnChange; f != nil {
+			f(cn.name)
+		}
+	}
+	return nl, nil
+}
+
+// watch records the end of a session.
+func (cn *conn) watch(l *link) {
+	err := l.session.Wait()
 	cn.mu.Lock()
 	if !cn.stopping {
 		var exit *exec.ExitError
 		switch {
 		case errors.As(err, &exit):
-			cn.dead = fmt.Errorf("the server exited (%v)", exit)
+			l.dead = fmt.Errorf("the server exited (%v)", exit)
 		case err == nil || errors.Is(err, io.EOF) || errors.Is(err, mcp.ErrConnectionClosed):
-			cn.dead = errors.New("the server closed the connection")
+			l.dead = errors.New("the server closed the connection")
 		default:
-			cn.dead = fmt.Errorf("the connection failed: %w", err)
+			l.dead = fmt.Errorf("the connection failed: %w", err)
 		}
 	}
 	cn.mu.Unlock()
-	close(cn.ended)
+	close(l.ended)
 }
 
 // refreshLoop re-registers the tools after each tools/list_changed notification.
@@ -473,12 +548,13 @@ func (cn *conn) refreshLoop() {
 		select {
 		case <-cn.life.Done():
 			return
-		case <-cn.ended:
-			return
 		case <-cn.refresh:
 		}
+		cn.mu.Lock()
+		l := cn.cur
+		cn.mu.Unlock()
 		ctx, cancel := context.WithTimeout(cn.life, cn.client.opts.StartTimeout)
-		tools, err := cn.list(ctx)
+		tools, err := list(ctx, l.session)
 		cancel()
 		if err != nil {
 			cn.client.opts.Logger.Warn("mcp tools not refreshed", "server", cn.name, "err", err)
@@ -500,9 +576,12 @@ func (cn *conn) close() {
 		r.dispose()
 	}
 	cn.regs = nil
+	l := cn.cur
 	cn.mu.Unlock()
 	cn.stop()
-	cn.session.Close()
+	if l != nil {
+		l.session.Close()
+	}
 	cn.loops.Wait()
 }
 

@@ -11,8 +11,9 @@
 // content blocks (images included) are kept as the call's content, so that run_code
 // attributes images to the sub-call after the run. A server that fails to start,
 // dies, or answers garbage fails the calls that need it with an error naming the
-// server; the other servers' tools are unaffected. A server's tool-list-changed
-// notification re-registers its tools.
+// server; the other servers' tools are unaffected. A later call starts a server
+// that stopped again (at most three times). A server's tools/list_changed
+// notification re-registers the tools that changed.
 //
 // As a server ([NewServer]) it offers an executor's view of a scope over MCP:
 // run_code (mode ptc, with the instruction block and the SDK declarations in its

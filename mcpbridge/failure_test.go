@@ -131,9 +131,20 @@ func TestFakeServer(t *testing.T) {
 		if diff := cmp.Diff(want, res.Error.Message); diff != "" {
 			t.Errorf("crash mismatch (-want +got):\n%s", diff)
 		}
-		// Later calls fail the same way, at once.
-		if res := call(set, "mcp__g__ok"); !res.IsError() || res.Error.Message != want {
+		// A later call starts the server again.
+		if res := call(set, "mcp__g__ok"); res.IsError() {
 			t.Errorf("after the crash: %v", res.Error)
+		}
+		// Up to three times; then calls fail with why, at once.
+		// (the stderr tail spans the processes: "boom\nboom…").
+		for range 3 {
+			if res := call(set, "mcp__g__crash"); res.Error == nil || !strings.HasPrefix(res.Error.Message, `mcp server "g": the server exited (exit status 7) (its stderr ends: "boom\nboom`) {
+				t.Fatalf("crash again: %v", res.Error)
+			}
+		}
+		want = `mcp server "g": the server exited (exit status 7); not started again after stopping 4 times (its stderr ends: "boom\nboom\nboom\nboom")`
+		if res := call(set, "mcp__g__ok"); res.Error == nil || res.Error.Message != want {
+			t.Errorf("after four crashes: %v, want %s", res.Error, want)
 		}
 	})
 }
