@@ -152,7 +152,8 @@ func (c *Client) Connect(ctx context.Context, name string, s *Upstream) error {
 		c.mu.Unlock()
 		return &ServerError{Server: name, Err: errors.New("already connected")}
 	}
-	cn := &conn{name: name, client: c, up: s, stderr: &tail{}, refresh: make(chan struct{}, 1)}
+	up := *s // a copy: the caller may reuse s
+	cn := &conn{name: name, client: c, up: &up, stderr: &tail{}, refresh: make(chan struct{}, 1)}
 	cn.life, cn.stop = context.WithCancel(context.Background())
 	c.conns[name] = nil // reserved while it starts
 	c.mu.Unlock()
