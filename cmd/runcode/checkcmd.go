@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"slices"
@@ -20,13 +19,8 @@ func checkCommand(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	fs := newFlags("check", "[--tools F] [--root DIR] FILE|-", stdout, stderr)
 	toolsPath := fs.String("tools", "", "tool manifest `FILE` (JSON, see spec/cli.md); without it, the workspace tools")
 	root := fs.String("root", ".", "workspace `DIR` for the built-in workspace tools (ignored with --tools)")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fs.SetOutput(stdout)
-			fs.Usage()
-			return exitOK
-		}
-		return exitUsage
+	if code, ok := parseFlags(fs, args, stdout, stderr); !ok {
+		return code
 	}
 	if fs.NArg() != 1 {
 		fmt.Fprintf(stderr, "runcode check: takes one program (a FILE, or - for stdin), got %d arguments\n", fs.NArg())

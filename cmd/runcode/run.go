@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -80,18 +81,33 @@ func newFlags(name, synopsis string, stdout, stderr io.Writer) *flag.FlagSet {
 	return fs
 }
 
-// parse parses args; ok is false when the command should stop with status code.
-func parse(fs *flag.FlagSet, args []string, stdout io.Writer) (code int, ok bool) {
+// parseFlags parses args. Help (-h, -help) goes to stdout alone; a bad flag's message
+// and the usage go to stderr. ok is false when the command should stop with code.
+func parseFlags(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) (code int, ok bool) {
+	// The flag package writes both help and errors to one output; collect it and route
+	// it once we know which it was, so that help is not printed twice.
+	var out bytes.Buffer
+	fs.SetOutput(&out)
 	err := fs.Parse(args)
+	fs.SetOutput(stderr)
 	switch {
 	case errors.Is(err, flag.ErrHelp):
-		fs.SetOutput(stdout)
-		fs.Usage()
+		stdout.Write(out.Bytes())
 		return exitOK, false
 	case err != nil:
-		return exitUsage, false // flag already printed the problem and the usage
-	case fs.NArg() > 0:
-		fmt.Fprintf(fs.Output(), "%s: unexpected argument %q; this command takes flags only\n", fs.Name(), fs.Arg(0))
+		stderr.Write(out.Bytes())
+		return exitUsage, false
+	}
+	return 0, true
+}
+
+// parse is parseFlags for commands that take flags only.
+func parse(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) (code int, ok bool) {
+	if code, ok := parseFlags(fs, args, stdout, stderr); !ok {
+		return code, false
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "%s: unexpected argument %q; this command takes flags only\n", fs.Name(), fs.Arg(0))
 		return exitUsage, false
 	}
 	return 0, true
@@ -107,7 +123,7 @@ func sdkCommand(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	tools := fs.String("tools", "", toolsHelp)
 	root := fs.String("root", ".", rootHelp)
 	tsOnly := fs.Bool("ts", false, "print only the TypeScript declarations (for tsc), not the whole prompt section")
-	if code, ok := parse(fs, args, stdout); !ok {
+	if code, ok := parse(fs, args, stdout, stderr); !ok {
 		return code
 	}
 	set, release, err := toolSet(ctx, *tools, *root, registry.ModePTC)
@@ -140,7 +156,7 @@ func describeCommand(ctx context.Context, args []string, stdout, stderr io.Write
 	tools := fs.String("tools", "", toolsHelp)
 	root := fs.String("root", ".", rootHelp)
 	mode := fs.String("mode", string(registry.ModePTC), "`MODE` to describe: native (every tool), ptc (only run_code) or both")
-	if code, ok := parse(fs, args, stdout); !ok {
+	if code, ok := parse(fs, args, stdout, stderr); !ok {
 		return code
 	}
 	m := registry.Mode(*mode)

@@ -6,7 +6,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -46,13 +45,8 @@ func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	fs.IntVar(&f.maxCalls, "max-calls", 0, "cap on sub-calls per run, `N` (default no cap)")
 	fs.StringVar(&f.isolation, "isolation", isolationInProcess, "where programs run: in-process, or process (a worker process with a hard memory limit)")
 	fs.StringVar(&f.events, "events", "", "write tool/call, tool/code-dispatch-start, tool/code-dispatch and tool/result events to `FILE` as JSON Lines")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fs.SetOutput(stdout)
-			fs.Usage()
-			return exitOK
-		}
-		return exitUsage
+	if code, ok := parseFlags(fs, args, stdout, stderr); !ok {
+		return code
 	}
 	if fs.NArg() > 1 {
 		fmt.Fprintf(stderr, "runcode run: takes one program (a FILE, or - for stdin), got %d arguments\n", fs.NArg())

@@ -32,7 +32,7 @@ func serveCommand(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	root := fs.String("root", ".", rootHelp)
 	mode := fs.String("mode", string(registry.ModePTC), "`MODE` to serve: ptc (only run_code, with the SDK in its description), native (every tool) or both")
 	addr := fs.String("http", "", "serve streamable HTTP on `ADDR` (e.g. 127.0.0.1:8080) instead of stdio")
-	if code, ok := parse(fs, args, stdout); !ok {
+	if code, ok := parse(fs, args, stdout, stderr); !ok {
 		return code
 	}
 	m := registry.Mode(*mode)
