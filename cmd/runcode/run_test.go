@@ -195,7 +195,19 @@ func TestUsage(t *testing.T) {
 			if !strings.Contains(stderr, tt.stderrHas) {
 				t.Errorf("stderr = %q, want it to contain %q", stderr, tt.stderrHas)
 			}
+			if tt.code == 0 && stderr != "" {
+				t.Errorf("a successful command wrote to stderr: %q", stderr)
+			}
+			if strings.Count(stdout+stderr, "usage: ") > 1 {
+				t.Errorf("the usage was printed more than once:\nstdout %q\nstderr %q", stdout, stderr)
+			}
 		})
+	}
+	for _, cmd := range []string{"sdk", "describe", "run", "check", "serve"} {
+		code, stdout, stderr := runCLI(t, cmd, "-h")
+		if code != 0 || stderr != "" || !strings.HasPrefix(stdout, "usage: runcode "+cmd) || strings.Count(stdout, "usage: ") != 1 {
+			t.Errorf("%s -h: exit %d, stdout %q, stderr %q; want the usage once, on stdout", cmd, code, stdout, stderr)
+		}
 	}
 }
 
