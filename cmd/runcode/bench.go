@@ -144,6 +144,7 @@ func benchScenario(ctx context.Context, path string, f *benchFlags) any {
 		return fail(nil, err)
 	}
 	f.apply(sc)
+	resetMemory()
 	switch sc.Mode {
 	case "warm":
 		return benchWarm(ctx, sc, f)

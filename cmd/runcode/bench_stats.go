@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	goruntime "runtime"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"time"
@@ -74,6 +75,14 @@ func readMem() memSnapshot {
 		HeapUsedMB: round3(float64(m.HeapAlloc) / mb),
 		ExternalMB: round3(float64(m.Sys-m.HeapSys) / mb),
 	}
+}
+
+// resetMemory gives the next scenario a clean slate in this process: the garbage of the
+// previous one collected and returned to the OS, and the peak resident set (VmHWM) reset
+// (Linux: clear_refs 5), so that peakRssMB is the scenario's own.
+func resetMemory() {
+	debug.FreeOSMemory()
+	_ = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0)
 }
 
 // peakRSSMB is the process's peak resident set (VmHWM), or 0 where /proc is missing.
