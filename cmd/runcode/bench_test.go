@@ -323,3 +323,12 @@ func BenchmarkScenario(b *testing.B) {
 		})
 	}
 }
+
+// Without go on PATH the cold floor is skipped with the reason.
+func TestGoFloorSkipsWithoutGo(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	got, ok := goFloor(context.Background(), 2, 1).(*skippedFloor)
+	if !ok || !got.Skipped || got.Reason != "go is not on PATH, so no hello-world binary can be built" {
+		t.Fatalf("got %#v", got)
+	}
+}
