@@ -315,7 +315,7 @@ func benchExtra(f *benchFlags) map[string]any {
 		"argumentValidation":  "every tool call's arguments are validated against the tool's inputSchema (JSON Schema) by the pipeline, and run_code's own arguments against its schema",
 		"path":                "each run is one run_code call through the ptc executor and the pipeline (sub-calls through the full pipeline, policy stages empty)",
 		"create":              createNote(f),
-		"dispose":             "drops the VM; Go's GC reclaims it later",
+		"dispose":             disposeNote(f),
 		"maxParallelSubCalls": f.maxParallel,
 		"limits":              "runcode defaults: compute 60s, wall clock 600s, output 1 MiB, heap sampler 512 MiB, stack depth 10000; interrupts on",
 		"go":                  goruntime.Version(),
@@ -398,6 +398,13 @@ func startProfiles(f *benchFlags) (func(), error) {
 			}
 		}
 	}, nil
+}
+
+func disposeNote(f *benchFlags) string {
+	if f.isolation == benchProcess {
+		return "nothing on the host: the worker drops its VM after the run; peakRssMB and mem are the host process's, the workers' memory is not in them"
+	}
+	return "drops the VM; Go's GC reclaims it later"
 }
 
 func createNote(f *benchFlags) string {
