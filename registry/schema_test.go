@@ -234,3 +234,27 @@ func TestTypeOnlyFastPath(t *testing.T) {
 		}
 	}
 }
+
+// TestAnythingSchemaSkipsValidation pins that a schema accepting every value is not
+// run (large answers would be decoded for nothing), while one with any constraint is.
+func TestAnythingSchemaSkipsValidation(t *testing.T) {
+	for _, tt := range []struct {
+		schema    string
+		anything  bool
+		validForX bool // whether the string "x" is valid
+	}{
+		{`{}`, true, true}, {`true`, true, true}, {`{"description":"any"}`, true, true},
+		{`{"type":"number"}`, false, false}, {`{"maxLength":0}`, false, false}, {`false`, false, false},
+	} {
+		c, err := compileSchema(RawSchema(json.RawMessage(tt.schema)), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.anything != tt.anything {
+			t.Errorf("%s: anything = %v, want %v", tt.schema, c.anything, tt.anything)
+		}
+		if valid := c.validate(MustParseValue(`"x"`), "output") == nil; valid != tt.validForX {
+			t.Errorf("%s: \"x\" valid = %v, want %v", tt.schema, valid, tt.validForX)
+		}
+	}
+}
