@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"slices"
 )
 
@@ -18,7 +19,7 @@ func (ns *Namespace) Has(member string) bool { return ns.index[member] }
 
 // Options returns the options the namespace was built with (Noun filled with its default).
 func (ns *Namespace) Options() NamespaceOptions {
-	return NamespaceOptions{ErrorClass: ns.errorClass, MemberProperty: ns.memberProp, Noun: ns.noun}
+	return NamespaceOptions{ErrorClass: ns.errorClass, MemberProperty: ns.memberProp, Noun: ns.noun, SnapshotFields: maps.Clone(ns.snapshot)}
 }
 
 // Start begins one call of member through the namespace's StartFunc, exactly as a run does

@@ -7,6 +7,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"syscall"
+	"unsafe"
 )
 
 // applyLimits sets the worker's own hard limits, once it is warm, and returns its virtual
@@ -84,6 +85,19 @@ func closeInherited() {
 		flags, _, errno := syscall.Syscall(syscall.SYS_FCNTL, uintptr(fd), syscall.F_GETFD, 0)
 		if errno == 0 && flags&syscall.FD_CLOEXEC == 0 {
 			_ = syscall.Close(fd)
+		}
+	}
+}
+
+// waitExit blocks until process pid has exited, without reaping it (waitid with WNOWAIT):
+// while it is a zombie its process group cannot be reused, so the group can still be killed.
+func waitExit(pid int) {
+	const pPID, wExited, wNoWait = 1, 4, 0x1000000
+	var info [128]byte // siginfo_t
+	for {
+		_, _, errno := syscall.Syscall6(syscall.SYS_WAITID, pPID, uintptr(pid), uintptr(unsafe.Pointer(&info[0])), wExited|wNoWait, 0, 0)
+		if errno != syscall.EINTR {
+			return
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strings"
@@ -246,7 +247,10 @@ func (p *Pool) exec(ctx context.Context, w *proc, code string, limits runtime.Li
 	specs := make([]nsSpec, len(nss))
 	for i, ns := range nss {
 		o := ns.Options()
-		specs[i] = nsSpec{Global: ns.Global(), Members: ns.Members(), ErrorClass: o.ErrorClass, MemberProperty: o.MemberProperty, Noun: o.Noun}
+		specs[i] = nsSpec{
+			Global: ns.Global(), Members: ns.Members(),
+			ErrorClass: o.ErrorClass, MemberProperty: o.MemberProperty, Noun: o.Noun, SnapshotFields: o.SnapshotFields,
+		}
 	}
 	// The host calls' context keeps ctx's values but is cancelled here, after the worker was
 	// told why, so that a call ending because of the cancellation cannot overtake it.
@@ -510,6 +514,14 @@ func (p *Pool) spawn() (*proc, error) {
 		inW.Close()
 		return nil, err
 	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		outR.Close()
+		outW.Close()
+		return nil, err
+	}
 	w := &proc{
 		p: p, in: inW, out: outR, frames: make(chan *message), readErr: make(chan error, 1),
 		exited: make(chan struct{}), gone: make(chan struct{}), stderr: &headBuffer{max: 8 << 10},
@@ -517,25 +529,50 @@ func (p *Pool) spawn() (*proc, error) {
 	cmd := exec.Command(p.argv[0], p.argv[1:]...)
 	cmd.Env = []string{}
 	cmd.Dir = "/"
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, w.stderr
+	// stderr is a pipe of our own rather than a Writer, so that waiting for the worker never
+	// waits for its stderr to end: a process the worker left behind (the race runtime's
+	// symbolizer, say) could hold it open forever.
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	w.cmd = cmd
 	err = cmd.Start()
 	inR.Close()
 	outW.Close()
+	errW.Close()
 	if err != nil {
 		inW.Close()
 		outR.Close()
+		errR.Close()
 		return nil, err
 	}
 	p.spawned.Add(1)
 	p.mu.Lock()
 	p.live[w] = struct{}{}
-	p.bg.Add(2)
+	p.bg.Add(3)
 	p.mu.Unlock()
+	errDone := make(chan struct{})
 	go func() {
 		defer p.bg.Done()
+		defer close(errDone)
+		_, _ = io.Copy(w.stderr, errR)
+	}()
+	go func() {
+		defer p.bg.Done()
+		pid := cmd.Process.Pid
+		// Wait for the exit without reaping, so that the process group cannot have been
+		// reused yet, and kill whatever the worker left in its group; then reap it.
+		waitExit(pid)
+		_ = syscall.Kill(-pid, syscall.SIGKILL)
 		_ = cmd.Wait()
+		t := time.NewTimer(100 * time.Millisecond)
+		select {
+		case <-errDone:
+		case <-t.C:
+			errR.Close() // unblocks the copy
+			<-errDone
+		}
+		t.Stop()
+		errR.Close()
 		close(w.exited)
 	}()
 	go func() {
@@ -667,7 +704,7 @@ func (w *proc) exitFailure(limits runtime.Limits) *runtime.Failure {
 		return &runtime.Failure{Kind: runtime.KindWorkerExit, Message: "worker killed by signal " + signalName(ws.Signal())}
 	}
 	code := st.ExitCode()
-	if code == 2 && w.stderr.outOfMemory() {
+	if code != 0 && w.stderr.outOfMemory() {
 		return &runtime.Failure{Kind: runtime.KindMemoryLimit, Message: fmt.Sprintf("heap limit of %d MiB exceeded", limits.HeapBytes>>20)}
 	}
 	return &runtime.Failure{Kind: runtime.KindWorkerExit, Message: fmt.Sprintf("worker exited with code %d before completing", code)}
@@ -725,9 +762,10 @@ func (b *headBuffer) String() string {
 func (b *headBuffer) outOfMemory() bool {
 	s := b.String()
 	for _, sig := range []string{
-		"out of memory",                     // fatal error: out of memory; runtime: out of memory: cannot allocate
-		"cannot allocate memory",            // a failed mmap (ENOMEM)
-		"too many address space collisions", // the same failure in a -race build
+		"out of memory",                      // fatal error: out of memory; runtime: out of memory: cannot allocate
+		"cannot allocate memory",             // a failed mmap (ENOMEM)
+		"too many address space collisions",  // the same failure in a -race build
+		"ThreadSanitizer failed to allocate", // the race runtime's own mmap failing (exit 66)
 	} {
 		if strings.Contains(s, sig) {
 			return true

@@ -94,6 +94,8 @@ type nsSpec struct {
 	ErrorClass     string   `json:"errorClass,omitempty"`
 	MemberProperty string   `json:"memberProperty,omitempty"`
 	Noun           string   `json:"noun,omitempty"`
+	// SnapshotFields are runtime.NamespaceOptions.SnapshotFields.
+	SnapshotFields map[string]string `json:"snapshotFields,omitempty"`
 }
 
 type callError struct {

@@ -196,7 +196,9 @@ func (s *server) proxy(i int, spec nsSpec) (*runtime.Namespace, error) {
 	ns, err := runtime.NewNamespace(spec.Global, spec.Members, func(ctx context.Context, member string, args json.RawMessage) func() (json.RawMessage, error) {
 		r, _ := ctx.Value(runKey{}).(*wrun)
 		return r.call(ctx, i, member, args)
-	}, &runtime.NamespaceOptions{ErrorClass: spec.ErrorClass, MemberProperty: spec.MemberProperty, Noun: spec.Noun})
+	}, &runtime.NamespaceOptions{
+		ErrorClass: spec.ErrorClass, MemberProperty: spec.MemberProperty, Noun: spec.Noun, SnapshotFields: spec.SnapshotFields,
+	})
 	if err != nil {
 		return nil, protocolError("namespace %d: %v", i, err)
 	}

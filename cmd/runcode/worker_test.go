@@ -1,0 +1,70 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestMain lets the test binary play the worker role: --isolation process re-executes
+// os.Executable() (this binary) with "__worker".
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == workerArg {
+		os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+// TestProgramsIsolated runs the run_code corpus with --isolation process and wants exactly
+// the outputs of TestPrograms (the same .want.json files): same text, values, failure kinds
+// and messages, sub-call ids and contexts as in process.
+func TestProgramsIsolated(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join(programsDir, "*.[jt]s"))
+	if len(files) < 30 {
+		t.Fatalf("the corpus has %d programs, want at least 30", len(files))
+	}
+	for _, file := range files {
+		name := strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			args := append([]string{"run", "--json", "--isolation", "process"}, programArgs(t, file)...)
+			args = append(args, "--description", "corpus program "+name, file)
+			var stdout, stderr bytes.Buffer
+			code := run(context.Background(), args, strings.NewReader(""), &stdout, &stderr)
+			var rep jsonReport
+			if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil {
+				t.Fatalf("exit %d, output is not the --json object: %v\n%s%s", code, err, stdout.String(), stderr.String())
+			}
+			got := durations.ReplaceAll(stdout.Bytes(), []byte(`"durationMs": 0`))
+			want, err := os.ReadFile(filepath.Join(programsDir, name+".want.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(string(want), string(got)); diff != "" {
+				t.Errorf("--json output in process isolation differs from in-process (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestIsolationFlag: a bad --isolation is a usage error; process mode fails a program that
+// exhausts memory in one native call as memory-limit and exits 1.
+func TestIsolationFlag(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"run", "--isolation", "container", "-"}, strings.NewReader("return 1"), &stdout, &stderr)
+	if code != exitUsage || !strings.Contains(stderr.String(), "--isolation must be in-process or process") {
+		t.Errorf("exit %d, stderr %q", code, stderr.String())
+	}
+	stdout.Reset()
+	stderr.Reset()
+	code = run(context.Background(), []string{"run", "--isolation", "process", "-"}, strings.NewReader("console.log('x'); return new ArrayBuffer(3e10).byteLength"), &stdout, &stderr)
+	if want := "Error: code run failed (memory-limit): heap limit of 512 MiB exceeded\n"; code != exitFail || stdout.String() != want {
+		t.Errorf("exit %d, stdout %q, stderr %q; want exit 1, %q", code, stdout.String(), stderr.String(), want)
+	}
+}

@@ -1,0 +1,101 @@
+package worker
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/runcode-go/runcode/runtime"
+)
+
+// runner is what both pools implement.
+type runner interface {
+	Run(context.Context, string, *runtime.RunOptions) (*runtime.Result, error)
+}
+
+func benchPools(b *testing.B, f func(b *testing.B, p runner)) {
+	b.Run("in-process", func(b *testing.B) {
+		p, err := runtime.NewPool(&runtime.PoolOptions{Size: 4})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer p.Close()
+		f(b, p)
+	})
+	b.Run("process", func(b *testing.B) {
+		p, err := New(&Options{Command: []string{os.Args[0], "__worker"}, Size: 1})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer p.Close()
+		f(b, p)
+	})
+}
+
+// BenchmarkRun is the cost of one trivial run with a warm VM (in process) or a warm worker.
+func BenchmarkRun(b *testing.B) {
+	benchPools(b, func(b *testing.B, p runner) {
+		for b.Loop() {
+			res, err := p.Run(context.Background(), "return 1", nil)
+			if err != nil || res.Failure != nil {
+				b.Fatal(err, res.Text())
+			}
+		}
+	})
+}
+
+// BenchmarkSubCall is the cost of one sub-call: a run of 100 sequential echo calls, reported
+// per call.
+func BenchmarkSubCall(b *testing.B) {
+	benchPools(b, func(b *testing.B, p runner) {
+		var f fakeTools
+		opts := &runtime.RunOptions{Namespaces: []*runtime.Namespace{f.namespace(b)}}
+		const calls = 100
+		code := fmt.Sprintf("let n = 0; for (let i = 0; i < %d; i++) n += (await tools.echo({i})).i; return n", calls)
+		for b.Loop() {
+			res, err := p.Run(context.Background(), code, opts)
+			if err != nil || res.Failure != nil {
+				b.Fatal(err, res.Text())
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*calls), "ns/call")
+	})
+}
+
+// BenchmarkIdleWorker reports the resident memory of one idle, warm worker process.
+func BenchmarkIdleWorker(b *testing.B) {
+	var rss, total int64
+	for b.Loop() {
+		p, err := New(&Options{Command: []string{os.Args[0], "__worker"}, Size: 1})
+		if err != nil {
+			b.Fatal(err)
+		}
+		time.Sleep(50 * time.Millisecond) // let it settle
+		p.mu.Lock()
+		for w := range p.live {
+			rss = rssOf(w.cmd.Process.Pid)
+		}
+		p.mu.Unlock()
+		total += rss
+		p.Close()
+	}
+	b.ReportMetric(float64(total)/float64(b.N)/(1<<20), "MiB-RSS/worker")
+}
+
+func rssOf(pid int) int64 {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
+}
