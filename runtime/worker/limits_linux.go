@@ -7,6 +7,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"syscall"
+	"time"
 	"unsafe"
 )
 
@@ -100,4 +101,29 @@ func waitExit(pid int) {
 			return
 		}
 	}
+}
+
+// cpuTime returns the CPU time (user + system) process pid has used, from /proc/<pid>/stat,
+// or -1 if it cannot be read.
+func cpuTime(pid int) time.Duration {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return -1
+	}
+	i := bytes.LastIndexByte(data, ')')
+	if i < 0 {
+		return -1
+	}
+	f := bytes.Fields(data[i+1:])
+	if len(f) < 13 {
+		return -1
+	}
+	// After "(comm)": state is field 0, utime 11 and stime 12, in clock ticks (USER_HZ,
+	// 100 on Linux).
+	ut, err1 := strconv.ParseInt(string(f[11]), 10, 64)
+	st, err2 := strconv.ParseInt(string(f[12]), 10, 64)
+	if err1 != nil || err2 != nil {
+		return -1
+	}
+	return time.Duration(ut+st) * (time.Second / 100)
 }

@@ -2,7 +2,10 @@
 
 package worker
 
-import "runtime/debug"
+import (
+	"runtime/debug"
+	"time"
+)
 
 // applyLimits sets only the garbage collector's memory limit: outside Linux the worker has
 // no hard memory limit (the host still enforces the wall clock and kills on protocol errors).
@@ -16,3 +19,6 @@ func closeInherited() {}
 
 // waitExit returns at once outside Linux: the caller then reaps the process directly.
 func waitExit(pid int) {}
+
+// cpuTime is unknown outside Linux: the host then enforces only the wall clock.
+func cpuTime(pid int) time.Duration { return -1 }

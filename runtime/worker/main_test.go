@@ -189,6 +189,13 @@ func fakeWorker(mode string) {
 		send(&message{T: tDone, ID: run.ID, Failure: &failure{Kind: runtime.KindWorkerExit, Message: "forged"}})
 	case "ready-again":
 		send(&message{T: tReady})
+	case "spin":
+		// Burn CPU and never answer, like a worker whose runtime no longer stops programs.
+		for x := 0; ; x++ {
+			if x < 0 {
+				break
+			}
+		}
 	case "hang":
 	case "silent-exit":
 		return

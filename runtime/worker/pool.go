@@ -81,7 +81,11 @@ var errPoolClosed = errors.New(msgPoolClosed)
 const (
 	msgPoolClosed = "runtime pool closed"
 	msgWallClock  = "wall-clock ceiling reached (%dms)"
+	msgCompute    = "compute budget exhausted (%dms busy)"
 )
+
+// cpuEvery is how often the host samples a running worker's CPU time.
+const cpuEvery = 100 * time.Millisecond
 
 // New starts a pool and its first worker, so that a bad Command fails here.
 func New(opts *Options) (*Pool, error) {
@@ -269,6 +273,14 @@ func (p *Pool) exec(ctx context.Context, w *proc, code string, limits runtime.Li
 		w.kill(&runtime.Failure{Kind: runtime.KindTimeout, Message: fmt.Sprintf(msgWallClock, limits.WallClock.Milliseconds())})
 	})
 	defer hard.Stop()
+	// The compute ceiling from outside: the worker's CPU time during the run, sampled from
+	// /proc. The worker's own runtime stops a program at its compute budget; this catches a
+	// worker that no longer does (wedged, or busy outside any run). CPU time counts the
+	// garbage collector's threads too, hence the factor of two.
+	cpuStart := cpuTime(w.cmd.Process.Pid)
+	cpuCeiling := 2*limits.Compute + p.grace + hardMargin
+	tick := time.NewTicker(cpuEvery)
+	defer tick.Stop()
 	var abortKill *time.Timer
 	defer func() {
 		if abortKill != nil {
@@ -324,6 +336,12 @@ func (p *Pool) exec(ctx context.Context, w *proc, code string, limits runtime.Li
 		case <-poolDone:
 			poolDone = nil
 			onCancel(errPoolClosed)
+		case <-tick.C:
+			if cpuStart >= 0 {
+				if used := cpuTime(w.cmd.Process.Pid) - cpuStart; used > cpuCeiling {
+					w.kill(&runtime.Failure{Kind: runtime.KindTimeout, Message: fmt.Sprintf(msgCompute, limits.Compute.Milliseconds())})
+				}
+			}
 		}
 	}
 }

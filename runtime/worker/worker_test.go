@@ -215,6 +215,17 @@ func TestHungWorker(t *testing.T) {
 	}
 }
 
+// TestSpinningWorker: a worker that burns CPU without answering is killed once its CPU time
+// passes the compute ceiling (twice the budget plus grace), long before the wall clock.
+func TestSpinningWorker(t *testing.T) {
+	p := newTestPool(t, 1, "__fake", "spin")
+	res := runCode(t, p, "return 1", &runtime.RunOptions{Limits: &runtime.Limits{Compute: 50 * time.Millisecond, WallClock: 10 * time.Minute}})
+	want := runtime.Failure{Kind: runtime.KindTimeout, Message: "compute budget exhausted (50ms busy)"}
+	if res.Failure == nil || *res.Failure != want {
+		t.Errorf("result = %q, want %v", res.Text(), want)
+	}
+}
+
 // TestCancel: cancelling the context aborts the run with the cause, as in process; a worker
 // that ignores the cancellation is killed.
 func TestCancel(t *testing.T) {
