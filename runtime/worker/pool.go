@@ -196,7 +196,11 @@ func (p *Pool) Run(ctx context.Context, code string, opts *runtime.RunOptions) (
 	}
 	res, healthy := p.exec(ctx, w, code, limits, opts)
 	if healthy {
-		p.idle <- w // cannot block: at most Size workers are out, and idle holds Size
+		select {
+		case p.idle <- w:
+		default: // the pool already keeps Size workers idle
+			p.retire(w)
+		}
 	} else {
 		p.retire(w)
 		p.refill()
@@ -329,7 +333,7 @@ func (p *Pool) exec(ctx context.Context, w *proc, code string, limits runtime.Li
 			}
 			// Otherwise its stdout closed: it is exiting; wait for that.
 		case <-w.exited:
-			return &runtime.Result{Failure: w.exitFailure(limits)}, false
+			return &runtime.Result{Failure: w.exitFailure(p.limits)}, false
 		case <-ctxDone:
 			ctxDone = nil
 			onCancel(context.Cause(ctx))
@@ -706,7 +710,9 @@ func (p *Pool) retire(w *proc) {
 }
 
 // exitFailure says why an exited worker ended: the reason the host killed it, the hard
-// memory limit (the Go runtime's "out of memory" death), or its exit status.
+// memory limit (the Go runtime's "out of memory" death), or its exit status. limits are the
+// pool's: the hard limit was sized from its HeapBytes when the worker started (a run's own
+// HeapBytes sizes only its in-process sampler and guards).
 func (w *proc) exitFailure(limits runtime.Limits) *runtime.Failure {
 	w.mu.Lock()
 	why := w.why

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	goruntime "runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -96,6 +97,12 @@ func TestHostilePrograms(t *testing.T) {
 			}
 			if got := runCode(t, p, "return 'healthy'", nil).Text(); got != "healthy" {
 				t.Errorf("the next run = %q, want healthy", got)
+			}
+			// The host's memory stayed bounded: none of it was spent on the program.
+			var ms goruntime.MemStats
+			goruntime.ReadMemStats(&ms)
+			if ms.HeapAlloc > 256<<20 {
+				t.Errorf("the host's heap holds %d MiB", ms.HeapAlloc>>20)
 			}
 		})
 	}
