@@ -70,22 +70,9 @@ func (s *Sandbox) Run(ctx context.Context, code string, opts *RunOptions) (*Resu
 // program or after Dispose.
 func (s *Sandbox) RunProgram(ctx context.Context, prg *Program, opts *RunOptions) (*Result, error) {
 	p := s.p
-	if opts == nil {
-		opts = &RunOptions{}
-	}
-	var over Limits
-	if opts.Limits != nil {
-		over = *opts.Limits
-	}
-	limits, err := over.withDefaults(&p.limits)
+	opts, limits, err := p.checkRun(prg, opts)
 	if err != nil {
 		return nil, err
-	}
-	if err := checkNamespaces(opts.Namespaces); err != nil {
-		return nil, err
-	}
-	if prg == nil {
-		return nil, &OptionError{Field: "program", Reason: "must not be nil"}
 	}
 	s.mu.Lock()
 	r := s.r

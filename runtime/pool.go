@@ -154,6 +154,29 @@ func (p *Pool) Run(ctx context.Context, code string, opts *RunOptions) (*Result,
 	return p.RunProgram(ctx, prg, opts)
 }
 
+// checkRun validates a run's program and options, and returns the options (never nil)
+// and the run's limits with the pool's defaults filled in.
+func (p *Pool) checkRun(prg *Program, opts *RunOptions) (*RunOptions, Limits, error) {
+	if opts == nil {
+		opts = &RunOptions{}
+	}
+	var over Limits
+	if opts.Limits != nil {
+		over = *opts.Limits
+	}
+	limits, err := over.withDefaults(&p.limits)
+	if err != nil {
+		return nil, Limits{}, err
+	}
+	if err := checkNamespaces(opts.Namespaces); err != nil {
+		return nil, Limits{}, err
+	}
+	if prg == nil {
+		return nil, Limits{}, &OptionError{Field: "program", Reason: "must not be nil"}
+	}
+	return opts, limits, nil
+}
+
 func (p *Pool) isClosed() bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -166,22 +189,9 @@ func (p *Pool) isClosed() bool {
 // for misuse: a closed pool (ErrClosed), bad options (*OptionError) or bad namespaces
 // (*NamespaceError).
 func (p *Pool) RunProgram(ctx context.Context, prg *Program, opts *RunOptions) (*Result, error) {
-	if opts == nil {
-		opts = &RunOptions{}
-	}
-	var over Limits
-	if opts.Limits != nil {
-		over = *opts.Limits
-	}
-	limits, err := over.withDefaults(&p.limits)
+	opts, limits, err := p.checkRun(prg, opts)
 	if err != nil {
 		return nil, err
-	}
-	if err := checkNamespaces(opts.Namespaces); err != nil {
-		return nil, err
-	}
-	if prg == nil {
-		return nil, &OptionError{Field: "program", Reason: "must not be nil"}
 	}
 	p.mu.Lock()
 	if p.closed {
