@@ -66,6 +66,24 @@ func BenchmarkSubCall(b *testing.B) {
 	})
 }
 
+// BenchmarkSubCallParallel is the cost of one sub-call when 100 are in flight at once
+// (Promise.all): the throughput cost rather than the round-trip latency.
+func BenchmarkSubCallParallel(b *testing.B) {
+	benchPools(b, func(b *testing.B, p runner) {
+		var f fakeTools
+		opts := &runtime.RunOptions{Namespaces: []*runtime.Namespace{f.namespace(b)}}
+		const calls = 100
+		code := fmt.Sprintf("const r = await Promise.all(Array.from({length: %d}, (_, i) => tools.echo({i}))); return r.length", calls)
+		for b.Loop() {
+			res, err := p.Run(context.Background(), code, opts)
+			if err != nil || res.Failure != nil {
+				b.Fatal(err, res.Text())
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*calls), "ns/call")
+	})
+}
+
 // BenchmarkIdleWorker reports the resident memory of one idle, warm worker process.
 func BenchmarkIdleWorker(b *testing.B) {
 	var rss, total int64

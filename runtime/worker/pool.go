@@ -1,6 +1,7 @@
 package worker
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -633,8 +634,9 @@ func (p *Pool) spawn() (*proc, error) {
 
 // read delivers the worker's frames until its stdout ends or a frame is bad.
 func (w *proc) read() {
+	br := bufio.NewReaderSize(w.out, 64<<10) // a header and a small body in one read
 	for {
-		m, err := readFrame(w.out, w.p.maxFrame)
+		m, err := readFrame(br, w.p.maxFrame)
 		if err != nil {
 			w.readErr <- err
 			return

@@ -1,6 +1,7 @@
 package worker
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -24,6 +25,7 @@ import (
 func Serve(r io.Reader, w io.Writer) error {
 	closeInherited()
 	s := &server{w: w, maxFrame: DefaultMaxFrame, nss: map[string]*runtime.Namespace{}}
+	r = bufio.NewReaderSize(r, 64<<10) // a header and a small body in one read
 	m, err := readFrame(r, s.maxFrame)
 	if err != nil {
 		if errors.Is(err, io.EOF) {
