@@ -68,3 +68,45 @@ func TestIsolationFlag(t *testing.T) {
 		t.Errorf("exit %d, stdout %q, stderr %q; want exit 1, %q", code, stdout.String(), stderr.String(), want)
 	}
 }
+
+// TestEventsIsolated: the --events sequence (types, ids, names, arguments, isError, content)
+// of a program with sub-calls, one failing, is the same in both modes. (Calls run in
+// sequence: parallel ones may settle in either order in any mode.)
+func TestEventsIsolated(t *testing.T) {
+	code := `const o = await tools.get_order({ id: "A1" });
+try { await tools.get_order({ id: "nope" }) } catch {}
+const p = await tools.get_order({ id: "A3" });
+return [o.total, p.total]`
+	events := func(isolation string) []string {
+		file := filepath.Join(t.TempDir(), "events.jsonl")
+		var stdout, stderr bytes.Buffer
+		code := run(context.Background(), []string{"run", "--isolation", isolation, "--tools", filepath.Join(programsDir, "shop.json"), "--events", file, "-"},
+			strings.NewReader(code), &stdout, &stderr)
+		if code != exitOK {
+			t.Fatalf("%s: exit %d, stdout %q, stderr %q", isolation, code, stdout.String(), stderr.String())
+		}
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+			var e map[string]any
+			if err := json.Unmarshal([]byte(line), &e); err != nil {
+				t.Fatalf("not JSON: %q", line)
+			}
+			delete(e, "time")
+			delete(e, "durationMs")
+			b, _ := json.Marshal(e)
+			out = append(out, string(b))
+		}
+		return out
+	}
+	in, proc := events(isolationInProcess), events(isolationProcess)
+	if len(in) < 6 {
+		t.Fatalf("only %d events in process: %q", len(in), in)
+	}
+	if diff := cmp.Diff(in, proc); diff != "" {
+		t.Errorf("events (-in-process +process):\n%s", diff)
+	}
+}
