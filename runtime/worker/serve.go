@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/runcode-go/runcode/runtime"
@@ -25,7 +26,7 @@ import (
 func Serve(r io.Reader, w io.Writer) error {
 	closeInherited()
 	s := &server{w: w, maxFrame: DefaultMaxFrame, nss: map[string]*runtime.Namespace{}}
-	r = bufio.NewReaderSize(r, 64<<10) // a header and a small body in one read
+	r = bufio.NewReaderSize(pollable(r), 64<<10) // a header and a small body in one read
 	m, err := readFrame(r, s.maxFrame)
 	if err != nil {
 		if errors.Is(err, io.EOF) {
@@ -258,4 +259,19 @@ func (r *wrun) deliver(m *message) error {
 	delete(r.pending, m.ID)
 	ch <- m
 	return nil
+}
+
+// pollable returns a pipe given as an *os.File (stdin) as a new *os.File in non-blocking
+// mode, so that reading waits in Go's network poller rather than holding a thread (and its
+// P) in a blocking system call. Anything else is returned as is.
+func pollable(r io.Reader) io.Reader {
+	f, ok := r.(*os.File)
+	if !ok {
+		return r
+	}
+	fd := f.Fd() // puts the descriptor in blocking mode
+	if err := syscall.SetNonblock(int(fd), true); err != nil {
+		return r
+	}
+	return os.NewFile(fd, f.Name())
 }
