@@ -220,3 +220,17 @@ func Example_run() {
 	// runcode sdk: manifest ../../testdata/manifests/bad-neither.json: tool "lint": has neither "mock" nor "command": declare how calls are answered
 	// exit status 2
 }
+
+// TestServeIsolationDefault pins that runcode serve isolates programs in worker
+// processes unless told otherwise (runcode run stays in-process by default).
+func TestServeIsolationDefault(t *testing.T) {
+	_, serveHelp, _ := runCLI(t, "serve", "-h")
+	_, runHelp, _ := runCLI(t, "run", "-h")
+	if !strings.Contains(serveHelp, `(default "process")`) || !strings.Contains(runHelp, `(default "in-process")`) {
+		t.Errorf("serve -h:\n%s\nrun -h:\n%s", serveHelp, runHelp)
+	}
+	code, _, stderr := runCLI(t, "serve", "--isolation", "vm")
+	if code != exitUsage || !strings.Contains(stderr, `--isolation must be in-process or process, got "vm"`) {
+		t.Errorf("bad --isolation: exit %d, stderr %q", code, stderr)
+	}
+}

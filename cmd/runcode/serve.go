@@ -19,7 +19,6 @@ import (
 	"github.com/runcode-go/runcode/pipeline"
 	"github.com/runcode-go/runcode/ptc"
 	"github.com/runcode-go/runcode/registry"
-	"github.com/runcode-go/runcode/runtime"
 	"github.com/runcode-go/runcode/workspace"
 )
 
@@ -27,11 +26,14 @@ import (
 // streamable HTTP, offering run_code (ptc), the tools (native) or both. It stops on
 // SIGINT or SIGTERM, and then stops the upstream servers it started.
 func serveCommand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := newFlags("serve", "[--tools F] [--root DIR] [--mode M] [--http ADDR]", stdout, stderr)
+	fs := newFlags("serve", "[--tools F] [--root DIR] [--mode M] [--http ADDR] [--isolation I]", stdout, stderr)
 	tools := fs.String("tools", "", toolsHelp)
 	root := fs.String("root", ".", rootHelp)
 	mode := fs.String("mode", string(registry.ModePTC), "`MODE` to serve: ptc (only run_code, with the SDK in its description), native (every tool) or both")
 	addr := fs.String("http", "", "serve streamable HTTP on `ADDR` (e.g. 127.0.0.1:8080) instead of stdio")
+	// A server runs programs from whatever client connects, so it isolates them in worker
+	// processes with a hard memory limit unless told otherwise.
+	isolation := fs.String("isolation", isolationProcess, "where programs run: process (worker processes with a hard memory limit) or in-process")
 	if code, ok := parse(fs, args, stdout, stderr); !ok {
 		return code
 	}
@@ -55,12 +57,12 @@ func serveCommand(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	if m == registry.ModeNative {
 		ex, err = native.New(p, nil)
 	} else {
-		pool, perr := runtime.NewPool(&runtime.PoolOptions{Size: 2})
+		pool, closePool, perr := newRunner(*isolation, 2)
 		if perr != nil {
 			fmt.Fprintf(stderr, "runcode serve: %v\n", perr)
 			return exitUsage
 		}
-		defer pool.Close()
+		defer closePool()
 		ex, err = ptc.New(p, &ptc.Options{Pool: pool})
 	}
 	if err != nil {
