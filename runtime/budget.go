@@ -34,7 +34,8 @@ var setMatchTimeout = sync.OnceFunc(func() { regexp2.DefaultMatchTimeout = Match
 //     for; no hook in goja lets us do better. Setting the variable affects every regexp2
 //     user in the process; embedders that rely on another value can set it after NewPool.
 //   - Go's "fatal error: out of memory" is not recoverable; a hard memory limit needs the
-//     worker-process isolation mode (kind worker-exit).
+//     worker-process isolation of package runtime/worker (kinds memory-limit and
+//     worker-exit).
 
 // Limits are the budgets of one run (spec §7). A zero field means the default named on it.
 // Limits is a plain value; copies are independent.

@@ -29,12 +29,14 @@
 //
 // It does not know about tools, policies or schemas: a caller (the bindings package) hands it
 // namespaces of async host functions, each called with lossless JSON arguments, and decides
-// what a call does. It does not isolate programs in worker processes (the worker-exit kind is
-// defined for that later mode), so a program that defeats the in-process guards can still
-// exhaust the host's memory; see the notes in budget.go.
+// what a call does. A Pool runs programs in this process, so a program that defeats the
+// in-process guards can still exhaust the host's memory (see the notes in budget.go); the
+// runtime/worker package runs them in supervised worker processes with a hard memory limit
+// behind the same Run signature, and reports the worker-exit kind defined here.
 //
 // It may import only the standard library, github.com/dop251/goja, the safe parts of
 // github.com/dop251/goja_nodejs (url; never require's file loader, never process),
-// github.com/evanw/esbuild and golang.org/x/sync. It imports nothing of ours. Files that need
+// github.com/evanw/esbuild, github.com/dlclark/regexp2/v2 (to set its match timeout) and
+// golang.org/x/sync. It imports nothing of ours. Files that need
 // Go's own runtime package import it as goruntime.
 package runtime
