@@ -75,7 +75,11 @@ func New(p *pipeline.Pipeline, opts *Options) (*Executor, error) {
 		Name:        registry.RunCodeName,
 		Description: sdkgen.RunCodeDescription,
 		Parameters:  registry.RawSchema(json.RawMessage(sdkgen.RunCodeParameters)),
-		Output:      registry.Output{Schema: registry.RawSchema(json.RawMessage(outputSchema)), Render: render},
+		// run_code's canonical value is { logs: string[], result?: JsonValue }. It has no
+		// output schema to check against: value() builds it from the runtime's result,
+		// whose logs are strings and whose completion is already lossless JSON, so
+		// validating it again would only decode the program's result for nothing.
+		Output:      registry.Output{Render: render},
 		PresentCall: presentCall,
 		Execute:     runCode,
 	})
@@ -205,9 +209,6 @@ func (b *step) report(id string) *Report {
 	defer b.mu.Unlock()
 	return b.reports[id]
 }
-
-// outputSchema is run_code's canonical value: { logs: string[], result?: JsonValue }.
-const outputSchema = `{"type":"object","properties":{"logs":{"type":"array","items":{"type":"string"}},"result":{}},"required":["logs"],"additionalProperties":false}`
 
 // run runs one run_code call of the batch.
 func (b *step) run(ctx context.Context, call *registry.Call) (any, error) {
