@@ -296,6 +296,9 @@ func (r *run) errorText(o *goja.Object) (s string) {
 	if strings.HasPrefix(s, "ReferenceError: ") && strings.Contains(firstLine(s), " is not defined") {
 		s += "\n" + r.globalsHint()
 	}
+	if hint := r.memberHint(firstLine(s)); hint != "" {
+		s += "\n" + hint
+	}
 	return s
 }
 

@@ -70,7 +70,7 @@ func checkCommand(ctx context.Context, args []string, stdin io.Reader, stdout, s
 		msg := fmt.Sprintf("%s:%d:%d: unknown tool %q", label, r.Line, r.Column, r.Member)
 		if r.Member == registry.RunCodeName {
 			msg += "; run_code cannot be called from a program"
-		} else if best := closest(r.Member, names); best != "" {
+		} else if best := runtime.Suggest(r.Member, names); best != "" {
 			msg += fmt.Sprintf("; did you mean %q?", best)
 		}
 		fmt.Fprintln(stdout, msg)
@@ -85,47 +85,4 @@ func checkCommand(ctx context.Context, args []string, stdin io.Reader, stdout, s
 		return exitFail
 	}
 	return exitOK
-}
-
-// closest returns the name nearest to s by edit distance, if it is near enough to be
-// a plausible typo (at most a third of the longer name, and at least 1 edit allowed).
-func closest(s string, names []string) string {
-	best, bestD := "", 0
-	for _, n := range names {
-		d := editDistance(strings.ToLower(s), strings.ToLower(n))
-		if best == "" || d < bestD {
-			best, bestD = n, d
-		}
-	}
-	if best == "" || bestD > max(1, max(len(s), len(best))/3) {
-		return ""
-	}
-	return best
-}
-
-// editDistance is the optimal-string-alignment distance: insertions, deletions,
-// substitutions and transpositions of neighbours each cost 1 ("gerp" is 1 from "grep").
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	d := make([][]int, len(ra)+1)
-	for i := range d {
-		d[i] = make([]int, len(rb)+1)
-		d[i][0] = i
-	}
-	for j := range d[0] {
-		d[0][j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
-			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
-				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
-			}
-		}
-	}
-	return d[len(ra)][len(rb)]
 }

@@ -44,14 +44,3 @@ func TestCheck(t *testing.T) {
 		})
 	}
 }
-
-func TestClosest(t *testing.T) {
-	names := []string{"read_file", "list_dir", "glob", "grep", "stat"}
-	for _, tt := range []struct{ in, want string }{
-		{"readFile", "read_file"}, {"read_files", "read_file"}, {"gerp", "grep"}, {"listdir", "list_dir"}, {"delete", ""}, {"x", ""},
-	} {
-		if got := closest(tt.in, names); got != tt.want {
-			t.Errorf("closest(%q) = %q, want %q", tt.in, got, tt.want)
-		}
-	}
-}
