@@ -98,6 +98,7 @@ func (s *Sandbox) RunProgram(ctx context.Context, prg *Program, opts *RunOptions
 	if err := p.slots.Acquire(ctx, 1); err != nil {
 		return &Result{Failure: &Failure{Kind: KindAbort, Message: context.Cause(ctx).Error()}}, nil
 	}
+	r.onLog = opts.OnLog
 	return p.execute(ctx, r, prg, limits, opts.Namespaces), nil
 }
 

@@ -344,6 +344,9 @@ func (r *run) appendLog(s string) {
 	r.logs = append(r.logs, s)
 	r.logBytes += cost
 	r.mu.Unlock()
+	if r.onLog != nil {
+		r.onLog(s)
+	}
 }
 
 // logRoom is how many more bytes one more log entry could take.

@@ -42,6 +42,11 @@ type RunOptions struct {
 	Limits *Limits
 	// ProgramBytes bounds the program text for Run. Zero means 1 MiB.
 	ProgramBytes int
+	// OnLog, if set, is called with each log entry as the output ledger accepts it, in
+	// order, on the VM goroutine; it must not block for long. The entries it sees are
+	// Result.Logs as they accrue, so a caller that may lose the Result (a worker process
+	// killed at its memory limit) can keep the captured output. Nil means none.
+	OnLog func(entry string)
 }
 
 // Pool runs programs on warm goja VMs. Each VM runs exactly one program and is then
@@ -213,6 +218,7 @@ func (p *Pool) RunProgram(ctx context.Context, prg *Program, opts *RunOptions) (
 		p.slots.Release(1)
 		return nil, err
 	}
+	r.onLog = opts.OnLog
 	return p.execute(ctx, r, prg, limits, opts.Namespaces), nil
 }
 

@@ -35,6 +35,7 @@ type run struct {
 	pool      *Pool
 
 	namespaces      []*Namespace
+	onLog           func(string) // RunOptions.OnLog
 	urlExports      *goja.Object
 	encodingExports *goja.Object
 	rejected        []*goja.Promise // rejected without a handler, in order; nil once handled

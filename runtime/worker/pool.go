@@ -265,7 +265,7 @@ func (p *Pool) exec(ctx context.Context, w *proc, code string, limits runtime.Li
 	// told why, so that a call ending because of the cancellation cannot overtake it.
 	hostCtx, cancelHost := context.WithCancelCause(context.WithoutCancel(ctx))
 	w.runs++
-	rs := &hostRun{id: w.runs}
+	rs := &hostRun{id: w.runs, maxLog: limits.OutputBytes}
 	defer func() {
 		w.wmu.Lock()
 		rs.over = true
@@ -319,6 +319,7 @@ func (p *Pool) exec(ctx context.Context, w *proc, code string, limits runtime.Li
 			res, err = p.handle(hostCtx, w, rs, nss, m)
 			if err != nil {
 				broken = true
+				rs.logs = nil // nothing a worker that broke the protocol said is kept
 				w.kill(&runtime.Failure{Kind: runtime.KindWorkerExit, Message: "worker broke the protocol and was killed: " + err.Error()})
 				continue
 			}
@@ -330,11 +331,12 @@ func (p *Pool) exec(ctx context.Context, w *proc, code string, limits runtime.Li
 			readErr = nil
 			if errors.Is(err, errProtocol) {
 				broken = true
+				rs.logs = nil
 				w.kill(&runtime.Failure{Kind: runtime.KindWorkerExit, Message: "worker broke the protocol and was killed: " + err.Error()})
 			}
 			// Otherwise its stdout closed: it is exiting; wait for that.
 		case <-w.exited:
-			return &runtime.Result{Failure: w.exitFailure(p.limits)}, false
+			return &runtime.Result{Logs: rs.logs, Failure: w.exitFailure(p.limits)}, false
 		case <-ctxDone:
 			ctxDone = nil
 			onCancel(context.Cause(ctx))
@@ -353,10 +355,16 @@ func (p *Pool) exec(ctx context.Context, w *proc, code string, limits runtime.Li
 
 // hostRun is the host's side of one run on a worker.
 type hostRun struct {
-	id    uint64 // the run's number on its worker
-	next  uint64 // the last call id seen
-	over  bool   // guarded by the worker's wmu: no frame of this run is sent once set
-	calls sync.WaitGroup
+	id   uint64 // the run's number on its worker
+	next uint64 // the last call id seen
+	// logs are the entries the worker streamed, kept for a run whose worker dies before
+	// done; logBytes bounds them by the run's output budget (a forged worker cannot
+	// make the host hold more).
+	logs     []string
+	logBytes int
+	maxLog   int
+	over     bool // guarded by the worker's wmu: no frame of this run is sent once set
+	calls    sync.WaitGroup
 }
 
 // handle validates one frame of a run: a call is started through the real namespace, done
@@ -386,6 +394,15 @@ func (p *Pool) handle(ctx context.Context, w *proc, rs *hostRun, nss []*runtime.
 			defer rs.calls.Done()
 			w.sendIf(rs, reply(m.ID, wait))
 		}()
+		return nil, nil
+	case tLog:
+		if m.ID != rs.id {
+			return nil, protocolError("a log frame for run %d during run %d", m.ID, rs.id)
+		}
+		if rs.logBytes += len(m.Text); rs.logBytes > rs.maxLog {
+			return nil, protocolError("log entries of %d bytes, over the run's %d-byte output budget", rs.logBytes, rs.maxLog)
+		}
+		rs.logs = append(rs.logs, m.Text)
 		return nil, nil
 	case tDone:
 		if m.ID != rs.id {

@@ -28,6 +28,9 @@ import (
 //
 //	ready   {t, pid, vmBytes, asLimit}            the worker is warm and limited
 //	call    {t, id, ns, member, args}             a namespace call; ids count 1, 2, ... per run
+//	log     {t, id, text}                         a log entry as the run's ledger accepted it;
+//	                                              id is the run's. The host keeps them so that
+//	                                              a worker killed mid-run loses no output.
 //	done    {t, id, logs, value, failure}         the run's result; id is the run's
 
 // DefaultMaxFrame bounds one frame: a program (1 MiB by default), one call's arguments
@@ -43,6 +46,7 @@ const (
 	tResult = "result"
 	tCancel = "cancel"
 	tDone   = "done"
+	tLog    = "log"
 )
 
 // message is the union of every message; fields not used by a type stay zero.
@@ -82,6 +86,9 @@ type message struct {
 
 	// cancel
 	Reason string `json:"reason,omitempty"`
+
+	// log
+	Text string `json:"text,omitempty"`
 
 	// done
 	Logs    []string `json:"logs,omitempty"`

@@ -153,7 +153,15 @@ func (s *server) start(m *message) error {
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
-		res, err := s.pool.Run(ctx, m.Code, &runtime.RunOptions{Namespaces: nss, Limits: m.Limits, ProgramBytes: m.ProgramBytes})
+		// Each accepted log entry goes to the host as it happens: if this process dies at
+		// its hard memory limit, the host still has the output captured so far.
+		onLog := func(text string) {
+			if err := s.send(&message{T: tLog, ID: m.ID, Text: text}); err != nil {
+				fmt.Fprintf(os.Stderr, "worker: sending a log entry: %v\n", err)
+				os.Exit(4)
+			}
+		}
+		res, err := s.pool.Run(ctx, m.Code, &runtime.RunOptions{Namespaces: nss, Limits: m.Limits, ProgramBytes: m.ProgramBytes, OnLog: onLog})
 		cancel(nil)
 		close(r.done) // before done is sent: the host may send the next run at once
 		out := &message{T: tDone, ID: m.ID}

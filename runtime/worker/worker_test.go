@@ -111,11 +111,11 @@ func TestHostilePrograms(t *testing.T) {
 // TestMemoryLimitMessage pins the text of a run whose worker hit its hard memory limit: a
 // single native allocation of 30 GB, which no in-process guard or sampler stops and which
 // would end an in-process host with "fatal error: out of memory". The worker dies with it,
-// so the logs it captured die too (unlike an in-process memory-limit failure).
+// but the log entries it streamed as they were captured survive, as they would in-process.
 func TestMemoryLimitMessage(t *testing.T) {
 	p := newTestPool(t, 1)
-	res := runCode(t, p, "console.log('before'); const a = new ArrayBuffer(3e10); return a.byteLength", nil)
-	want := "Error: code run failed (memory-limit): heap limit of 64 MiB exceeded"
+	res := runCode(t, p, "console.log('before'); console.log({ n: 1 }); const a = new ArrayBuffer(3e10); return a.byteLength", nil)
+	want := "Error: code run failed (memory-limit): heap limit of 64 MiB exceeded\nCaptured output:\nbefore\n{ n: 1 }"
 	if got := res.Text(); got != want {
 		t.Errorf("text = %q, want %q", got, want)
 	}
@@ -162,6 +162,8 @@ func TestProtocolViolations(t *testing.T) {
 		{"bad-ns", "names namespace 3 of 1"},
 		{"bad-kind", `a failure of kind "worker-exit"`},
 		{"ready-again", `an unexpected "ready" frame during a run`},
+		{"log-bad-id", "a log frame for run 8 during run 1"},
+		{"log-flood", "-byte output budget"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.mode, func(t *testing.T) {
@@ -169,6 +171,9 @@ func TestProtocolViolations(t *testing.T) {
 			p := newTestPool(t, 1, "__fake", tt.mode)
 			res := runCode(t, p, "return 1", &runtime.RunOptions{Namespaces: []*runtime.Namespace{f.namespace(t)}})
 			const prefix = "worker broke the protocol and was killed: protocol violation: "
+			if len(res.Logs) != 0 {
+				t.Errorf("logs from a worker that broke the protocol were kept: %d entries", len(res.Logs))
+			}
 			if res.Failure == nil || res.Failure.Kind != runtime.KindWorkerExit ||
 				!strings.HasPrefix(res.Failure.Message, prefix) || !strings.Contains(res.Failure.Message, tt.want) {
 				t.Errorf("result = %q, want a worker-exit naming %q", res.Text(), tt.want)
