@@ -190,11 +190,11 @@ func fakeWorker(mode string) {
 	case "ready-again":
 		send(&message{T: tReady})
 	case "log-bad-id":
-		send(&message{T: tLog, ID: run.ID + 7, Text: "x"})
+		send(&message{T: tLog, ID: run.ID + 7, Logs: []string{"x"}})
 	case "log-flood":
 		// More log text than the run's output budget allows: the host must not hold it.
 		for i := 0; i < 2000; i++ {
-			send(&message{T: tLog, ID: run.ID, Text: strings.Repeat("x", 1024)})
+			send(&message{T: tLog, ID: run.ID, Logs: []string{strings.Repeat("x", 1024)}})
 		}
 	case "spin":
 		// Burn CPU and never answer, like a worker whose runtime no longer stops programs.

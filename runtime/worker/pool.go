@@ -399,10 +399,12 @@ func (p *Pool) handle(ctx context.Context, w *proc, rs *hostRun, nss []*runtime.
 		if m.ID != rs.id {
 			return nil, protocolError("a log frame for run %d during run %d", m.ID, rs.id)
 		}
-		if rs.logBytes += len(m.Text); rs.logBytes > rs.maxLog {
-			return nil, protocolError("log entries of %d bytes, over the run's %d-byte output budget", rs.logBytes, rs.maxLog)
+		for _, e := range m.Logs {
+			if rs.logBytes += len(e); rs.logBytes > rs.maxLog {
+				return nil, protocolError("log entries of %d bytes, over the run's %d-byte output budget", rs.logBytes, rs.maxLog)
+			}
 		}
-		rs.logs = append(rs.logs, m.Text)
+		rs.logs = append(rs.logs, m.Logs...)
 		return nil, nil
 	case tDone:
 		if m.ID != rs.id {

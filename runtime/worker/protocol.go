@@ -28,9 +28,10 @@ import (
 //
 //	ready   {t, pid, vmBytes, asLimit}            the worker is warm and limited
 //	call    {t, id, ns, member, args}             a namespace call; ids count 1, 2, ... per run
-//	log     {t, id, text}                         a log entry as the run's ledger accepted it;
-//	                                              id is the run's. The host keeps them so that
-//	                                              a worker killed mid-run loses no output.
+//	log     {t, id, logs}                         log entries as the run's ledger accepted them,
+//	                                              in order; id is the run's. The host keeps
+//	                                              them so that a worker killed mid-run keeps
+//	                                              its output.
 //	done    {t, id, logs, value, failure}         the run's result; id is the run's
 
 // DefaultMaxFrame bounds one frame: a program (1 MiB by default), one call's arguments
@@ -87,11 +88,10 @@ type message struct {
 	// cancel
 	Reason string `json:"reason,omitempty"`
 
-	// log
-	Text string `json:"text,omitempty"`
+	// log and done
+	Logs []string `json:"logs,omitempty"`
 
 	// done
-	Logs    []string `json:"logs,omitempty"`
 	Failure *failure `json:"failure,omitempty"`
 }
 

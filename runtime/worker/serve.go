@@ -153,15 +153,9 @@ func (s *server) start(m *message) error {
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
-		// Each accepted log entry goes to the host as it happens: if this process dies at
-		// its hard memory limit, the host still has the output captured so far.
-		onLog := func(text string) {
-			if err := s.send(&message{T: tLog, ID: m.ID, Text: text}); err != nil {
-				fmt.Fprintf(os.Stderr, "worker: sending a log entry: %v\n", err)
-				os.Exit(4)
-			}
-		}
-		res, err := s.pool.Run(ctx, m.Code, &runtime.RunOptions{Namespaces: nss, Limits: m.Limits, ProgramBytes: m.ProgramBytes, OnLog: onLog})
+		logs := &logStream{s: s, id: m.ID}
+		res, err := s.pool.Run(ctx, m.Code, &runtime.RunOptions{Namespaces: nss, Limits: m.Limits, ProgramBytes: m.ProgramBytes, OnLog: logs.add})
+		logs.flush() // every streamed entry reaches the host before done
 		cancel(nil)
 		close(r.done) // before done is sent: the host may send the next run at once
 		out := &message{T: tDone, ID: m.ID}
@@ -282,4 +276,68 @@ func pollable(r io.Reader) io.Reader {
 		return r
 	}
 	return os.NewFile(fd, f.Name())
+}
+
+// logStream sends a run's log entries to the host as the ledger accepts them, so that if
+// this process dies at its hard memory limit the host still has the output captured so
+// far. Entries are sent at once, on the VM goroutine, up to logBurst of them per logEvery;
+// past that they are batched and a timer sends them. A program that logs a few lines
+// before a fatal allocation loses none of them, while a log flood does not spend its
+// compute budget in pipe writes (one write per entry made
+// "while (true) console.log('x')" hit the compute budget before the output budget).
+// Entries batched in the last logEvery before a death can be lost.
+type logStream struct {
+	s  *server
+	id uint64
+
+	mu      sync.Mutex // held while sending, so that frames keep the entries' order
+	pending []string
+	window  time.Time // when the current logEvery window began
+	sent    int       // entries sent at once in the current window
+	timer   *time.Timer
+}
+
+const (
+	logEvery = 10 * time.Millisecond
+	logBurst = 16
+)
+
+func (l *logStream) add(text string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.pending = append(l.pending, text)
+	if now := time.Now(); now.Sub(l.window) >= logEvery {
+		l.window, l.sent = now, 0
+	}
+	if l.sent < logBurst {
+		l.sent++
+		l.sendLocked()
+		return
+	}
+	if l.timer == nil {
+		l.timer = time.AfterFunc(logEvery, l.flush)
+	}
+}
+
+// flush sends what is pending. It is safe to call from the timer and after the run.
+func (l *logStream) flush() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.timer != nil {
+		l.timer.Stop()
+		l.timer = nil
+	}
+	l.sendLocked()
+}
+
+func (l *logStream) sendLocked() {
+	if len(l.pending) == 0 {
+		return
+	}
+	batch := l.pending
+	l.pending = nil
+	if err := l.s.send(&message{T: tLog, ID: l.id, Logs: batch}); err != nil {
+		fmt.Fprintf(os.Stderr, "worker: sending log entries: %v\n", err)
+		os.Exit(4)
+	}
 }
