@@ -83,21 +83,10 @@ func (s *Sandbox) RunProgram(ctx context.Context, prg *Program, opts *RunOptions
 	s.ran = true
 	s.mu.Unlock()
 
-	p.mu.Lock()
-	if p.closed {
-		p.mu.Unlock()
-		return nil, ErrClosed
+	if res, err := p.admit(ctx); res != nil || err != nil {
+		return res, err
 	}
-	p.runs.Add(1)
-	p.mu.Unlock()
 	defer p.runs.Done()
-
-	if ctx.Err() != nil {
-		return &Result{Failure: &Failure{Kind: KindAbort, Message: context.Cause(ctx).Error()}}, nil
-	}
-	if err := p.slots.Acquire(ctx, 1); err != nil {
-		return &Result{Failure: &Failure{Kind: KindAbort, Message: context.Cause(ctx).Error()}}, nil
-	}
 	r.onLog = opts.OnLog
 	return p.execute(ctx, r, prg, limits, opts.Namespaces), nil
 }

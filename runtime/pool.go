@@ -182,6 +182,24 @@ func (p *Pool) checkRun(prg *Program, opts *RunOptions) (*RunOptions, Limits, er
 	return opts, limits, nil
 }
 
+// admit registers a run with the pool and takes a run slot. On success the caller must
+// call p.runs.Done when the run ends (and release the slot as execute does); otherwise
+// it returns ErrClosed, or the abort Result of a context that ended first.
+func (p *Pool) admit(ctx context.Context) (*Result, error) {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return nil, ErrClosed
+	}
+	p.runs.Add(1)
+	p.mu.Unlock()
+	if ctx.Err() == nil && p.slots.Acquire(ctx, 1) == nil {
+		return nil, nil
+	}
+	p.runs.Done()
+	return &Result{Failure: &Failure{Kind: KindAbort, Message: context.Cause(ctx).Error()}}, nil
+}
+
 func (p *Pool) isClosed() bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -198,21 +216,10 @@ func (p *Pool) RunProgram(ctx context.Context, prg *Program, opts *RunOptions) (
 	if err != nil {
 		return nil, err
 	}
-	p.mu.Lock()
-	if p.closed {
-		p.mu.Unlock()
-		return nil, ErrClosed
+	if res, err := p.admit(ctx); res != nil || err != nil {
+		return res, err
 	}
-	p.runs.Add(1)
-	p.mu.Unlock()
 	defer p.runs.Done()
-
-	if ctx.Err() != nil {
-		return &Result{Failure: &Failure{Kind: KindAbort, Message: context.Cause(ctx).Error()}}, nil
-	}
-	if err := p.slots.Acquire(ctx, 1); err != nil {
-		return &Result{Failure: &Failure{Kind: KindAbort, Message: context.Cause(ctx).Error()}}, nil
-	}
 	r, err := p.acquire()
 	if err != nil {
 		p.slots.Release(1)
