@@ -216,45 +216,95 @@ func TestDefaultRender(t *testing.T) {
 	}
 }
 
-// TestTypeOnlyFastPath checks that schemas validated without the validator (a bare
-// {"type": T}) give the same answers as the validator.
-func TestTypeOnlyFastPath(t *testing.T) {
-	values := []string{`null`, `true`, `{}`, `[]`, `1`, `1.5`, `1e+21`, `1e-7`, `"s"`}
-	for _, typ := range []string{"null", "boolean", "object", "array", "number", "integer", "string"} {
-		fast, err := compileSchema(RawSchema(json.RawMessage(`{"type":"`+typ+`","description":"d"}`)), "")
-		if err != nil || fast.only != typ {
-			t.Fatalf("%s: fast path not taken (%v)", typ, err)
+// quickSchemas are schemas the quick plan handles, and quickValues values to try
+// against them: shared by TestQuickPlan and FuzzQuickPlan.
+var quickSchemas = []string{
+	`{}`, `true`, `{"description":"any"}`,
+	`{"type":"null"}`, `{"type":"boolean"}`, `{"type":"object"}`, `{"type":"array","description":"d"}`,
+	`{"type":"number"}`, `{"type":"integer"}`, `{"type":"string"}`,
+	`{"type":"object","properties":{"i":{"type":"integer"},"text":{"type":"string"}},"required":["i","text"],"additionalProperties":false}`,
+	`{"type":"object","properties":{"limit":{"type":"integer","minimum":1,"maximum":10000}}}`,
+	`{"properties":{"a":{"type":"array","items":{"type":"number","minimum":0.1}}},"required":["b"]}`,
+	`{"type":"array","items":{"type":"object","properties":{"x":true},"additionalProperties":false}}`,
+}
+
+var quickValues = []string{
+	`null`, `true`, `false`, `{}`, `[]`, `0`, `1`, `1.5`, `1e+21`, `1e-7`, `-3`, `"s"`, `"a\"b"`,
+	`{"i":1,"text":"x"}`, `{"text":"x","i":1}`, `{"i":1.5,"text":"x"}`, `{"i":1}`, `{"i":1,"text":"x","z":null}`,
+	`{"i":1,"text":2}`, `{"i\u0000":1,"text":"x"}`,
+	`{"limit":1}`, `{"limit":0}`, `{"limit":10000}`, `{"limit":10001}`, `{"limit":5.5}`, `{"limit":"5"}`,
+	`{"a":[0.1,0.2,5],"b":{"c":[1,{"d":"}"}]}}`, `{"a":[0.05],"b":1}`, `{"a":[],"b":[]}`, `{"a":{}}`,
+	`[{"x":1},{"x":[{"y":"]"}]}]`, `[{"x":1,"y":2}]`, `[1]`, `[[]]`,
+}
+
+// TestQuickPlan pins that the quick plan only ever shortens validation: every value
+// gets the same answer (and messages) as from the validator alone, the plan is built
+// for each of these schemas, and it accepts the valid values it is meant to speed up.
+func TestQuickPlan(t *testing.T) {
+	for _, schema := range quickSchemas {
+		fast, err := compileSchema(RawSchema(json.RawMessage(schema)), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fast.quick == nil {
+			t.Errorf("%s: no quick plan", schema)
+			continue
 		}
 		slow := &compiled{schema: fast.schema}
-		for _, v := range values {
+		for _, v := range quickValues {
 			val := MustParseValue(v)
-			if got, want := fast.validate(val, "output"), slow.validate(val, "output"); !cmp.Equal(got, want) {
-				t.Errorf("type %s, value %s: fast %v, validator %v", typ, v, got, want)
+			got, want := fast.validate(val, "arguments"), slow.validate(val, "arguments")
+			if !cmp.Equal(got, want) {
+				t.Errorf("schema %s, value %s: with plan %v, validator %v", schema, v, got, want)
 			}
+			if fast.quick.accepts(val) && want != nil {
+				t.Errorf("schema %s, value %s: plan accepts an invalid value", schema, v)
+			}
+		}
+	}
+	// Accepting, not just deferring: the values the benchmarks send pass the walk.
+	for _, tt := range []struct{ schema, value string }{
+		{quickSchemas[10], `{"i":3,"text":"msg-3"}`},
+		{quickSchemas[11], `{"limit":9999}`},
+		{quickSchemas[12], `{"a":[0.2,7],"b":{"c":[1,{"d":"}"}]}}`},
+		{quickSchemas[13], `[{"x":[{"y":"]"}]},{}]`},
+		{`{}`, `[1,{"a":"b"}]`},
+	} {
+		c, _ := compileSchema(RawSchema(json.RawMessage(tt.schema)), "")
+		if !c.quick.accepts(MustParseValue(tt.value)) {
+			t.Errorf("schema %s: plan defers on valid %s", tt.schema, tt.value)
+		}
+	}
+	for _, schema := range []string{`false`, `{"maxLength":0}`, `{"enum":[1]}`, `{"additionalProperties":{"type":"string"}}`, `{"type":["string","null"]}`, `{"properties":{"a":{"$ref":"#"}}}`} {
+		if c, err := compileSchema(RawSchema(json.RawMessage(schema)), ""); err != nil || c.quick != nil {
+			t.Errorf("%s: quick plan built for a keyword it does not implement (%v)", schema, err)
 		}
 	}
 }
 
-// TestAnythingSchemaSkipsValidation pins that a schema accepting every value is not
-// run (large answers would be decoded for nothing), while one with any constraint is.
-func TestAnythingSchemaSkipsValidation(t *testing.T) {
-	for _, tt := range []struct {
-		schema    string
-		anything  bool
-		validForX bool // whether the string "x" is valid
-	}{
-		{`{}`, true, true}, {`true`, true, true}, {`{"description":"any"}`, true, true},
-		{`{"type":"number"}`, false, false}, {`{"maxLength":0}`, false, false}, {`false`, false, false},
-	} {
-		c, err := compileSchema(RawSchema(json.RawMessage(tt.schema)), "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if c.anything != tt.anything {
-			t.Errorf("%s: anything = %v, want %v", tt.schema, c.anything, tt.anything)
-		}
-		if valid := c.validate(MustParseValue(`"x"`), "output") == nil; valid != tt.validForX {
-			t.Errorf("%s: \"x\" valid = %v, want %v", tt.schema, valid, tt.validForX)
-		}
+// FuzzQuickPlan checks the plan's one promise on arbitrary values: it never accepts
+// what the validator rejects (it may defer on valid values).
+func FuzzQuickPlan(f *testing.F) {
+	for _, v := range quickValues {
+		f.Add(v)
 	}
+	var plans []*compiled
+	for _, schema := range quickSchemas {
+		c, err := compileSchema(RawSchema(json.RawMessage(schema)), "")
+		if err != nil {
+			f.Fatal(err)
+		}
+		plans = append(plans, c)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		v, err := ParseValue([]byte(text))
+		if err != nil {
+			return
+		}
+		for i, c := range plans {
+			if c.quick.accepts(v) && c.schema.Validate(v.Any()) != nil {
+				t.Errorf("schema %s: plan accepts invalid %s", quickSchemas[i], v)
+			}
+		}
+	})
 }

@@ -19,19 +19,10 @@ import (
 type compiled struct {
 	text   json.RawMessage
 	schema *jsonschema.Schema
-	// object reports a schema that only accepts objects, so that a non-object can be
-	// rejected with the reference's root message without running the validator.
-	object bool
-	// only is set for a schema that is nothing but {"type": T} (plus annotations),
-	// the usual output schema. Checking the Value's kind directly skips the
-	// validator, which allocates about ten times per call even for such a schema
-	// (measured with BenchmarkRun's allocation profile).
-	only string
-	// anything is set for a schema that accepts every value ({} or true, perhaps with
-	// annotations): validation is skipped, which matters for large values, since the
-	// validator needs the whole value decoded (BenchmarkValidateOutput1MB: 15 ms for a
-	// 1 MB answer against nothing at all).
-	anything bool
+	// quick, when the schema is simple enough, accepts values without the validator,
+	// which needs the value decoded into a Go tree and allocates even for
+	// {"type":"string"}; see plan.
+	quick *plan
 }
 
 // compileSchema renders and compiles s. def is used when s is the zero Schema.
@@ -63,45 +54,15 @@ func compileSchema(s Schema, def string) (*compiled, error) {
 		return nil, err
 	}
 	out := &compiled{text: text, schema: sch}
-	if b, ok := doc.(bool); ok && b {
-		out.anything = true
-	}
-	if m, ok := doc.(map[string]any); ok {
-		out.anything = onlyAnnotations(m) && m["type"] == nil
-		if typ, ok := m["type"].(string); ok && onlyAnnotations(m) && slices.Contains(jsonTypes, typ) {
-			out.only = typ
-		}
-	}
+	out.quick = newPlan(doc, 0)
 	return out, nil
-}
-
-var jsonTypes = []string{"null", "boolean", "object", "array", "number", "integer", "string"}
-
-func onlyAnnotations(m map[string]any) bool {
-	for k := range m {
-		switch k {
-		case "type", "description", "title", "$comment", "examples", "default":
-		default:
-			return false
-		}
-	}
-	return true
 }
 
 // validate checks v against the schema. root names the value in messages
 // ("arguments", "output"). It returns the violations, sorted, or nil.
 func (c *compiled) validate(v Value, root string) []string {
-	if c.anything {
+	if c.quick != nil && c.quick.accepts(v) {
 		return nil
-	}
-	if c.object && v.Kind() != "object" {
-		return []string{strconv.Quote(root) + " must be an object"}
-	}
-	if c.only != "" {
-		if kind := v.Kind(); kind == c.only || c.only == "integer" && kind == "number" && isInteger(v.s) {
-			return nil
-		}
-		return []string{strconv.Quote(root) + " must be " + article(c.only)}
 	}
 	err := c.schema.Validate(v.Any())
 	if err == nil {
