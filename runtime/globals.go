@@ -20,10 +20,11 @@ var hostGlobals = []string{
 // preludeSrc captures the intrinsics the console and the sort guard call, so a program that
 // overwrites Map.prototype.entries or Date.prototype.toISOString afterwards cannot change
 // what the console prints or how the default sort compares. It uses no method a program
-// could replace later (no push, no for-of). It runs on the first console call (or the first
-// default sort of a long array), not when the VM is built: touching Map, Set, Symbol and typed arrays would more than double the cost and
-// the idle memory of every pooled VM, and a program that replaced them before its first
-// console call only changes its own output.
+// could replace later (no push, no for-of). It runs the first time the console formats an
+// object (or on the first default sort of a long array), not when the VM is built or on a
+// console call with only strings and numbers: touching Map, Set, Symbol and typed arrays
+// costs about 100 µs and would more than double the idle memory of every pooled VM, and a
+// program that replaced them before that only changes its own output.
 const preludeSrc = `(function () {
 	'use strict';
 	const getProto = Object.getPrototypeOf, apply = Reflect.apply, S = String;
