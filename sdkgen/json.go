@@ -6,146 +6,240 @@ import (
 	"unicode/utf8"
 )
 
+// A parsed JSON document lives in a store shared by the documents of one Render, as
+// flat slices of pointer-free records: nodes, and the members of containers as int32
+// indices and source offsets. A thousand tools' schemas make some 30,000 values; as
+// separately allocated nodes with string and slice fields they were half of Render's
+// allocated bytes, and the garbage collector scanned every one of them. Pointer-free
+// slices are a few large allocations that the collector does not scan.
+
 // node is one value of a parsed JSON document. Object members keep their source order
 // (a repeated key keeps its first position and its last value, as encoding/json does),
 // so that properties render in the order the schema's author wrote them.
 type node struct {
-	kind byte   // 'o' object, 'a' array, 's' string, 'n' number, 'b' boolean, 'z' null
-	b    bool   // a boolean's value
-	str  string // a string's value, a number's text
-	src  string // the value's source text
-	c    *members
+	kind byte // 'o' object, 'a' array, 's' string, 'n' number, 'b' boolean, 'z' null
+	b    bool // a boolean's value
+	// esc marks a string whose value is not its source text between the quotes (it
+	// had escapes or invalid UTF-8): the value is store.strs[first].
+	esc        bool
+	start, end int32 // the value's source text, doc.src[start:end]
+	// A container's members are store.kids[first:]: an array's n elements, or an
+	// object's n members as (key start, key end, value) triples; a key that is not
+	// its source text is store.strs[^key start] (start < 0).
+	first, n int32
 }
 
-// members are a non-empty object's or array's. Scalars, the most common values, carry
-// none, which keeps their nodes small.
-type members struct {
-	keys []string // an object's, in source order
-	vals []*node
-	// index holds member positions by key for objects of 32 or more members.
-	index map[string]int
+// store holds the parsed documents of one Render.
+type store struct {
+	nodes []node
+	kids  []int32
+	strs  []string // the values of strings and keys with escapes
+	// index holds member positions by key for objects of 32 or more members, by node.
+	index map[int32]map[string]int32
+	// The parser's stacks, kept between documents.
+	mem    []int32
+	frames []frame
 }
 
-// keys returns an object's member names.
-func (n *node) keys() []string {
-	if n.c == nil {
-		return nil
+// doc is one parsed document's text.
+type doc struct {
+	src string
+	s   *store
+}
+
+// val is a value of a parsed document; the zero val is no value (as nil was).
+type val struct {
+	d *doc
+	i int32
+}
+
+func (v val) ok() bool { return v.d != nil }
+
+func (v val) nd() *node { return &v.d.s.nodes[v.i] }
+
+// kind is the value's kind byte, or 0 for no value.
+func (v val) kind() byte {
+	if v.d == nil {
+		return 0
 	}
-	return n.c.keys
+	return v.nd().kind
 }
 
-// vals returns an object's member values or an array's elements.
-func (n *node) vals() []*node {
-	if n.c == nil {
-		return nil
-	}
-	return n.c.vals
+// boolean is a boolean's value.
+func (v val) boolean() bool { return v.nd().b }
+
+// src returns the value's source text.
+func (v val) src() string {
+	n := v.nd()
+	return v.d.src[n.start:n.end]
 }
 
-// get returns the member named k of an object node, or nil.
-func (n *node) get(k string) *node {
-	if n == nil || n.kind != 'o' || n.c == nil {
-		return nil
+// str returns a string's value or a number's text ("" for other kinds).
+func (v val) str() string {
+	n := v.nd()
+	switch {
+	case n.esc:
+		return v.d.s.strs[n.first]
+	case n.kind == 's':
+		return v.d.src[n.start+1 : n.end-1]
+	case n.kind == 'n':
+		return v.d.src[n.start:n.end]
 	}
-	if n.c.index != nil {
-		if i, ok := n.c.index[k]; ok {
-			return n.c.vals[i]
+	return ""
+}
+
+// len returns the number of an object's members or an array's elements.
+func (v val) len() int {
+	if v.d == nil {
+		return 0
+	}
+	return int(v.nd().n)
+}
+
+// at returns an object's i-th member value or an array's i-th element.
+func (v val) at(i int) val {
+	n := v.nd()
+	if n.kind == 'o' {
+		return val{v.d, v.d.s.kids[int(n.first)+3*i+2]}
+	}
+	return val{v.d, v.d.s.kids[int(n.first)+i]}
+}
+
+// key returns an object's i-th member name.
+func (v val) key(i int) string {
+	k := v.d.s.kids[int(v.nd().first)+3*i:]
+	return v.d.keyText(k[0], k[1])
+}
+
+func (d *doc) keyText(start, end int32) string {
+	if start < 0 {
+		return d.s.strs[^start]
+	}
+	return d.src[start:end]
+}
+
+// member returns an object's i-th member as the store holds it.
+func (v val) member(i int) []int32 {
+	first := int(v.nd().first) + 3*i
+	return v.d.s.kids[first : first+3 : first+3]
+}
+
+// get returns the member named k of an object value, or no value.
+func (v val) get(k string) val {
+	if v.d == nil {
+		return val{}
+	}
+	n := v.nd()
+	if n.kind != 'o' {
+		return val{}
+	}
+	if n.n >= largeObject {
+		if idx := v.d.s.index[v.i]; idx != nil {
+			if i, ok := idx[k]; ok {
+				return v.at(int(i))
+			}
+			return val{}
 		}
-		return nil
 	}
-	for i, key := range n.c.keys {
-		if key == k {
-			return n.c.vals[i]
+	kids := v.d.s.kids[n.first : n.first+3*n.n]
+	for i := 0; i < len(kids); i += 3 {
+		if start := kids[i]; start >= 0 && len(k) == int(kids[i+1]-start) && v.d.src[start:kids[i+1]] == k ||
+			start < 0 && v.d.s.strs[^start] == k {
+			return val{v.d, kids[i+2]}
 		}
 	}
-	return nil
+	return val{}
 }
 
-// parseJSON parses data without recursion, so that any depth is safe. It returns nil
-// for text that is not exactly one JSON value.
-func parseJSON(data string, a *arena) *node {
-	p := parser{s: data, a: a, keys: a.keyStack[:0], vals: a.valStack[:0], stack: a.frames[:0]}
+// largeObject is the member count from which an object's members are indexed by key,
+// so that n members cost O(n), not O(n²).
+const largeObject = 32
+
+// newObject adds an object of the given (key start, key end, value) triples of d to
+// the store; newArray an array of d's values. mergeAllOf builds its merged schema
+// with them.
+func (d *doc) newObject(triples []int32) val {
+	return d.newNode('o', triples, int32(len(triples)/3))
+}
+
+func (d *doc) newArray(vals []int32) val {
+	return d.newNode('a', vals, int32(len(vals)))
+}
+
+func (d *doc) newNode(kind byte, kids []int32, n int32) val {
+	s := d.s
+	s.nodes = append(s.nodes, node{kind: kind, first: int32(len(s.kids)), n: n})
+	s.kids = append(s.kids, kids...)
+	return val{d, int32(len(s.nodes) - 1)}
+}
+
+// maxStore bounds the store's slices so that their indices fit in an int32.
+const maxStore = 1<<31 - 1
+
+// fits reports that d's values can be indexed in its store: a document of n bytes
+// makes at most n values and 3n member entries.
+func (d *doc) fits() bool {
+	s := d.s
+	return len(s.nodes)+len(d.src) < maxStore && len(s.kids)+3*len(d.src) < maxStore && len(s.strs)+len(d.src) < maxStore
+}
+
+// parse parses d's text without recursion, so that any depth is safe, into d's store,
+// which d must fit. It returns no value for text that is not exactly one JSON value.
+func (d *doc) parse() val {
+	s := d.s
+	p := parser{s: d.src, st: s, mem: s.mem[:0], stack: s.frames[:0]}
 	root := p.parse()
-	a.keyStack, a.valStack, a.frames = p.keys[:0], p.vals[:0], p.stack[:0] // reuse their capacity
-	if root == nil {
-		return nil
+	s.mem, s.frames = p.mem[:0], p.stack[:0] // reuse their capacity
+	if root < 0 {
+		return val{}
 	}
 	p.space()
 	if p.pos != len(p.s) {
-		return nil
+		return val{}
 	}
-	return root
+	return val{d, root}
 }
 
 type parser struct {
 	s   string
 	pos int
-	a   *arena
-	// The members of the open containers (an array's with "" keys); a container's
-	// are copied out, exactly sized, when it closes.
-	keys  []string
-	vals  []*node
+	st  *store
+	// The members of the open containers; a container's are copied out, exactly
+	// sized, when it closes.
+	mem   []int32
 	stack []frame // the open containers
 }
 
-// arena hands out nodes and member slices in chunks, shared by the documents of one
-// SDK, so that parsing allocates a few large blocks rather than one per value.
-type arena struct {
-	nodes   []node
-	members []members
-	keys    []string
-	vals    []*node
-	// The parser's stacks, kept between documents.
-	keyStack []string
-	valStack []*node
-	frames   []frame
-}
-
-func (p *parser) node(kind byte) *node {
-	if len(p.a.nodes) == 0 {
-		p.a.nodes = make([]node, 256)
-	}
-	n := &p.a.nodes[0]
-	p.a.nodes = p.a.nodes[1:]
-	n.kind = kind
-	return n
-}
-
-// members copies a closing container's members out of the parser's stacks.
-func (p *parser) members(f *frame) {
-	if len(p.a.members) == 0 {
-		p.a.members = make([]members, 64)
-	}
-	c := &p.a.members[0]
-	p.a.members = p.a.members[1:]
-	f.n.c = c
-	vals := p.vals[f.base:]
-	if len(p.a.vals) < len(vals) {
-		p.a.vals = make([]*node, max(512, len(vals)))
-	}
-	c.vals = p.a.vals[:len(vals):len(vals)]
-	p.a.vals = p.a.vals[len(vals):]
-	copy(c.vals, vals)
-	p.vals = p.vals[:f.base]
-	if f.n.kind == 'o' {
-		keys := p.keys[f.base:]
-		if len(p.a.keys) < len(keys) {
-			p.a.keys = make([]string, max(512, len(keys)))
-		}
-		c.keys = p.a.keys[:len(keys):len(keys)]
-		p.a.keys = p.a.keys[len(keys):]
-		copy(c.keys, keys)
-		c.index = f.index
-	}
-	p.keys = p.keys[:f.base]
-}
-
 type frame struct {
-	n     *node
-	start int
-	base  int // where the container's members start on the parser's stacks
-	key   string
-	index map[string]int // member positions by key, for large objects
+	n          int32 // the container's node
+	base       int   // where its members start on mem
+	start, end int32 // the current member's key, as in a triple
+	index      map[string]int32
+}
+
+func (p *parser) node(kind byte, start int) int32 {
+	p.st.nodes = append(p.st.nodes, node{kind: kind, start: int32(start)})
+	return int32(len(p.st.nodes) - 1)
+}
+
+// close copies a closing container's members out of the parser's stack.
+func (p *parser) close(f *frame) {
+	s := p.st
+	mem := p.mem[f.base:]
+	n := &s.nodes[f.n]
+	n.first = int32(len(s.kids))
+	n.n = int32(len(mem))
+	if n.kind == 'o' {
+		n.n /= 3
+		if f.index != nil {
+			if s.index == nil {
+				s.index = map[int32]map[string]int32{}
+			}
+			s.index[f.n] = f.index
+		}
+	}
+	s.kids = append(s.kids, mem...)
+	p.mem = p.mem[:f.base]
 }
 
 func (p *parser) space() {
@@ -159,66 +253,69 @@ func (p *parser) space() {
 	}
 }
 
-func (p *parser) parse() *node {
+// parse returns the root node, or -1.
+func (p *parser) parse() int32 {
 	for {
 		p.space()
 		if p.pos >= len(p.s) {
-			return nil
+			return -1
 		}
-		var v *node
+		var v int32
 		start := p.pos
 		switch c := p.s[p.pos]; {
 		case c == '{' || c == '[':
 			p.pos++
-			n := p.node('o')
+			kind := byte('o')
 			if c == '[' {
-				n.kind = 'a'
+				kind = 'a'
 			}
+			v = p.node(kind, start)
 			p.space()
 			if p.pos < len(p.s) && (p.s[p.pos] == '}' && c == '{' || p.s[p.pos] == ']' && c == '[') {
 				p.pos++
-				n.src = p.s[start:p.pos]
-				v = n
+				p.st.nodes[v].end = int32(p.pos)
 				break
 			}
-			f := frame{n: n, start: start, base: len(p.vals)}
+			f := frame{n: v, base: len(p.mem)}
 			if c == '{' {
-				k, ok := p.key()
-				if !ok {
-					return nil
+				var ok bool
+				if f.start, f.end, ok = p.key(); !ok {
+					return -1
 				}
-				f.key = k
 			}
 			p.stack = append(p.stack, f)
 			continue
 		case c == '"':
-			s, ok := p.str()
+			value, esc, ok := p.str()
 			if !ok {
-				return nil
+				return -1
 			}
-			v = p.node('s')
-			v.str = s
+			v = p.node('s', start)
+			if esc {
+				n := &p.st.nodes[v]
+				n.esc, n.first = true, int32(len(p.st.strs))
+				p.st.strs = append(p.st.strs, value)
+			}
 		case c == 't' && strings.HasPrefix(p.s[p.pos:], "true"):
 			p.pos += 4
-			v = p.node('b')
-			v.b = true
+			v = p.node('b', start)
+			p.st.nodes[v].b = true
 		case c == 'f' && strings.HasPrefix(p.s[p.pos:], "false"):
 			p.pos += 5
-			v = p.node('b')
+			v = p.node('b', start)
 		case c == 'n' && strings.HasPrefix(p.s[p.pos:], "null"):
 			p.pos += 4
-			v = p.node('z')
+			v = p.node('z', start)
 		case c == '-' || c >= '0' && c <= '9':
 			if !p.number() {
-				return nil
+				return -1
 			}
-			v = p.node('n')
-			v.str = p.s[start:p.pos]
+			v = p.node('n', start)
 		default:
-			return nil
+			return -1
 		}
-		if v.src == "" {
-			v.src = p.s[start:p.pos]
+		if n := &p.st.nodes[v]; n.end == 0 {
+			n.end = int32(p.pos)
 		}
 		// Attach v to the open containers, closing those that end here.
 		for {
@@ -226,136 +323,150 @@ func (p *parser) parse() *node {
 				return v
 			}
 			top := &p.stack[len(p.stack)-1]
-			if top.n.kind == 'o' {
+			obj := p.st.nodes[top.n].kind == 'o'
+			if obj {
 				p.add(top, v)
 			} else {
-				p.keys = append(p.keys, "") // keeps the two stacks aligned
-				p.vals = append(p.vals, v)
+				p.mem = append(p.mem, v)
 			}
 			p.space()
 			if p.pos >= len(p.s) {
-				return nil
+				return -1
 			}
 			c := p.s[p.pos]
 			p.pos++
 			if c == ',' {
-				if top.n.kind == 'o' {
-					k, ok := p.key()
-					if !ok {
-						return nil
+				if obj {
+					var ok bool
+					if top.start, top.end, ok = p.key(); !ok {
+						return -1
 					}
-					top.key = k
 				}
 				break
 			}
-			if c == '}' && top.n.kind == 'o' || c == ']' && top.n.kind == 'a' {
-				p.members(top)
+			if c == '}' && obj || c == ']' && !obj {
+				p.close(top)
 				v = top.n
-				v.src = p.s[top.start:p.pos]
+				p.st.nodes[v].end = int32(p.pos)
 				p.stack = p.stack[:len(p.stack)-1]
 				continue
 			}
-			return nil
+			return -1
 		}
 	}
 }
 
 // add adds a member to the open object f; a repeated key keeps its first position
 // and takes the new value.
-func (p *parser) add(f *frame, v *node) {
-	members := p.keys[f.base:]
+func (p *parser) add(f *frame, v int32) {
+	mem := p.mem[f.base:]
+	k := p.keyText(f.start, f.end)
 	switch {
 	case f.index != nil:
-		if i, ok := f.index[f.key]; ok {
-			p.vals[f.base+i] = v
+		if i, ok := f.index[k]; ok {
+			mem[3*i+2] = v
 			return
 		}
-		f.index[f.key] = len(members)
-	case len(members) < 32:
-		for i, key := range members {
-			if key == f.key {
-				p.vals[f.base+i] = v
+		f.index[k] = int32(len(mem) / 3)
+	case len(mem) < 3*largeObject:
+		for i := 0; i < len(mem); i += 3 {
+			if p.keyText(mem[i], mem[i+1]) == k {
+				mem[i+2] = v
 				return
 			}
 		}
 	default: // a large object: index it, so that n members cost O(n), not O(n²)
-		f.index = make(map[string]int, 2*len(members))
-		for i, key := range members {
-			f.index[key] = i
+		f.index = make(map[string]int32, 2*len(mem)/3)
+		for i := 0; i < len(mem); i += 3 {
+			f.index[p.keyText(mem[i], mem[i+1])] = int32(i / 3)
 		}
 		p.add(f, v)
 		return
 	}
-	p.keys = append(p.keys, f.key)
-	p.vals = append(p.vals, v)
+	p.mem = append(p.mem, f.start, f.end, v)
 }
 
-// key reads `"name" :` at an object member's start.
-func (p *parser) key() (string, bool) {
+func (p *parser) keyText(start, end int32) string {
+	if start < 0 {
+		return p.st.strs[^start]
+	}
+	return p.s[start:end]
+}
+
+// key reads `"name" :` at an object member's start, returning the name as a triple's
+// key start and end.
+func (p *parser) key() (start, end int32, ok bool) {
 	p.space()
 	if p.pos >= len(p.s) || p.s[p.pos] != '"' {
-		return "", false
+		return 0, 0, false
 	}
-	k, ok := p.str()
+	from := p.pos
+	k, esc, ok := p.str()
 	if !ok {
-		return "", false
+		return 0, 0, false
 	}
 	p.space()
 	if p.pos >= len(p.s) || p.s[p.pos] != ':' {
-		return "", false
+		return 0, 0, false
 	}
 	p.pos++
-	return k, true
+	if esc {
+		p.st.strs = append(p.st.strs, k)
+		return ^int32(len(p.st.strs) - 1), 0, true
+	}
+	return int32(from + 1), int32(from + 1 + len(k)), true
 }
 
-// str reads a JSON string; invalid UTF-8 and lone surrogates become U+FFFD.
-func (p *parser) str() (string, bool) {
+// str reads a JSON string; invalid UTF-8 and lone surrogates become U+FFFD. Unless
+// esc, the value is the text between the quotes, and value is that text.
+func (p *parser) str() (value string, esc, ok bool) {
 	start := p.pos
 	p.pos++
-	simple := true
+	ascii, simple := true, true
 	for {
 		if p.pos >= len(p.s) {
-			return "", false
+			return "", false, false
 		}
 		c := p.s[p.pos]
 		if c == '"' {
 			break
 		}
 		if c < 0x20 {
-			return "", false
+			return "", false, false
 		}
 		if c == '\\' {
 			simple = false
 			p.pos++
 			if p.pos >= len(p.s) {
-				return "", false
+				return "", false, false
 			}
 			if p.s[p.pos] == 'u' {
 				if p.pos+4 >= len(p.s) {
-					return "", false
+					return "", false, false
 				}
 				if _, err := strconv.ParseUint(p.s[p.pos+1:p.pos+5], 16, 16); err != nil {
-					return "", false
+					return "", false, false
 				}
 				p.pos += 4
 			} else if strings.IndexByte(`"\/bfnrt`, p.s[p.pos]) < 0 {
-				return "", false
+				return "", false, false
 			}
 		} else if c >= 0x80 {
-			simple = false
+			ascii = false
 		}
 		p.pos++
 	}
 	p.pos++
 	raw := p.s[start:p.pos]
-	if simple {
-		return raw[1 : len(raw)-1], true
+	// Without escapes, valid UTF-8 is its own value (as strconv.Unquote would say).
+	if simple && (ascii || utf8.ValidString(raw)) {
+		return raw[1 : len(raw)-1], false, true
 	}
 	s, err := strconv.Unquote(raw)
 	if err != nil || !utf8.ValidString(s) {
-		return strings.ToValidUTF8(unquoteLoose(raw), "\uFFFD"), true
+		return strings.ToValidUTF8(unquoteLoose(raw), "\uFFFD"), true, true
 	}
-	return s, true
+	return s, true, true
 }
 
 // unquoteLoose decodes a JSON string that strconv.Unquote rejects (a "\/" escape, a
@@ -439,41 +550,41 @@ func (p *parser) number() bool {
 }
 
 // pointer resolves a JSON Pointer in URI-fragment form ("#/a/b~1c/0") from root,
-// or returns nil.
-func pointer(root *node, ref string) *node {
+// or returns no value.
+func pointer(root val, ref string) val {
 	if !strings.HasPrefix(ref, "#") {
-		return nil
+		return val{}
 	}
 	frag := ref[1:]
 	if strings.Contains(frag, "%") {
 		var ok bool
 		if frag, ok = percentDecode(frag); !ok {
-			return nil
+			return val{}
 		}
 	}
 	if frag == "" {
 		return root
 	}
 	if frag[0] != '/' {
-		return nil // a plain-name anchor, not supported
+		return val{} // a plain-name anchor, not supported
 	}
 	n := root
 	for _, seg := range strings.Split(frag[1:], "/") {
 		seg = strings.ReplaceAll(strings.ReplaceAll(seg, "~1", "/"), "~0", "~")
-		switch n.kind {
+		switch n.kind() {
 		case 'o':
 			n = n.get(seg)
 		case 'a':
 			i, err := strconv.Atoi(seg)
-			if err != nil || i < 0 || i >= len(n.vals()) || seg != strconv.Itoa(i) {
-				return nil
+			if err != nil || i < 0 || i >= n.len() || seg != strconv.Itoa(i) {
+				return val{}
 			}
-			n = n.vals()[i]
+			n = n.at(i)
 		default:
-			return nil
+			return val{}
 		}
-		if n == nil {
-			return nil
+		if !n.ok() {
+			return val{}
 		}
 	}
 	return n

@@ -4,24 +4,36 @@ import (
 	"strings"
 )
 
+// objectSchema holds the keywords of an object schema that object reads: a schema's
+// own, or those mergeAllOf makes for an allOf of objects.
+type objectSchema struct {
+	props, required, additional, unevaluated, patterns val
+}
+
+func objectOf(n val) objectSchema {
+	return objectSchema{props: n.get("properties"), required: n.get("required"), additional: n.get("additionalProperties"),
+		unevaluated: n.get("unevaluatedProperties"), patterns: n.get("patternProperties")}
+}
+
 // object renders an object schema: a multi-line type literal for declared properties,
 // `& Record<string, JsonValue>` when it is open, `Record<string, T>` for a map.
-func (r *renderer) object(n *node, ind string, depth int, at *loc) ts {
-	props := n.get("properties")
-	if props != nil && props.kind != 'o' {
+func (r *renderer) object(n objectSchema, ind string, depth int, at *loc) ts {
+	props := n.props
+	if props.ok() && props.kind() != 'o' {
 		r.fallback(r.loc(at, "properties"), "properties is not an object")
-		props = nil
+		props = val{}
 	}
 	required := map[string]bool{}
 	var extraRequired []string
-	if req := n.get("required"); req != nil && req.kind == 'a' {
-		for _, v := range req.vals() {
-			if v.kind != 's' || required[v.str] {
+	if req := n.required; req.ok() && req.kind() == 'a' {
+		for i := range req.len() {
+			v := req.at(i)
+			if v.kind() != 's' || required[v.str()] {
 				continue
 			}
-			required[v.str] = true
-			if props.get(v.str) == nil {
-				extraRequired = append(extraRequired, v.str)
+			required[v.str()] = true
+			if !props.get(v.str()).ok() {
+				extraRequired = append(extraRequired, v.str())
 			}
 		}
 	}
@@ -29,26 +41,27 @@ func (r *renderer) object(n *node, ind string, depth int, at *loc) ts {
 	// What the object allows beyond its declared properties.
 	closed := false
 	var extra *ts
-	ap := n.get("additionalProperties")
-	if ap == nil {
-		if up := n.get("unevaluatedProperties"); up != nil && up.kind == 'b' && !up.b {
+	ap := n.additional
+	if !ap.ok() {
+		if up := n.unevaluated; up.ok() && up.kind() == 'b' && !up.boolean() {
 			closed = true
 		}
 	}
 	// Names matching a pattern may hold that pattern's values; beside an open
 	// object they add nothing a type can say.
 	var extras []ts
-	if ap != nil && !neutral(ap) {
-		if ap.kind == 'b' {
+	if ap.ok() && !neutral(ap) {
+		if ap.kind() == 'b' {
 			closed = true
 		} else {
 			extras = append(extras, r.schema(ap, ind, depth+1, r.loc(at, "additionalProperties")))
 		}
-		if pp := n.get("patternProperties"); pp != nil && pp.kind == 'o' {
-			for i, k := range pp.keys() {
-				extras = append(extras, r.schema(pp.vals()[i], ind, depth+1, r.loc(r.loc(at, "patternProperties"), k)))
+		if pp := n.patterns; pp.ok() && pp.kind() == 'o' {
+			for i := range pp.len() {
+				k := pp.key(i)
+				extras = append(extras, r.schema(pp.at(i), ind, depth+1, r.loc(r.loc(at, "patternProperties"), k)))
 			}
-			closed = closed && len(pp.keys()) == 0
+			closed = closed && pp.len() == 0
 		}
 	}
 	if len(extras) > 0 {
@@ -56,7 +69,7 @@ func (r *renderer) object(n *node, ind string, depth int, at *loc) ts {
 		extra = &u
 	}
 
-	if (props == nil || len(props.keys()) == 0) && len(extraRequired) == 0 {
+	if (!props.ok() || props.len() == 0) && len(extraRequired) == 0 {
 		switch {
 		case closed:
 			return ts{text: "Record<string, never>", prec: precPrimary}
@@ -70,9 +83,9 @@ func (r *renderer) object(n *node, ind string, depth int, at *loc) ts {
 	var b strings.Builder
 	b.WriteString("{\n")
 	out := ts{prec: precPrimary}
-	if props != nil {
-		for i, name := range props.keys() {
-			ps := props.vals()[i]
+	if props.ok() {
+		for i := range props.len() {
+			name, ps := props.key(i), props.at(i)
 			t := r.schema(ps, inner, depth+1, r.loc(r.loc(at, "properties"), name))
 			out.refs = out.refs || t.refs
 			writeDoc(&b, inner, describe(ps))
@@ -113,22 +126,22 @@ func mapOf(t ts) ts {
 
 // array renders an array schema: T[] for items, a tuple for prefixItems (or the older
 // array form of items).
-func (r *renderer) array(n *node, ind string, depth int, at *loc) ts {
+func (r *renderer) array(n val, ind string, depth int, at *loc) ts {
 	items := n.get("items")
 	prefix := n.get("prefixItems")
 	rest, restAt := items, r.loc(at, "items")
-	if prefix == nil && items != nil && items.kind == 'a' {
+	if !prefix.ok() && items.ok() && items.kind() == 'a' {
 		prefix, rest, restAt = items, n.get("additionalItems"), r.loc(at, "additionalItems")
 	}
-	if prefix != nil && prefix.kind == 'a' {
+	if prefix.ok() && prefix.kind() == 'a' {
 		minItems := 0
-		if m := n.get("minItems"); m != nil && m.kind == 'n' {
-			for _, c := range m.str {
+		if m := n.get("minItems"); m.ok() && m.kind() == 'n' {
+			for _, c := range m.str() {
 				if c < '0' || c > '9' {
 					break
 				}
 				minItems = minItems*10 + int(c-'0')
-				if minItems > len(prefix.vals()) {
+				if minItems > prefix.len() {
 					break
 				}
 			}
@@ -136,7 +149,8 @@ func (r *renderer) array(n *node, ind string, depth int, at *loc) ts {
 		var b strings.Builder
 		out := ts{prec: precPrimary}
 		b.WriteByte('[')
-		for i, e := range prefix.vals() {
+		for i := range prefix.len() {
+			e := prefix.at(i)
 			t := r.schema(e, ind, depth+1, r.loc(r.loc(at, "prefixItems"), itoa(i)))
 			out.refs = out.refs || t.refs
 			if i > 0 {
@@ -149,16 +163,16 @@ func (r *renderer) array(n *node, ind string, depth int, at *loc) ts {
 			}
 		}
 		switch {
-		case rest != nil && rest.kind == 'b' && !rest.b:
-		case rest == nil || neutral(rest):
-			if len(prefix.vals()) > 0 {
+		case rest.ok() && rest.kind() == 'b' && !rest.boolean():
+		case !rest.ok() || neutral(rest):
+			if prefix.len() > 0 {
 				b.WriteString(", ")
 			}
 			b.WriteString("...JsonValue[]")
 		default:
 			t := r.schema(rest, ind, depth+1, restAt)
 			out.refs = out.refs || t.refs
-			if len(prefix.vals()) > 0 {
+			if prefix.len() > 0 {
 				b.WriteString(", ")
 			}
 			b.WriteString("..." + t.wrap(precPrimary) + "[]")
@@ -168,9 +182,9 @@ func (r *renderer) array(n *node, ind string, depth int, at *loc) ts {
 		return out
 	}
 	switch {
-	case items == nil || neutral(items):
+	case !items.ok() || neutral(items):
 		return ts{text: "JsonValue[]", prec: precPrimary}
-	case items.kind == 'b':
+	case items.kind() == 'b':
 		return ts{text: "[]", prec: precPrimary}
 	}
 	t := r.schema(items, ind, depth+1, r.loc(at, "items"))
@@ -179,31 +193,31 @@ func (r *renderer) array(n *node, ind string, depth int, at *loc) ts {
 
 // describe returns a property's doc text: its description, then its constraints as
 // JSDoc tags.
-func describe(n *node) string {
-	if n.kind != 'o' {
+func describe(n val) string {
+	if n.kind() != 'o' {
 		return ""
 	}
 	var parts []string
-	if d := n.get("description"); d != nil && d.kind == 's' {
-		parts = append(parts, d.str)
+	if d := n.get("description"); d.ok() && d.kind() == 's' {
+		parts = append(parts, d.str())
 	}
-	if d := n.get("deprecated"); d != nil && d.kind == 'b' && d.b {
+	if d := n.get("deprecated"); d.ok() && d.kind() == 'b' && d.boolean() {
 		parts = append(parts, "@deprecated")
 	}
 	for _, k := range []string{"format", "pattern", "minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum",
 		"multipleOf", "minLength", "maxLength", "minItems", "maxItems", "default"} {
 		v := n.get(k)
-		if v == nil {
+		if !v.ok() {
 			continue
 		}
 		switch {
-		case v.kind == 's' && k != "default":
-			parts = append(parts, "@"+k+" "+v.str)
-		case v.kind == 'n' || k == "default":
-			parts = append(parts, "@"+k+" "+v.src)
+		case v.kind() == 's' && k != "default":
+			parts = append(parts, "@"+k+" "+v.str())
+		case v.kind() == 'n' || k == "default":
+			parts = append(parts, "@"+k+" "+v.src())
 		}
 	}
-	if d := n.get("uniqueItems"); d != nil && d.kind == 'b' && d.b {
+	if d := n.get("uniqueItems"); d.ok() && d.kind() == 'b' && d.boolean() {
 		parts = append(parts, "@uniqueItems")
 	}
 	if e := enumDocs(n); e != "" {
@@ -215,20 +229,20 @@ func describe(n *node) string {
 // enumDocs renders the descriptions some servers give enum values in a parallel array
 // (enumDescriptions, as VS Code's schemas spell it, or an x- extension) as one tag:
 // `@enum "a": first; "b": second`.
-func enumDocs(n *node) string {
+func enumDocs(n val) string {
 	e := n.get("enum")
-	if e == nil || e.kind != 'a' {
+	if !e.ok() || e.kind() != 'a' {
 		return ""
 	}
 	for _, k := range []string{"enumDescriptions", "x-enumDescriptions", "x-enum-descriptions", "markdownEnumDescriptions"} {
 		d := n.get(k)
-		if d == nil || d.kind != 'a' || len(d.vals()) != len(e.vals()) {
+		if !d.ok() || d.kind() != 'a' || d.len() != e.len() {
 			continue
 		}
 		var items []string
-		for i, v := range d.vals() {
-			if v.kind == 's' && strings.TrimSpace(v.str) != "" {
-				items = append(items, e.vals()[i].src+": "+v.str)
+		for i := range d.len() {
+			if v := d.at(i); v.kind() == 's' && strings.TrimSpace(v.str()) != "" {
+				items = append(items, e.at(i).src()+": "+v.str())
 			}
 		}
 		if len(items) > 0 {

@@ -78,8 +78,8 @@ type renderer struct {
 	g      *gen
 	tool   string
 	where  string // "parameters" or "output"
-	root   *node
-	active map[*node]bool // inline $ref targets being rendered, to stop cycles
+	root   val
+	active map[val]bool // inline $ref targets being rendered, to stop cycles
 	// expanded counts the source bytes of $ref targets rendered in place.
 	expanded int
 }
@@ -94,15 +94,15 @@ func (r *renderer) fallback(at *loc, reason string) ts {
 var typeKeys = []string{"type", "properties", "additionalProperties", "patternProperties", "items",
 	"prefixItems", "enum", "const", "$ref", "anyOf", "oneOf", "allOf", "$dynamicRef", "$recursiveRef"}
 
-func neutral(n *node) bool {
-	if n.kind == 'b' {
-		return n.b
+func neutral(n val) bool {
+	if n.kind() == 'b' {
+		return n.boolean()
 	}
-	if n.kind != 'o' {
+	if n.kind() != 'o' {
 		return false
 	}
 	for _, k := range typeKeys {
-		if n.get(k) != nil {
+		if n.get(k).ok() {
 			return false
 		}
 	}
@@ -110,13 +110,13 @@ func neutral(n *node) bool {
 }
 
 // schema renders the schema n whose object text (if multi-line) starts at indent ind.
-func (r *renderer) schema(n *node, ind string, depth int, at *loc) ts {
+func (r *renderer) schema(n val, ind string, depth int, at *loc) ts {
 	if depth > maxDepth {
 		return r.fallback(at, "schema nested too deeply")
 	}
-	switch n.kind {
+	switch n.kind() {
 	case 'b':
-		if n.b {
+		if n.boolean() {
 			return tsJSON
 		}
 		return tsNever
@@ -125,61 +125,62 @@ func (r *renderer) schema(n *node, ind string, depth int, at *loc) ts {
 		return r.fallback(at, "schema is neither an object nor a boolean")
 	}
 	var out ts
-	if c := n.get("const"); c != nil {
+	if c := n.get("const"); c.ok() {
 		out = r.literal(c, depth+1, r.loc(at, "const"))
-	} else if e := n.get("enum"); e != nil {
+	} else if e := n.get("enum"); e.ok() {
 		out = r.enum(e, depth, r.loc(at, "enum"))
 	} else {
 		out = r.combined(n, ind, depth, at)
 	}
-	if nb := n.get("nullable"); nb != nil && nb.kind == 'b' && nb.b && !out.null {
+	if nb := n.get("nullable"); nb.ok() && nb.kind() == 'b' && nb.boolean() && !out.null {
 		out = ts{text: out.text + " | null", prec: precUnion, refs: out.refs, direct: out.direct, null: true}
 	}
 	return out
 }
 
-func (r *renderer) enum(e *node, depth int, at *loc) ts {
-	if e.kind != 'a' {
+func (r *renderer) enum(e val, depth int, at *loc) ts {
+	if e.kind() != 'a' {
 		return r.fallback(at, "enum is not an array")
 	}
-	if len(e.vals()) == 0 {
+	if e.len() == 0 {
 		return tsNever
 	}
-	parts := make([]ts, 0, len(e.vals()))
-	for _, v := range e.vals() {
-		parts = append(parts, r.literal(v, depth+1, at))
+	parts := make([]ts, 0, e.len())
+	for i := range e.len() {
+		parts = append(parts, r.literal(e.at(i), depth+1, at))
 	}
 	return union(parts)
 }
 
 // combined renders the type keywords of n and its $ref, anyOf, oneOf and allOf as one
 // intersection.
-func (r *renderer) combined(n *node, ind string, depth int, at *loc) ts {
-	if merged := mergeAllOf(n); merged != nil {
+func (r *renderer) combined(n val, ind string, depth int, at *loc) ts {
+	if merged, ok := mergeAllOf(n); ok {
 		return r.object(merged, ind, depth, at)
 	}
 	typed, structural, hasType := r.typed(n, ind, depth, at)
 	var parts []ts
-	if ref := n.get("$ref"); ref != nil {
+	if ref := n.get("$ref"); ref.ok() {
 		parts = append(parts, r.ref(ref, ind, depth, r.loc(at, "$ref")))
 	}
 	for _, k := range []string{"$dynamicRef", "$recursiveRef"} {
-		if n.get(k) != nil {
+		if n.get(k).ok() {
 			parts = append(parts, r.fallback(r.loc(at, k), k+" is not supported"))
 		}
 	}
 	for _, k := range []string{"anyOf", "oneOf"} {
-		if u := n.get(k); u != nil {
+		if u := n.get(k); u.ok() {
 			if t, ok := r.union(u, ind, depth, r.loc(at, k)); ok {
 				parts = append(parts, t)
 			}
 		}
 	}
-	if all := n.get("allOf"); all != nil {
-		if all.kind != 'a' {
+	if all := n.get("allOf"); all.ok() {
+		if all.kind() != 'a' {
 			parts = append(parts, r.fallback(r.loc(at, "allOf"), "allOf is not an array"))
 		} else {
-			for i, m := range all.vals() {
+			for i := range all.len() {
+				m := all.at(i)
 				if !neutral(m) {
 					parts = append(parts, r.schema(m, ind, depth+1, r.loc(r.loc(at, "allOf"), itoa(i))))
 				}
@@ -201,16 +202,17 @@ func (r *renderer) combined(n *node, ind string, depth int, at *loc) ts {
 
 // union renders anyOf/oneOf branches; ok is false when a branch accepts anything (the
 // keyword then constrains nothing a type can say).
-func (r *renderer) union(u *node, ind string, depth int, at *loc) (ts, bool) {
-	if u.kind != 'a' || len(u.vals()) == 0 {
+func (r *renderer) union(u val, ind string, depth int, at *loc) (ts, bool) {
+	if u.kind() != 'a' || u.len() == 0 {
 		return r.fallback(at, "expected a non-empty array of schemas"), true
 	}
-	parts := make([]ts, 0, len(u.vals()))
-	for i, b := range u.vals() {
+	parts := make([]ts, 0, u.len())
+	for i := range u.len() {
+		b := u.at(i)
 		if neutral(b) {
 			return ts{}, false
 		}
-		if b.kind == 'b' {
+		if b.kind() == 'b' {
 			continue // false: no value
 		}
 		parts = append(parts, r.schema(b, ind, depth+1, r.loc(at, itoa(i))))
@@ -266,31 +268,32 @@ func intersection(parts []ts) ts {
 // typed renders the "type" keyword (a name or an array of names), inferring object or
 // array from their keywords when "type" is absent. structural reports keywords beyond
 // a bare type name; ok reports that there was anything to render.
-func (r *renderer) typed(n *node, ind string, depth int, at *loc) (t ts, structural, ok bool) {
+func (r *renderer) typed(n val, ind string, depth int, at *loc) (t ts, structural, ok bool) {
 	for _, k := range []string{"properties", "additionalProperties", "patternProperties", "items", "prefixItems"} {
-		if n.get(k) != nil {
+		if n.get(k).ok() {
 			structural = true
 		}
 	}
 	var names []string
 	switch tn := n.get("type"); {
-	case tn == nil:
+	case !tn.ok():
 		switch {
-		case n.get("properties") != nil || n.get("additionalProperties") != nil || n.get("patternProperties") != nil:
-			return r.object(n, ind, depth, at), structural, true
-		case n.get("items") != nil || n.get("prefixItems") != nil:
+		case n.get("properties").ok() || n.get("additionalProperties").ok() || n.get("patternProperties").ok():
+			return r.object(objectOf(n), ind, depth, at), structural, true
+		case n.get("items").ok() || n.get("prefixItems").ok():
 			return r.array(n, ind, depth, at), structural, true
 		default:
 			return ts{}, false, false
 		}
-	case tn.kind == 's':
-		return r.typeName(n, tn.str, ind, depth, at), structural, true
-	case tn.kind == 'a':
-		for _, v := range tn.vals() {
-			if v.kind != 's' {
+	case tn.kind() == 's':
+		return r.typeName(n, tn.str(), ind, depth, at), structural, true
+	case tn.kind() == 'a':
+		for i := range tn.len() {
+			v := tn.at(i)
+			if v.kind() != 's' {
 				return r.fallback(r.loc(at, "type"), "type array holds a non-string"), structural, true
 			}
-			names = append(names, v.str)
+			names = append(names, v.str())
 		}
 		if len(names) == 0 {
 			return tsNever, structural, true
@@ -309,7 +312,7 @@ func (r *renderer) typed(n *node, ind string, depth int, at *loc) (t ts, structu
 }
 
 // typeName renders n as one of the JSON Schema type names.
-func (r *renderer) typeName(n *node, name, ind string, depth int, at *loc) ts {
+func (r *renderer) typeName(n val, name, ind string, depth int, at *loc) ts {
 	switch name {
 	case "string", "number", "boolean":
 		return ts{text: name, prec: precPrimary}
@@ -318,7 +321,7 @@ func (r *renderer) typeName(n *node, name, ind string, depth int, at *loc) ts {
 	case "integer":
 		return ts{text: "number", prec: precPrimary}
 	case "object":
-		return r.object(n, ind, depth, at)
+		return r.object(objectOf(n), ind, depth, at)
 	case "array":
 		return r.array(n, ind, depth, at)
 	case "any":
@@ -329,16 +332,16 @@ func (r *renderer) typeName(n *node, name, ind string, depth int, at *loc) ts {
 
 // ref renders a $ref: a named alias for "#/$defs/X" and "#/definitions/X", the target
 // rendered in place for other pointers into the same document.
-func (r *renderer) ref(ref *node, ind string, depth int, at *loc) ts {
-	if ref.kind != 's' {
+func (r *renderer) ref(ref val, ind string, depth int, at *loc) ts {
+	if ref.kind() != 's' {
 		return r.fallback(at, "$ref is not a string")
 	}
-	target := pointer(r.root, ref.str)
-	if target == nil {
-		return r.fallback(at, "$ref "+quote(ref.str)+" does not resolve within the schema")
+	target := pointer(r.root, ref.str())
+	if !target.ok() {
+		return r.fallback(at, "$ref "+quote(ref.str())+" does not resolve within the schema")
 	}
 	for _, prefix := range []string{"#/$defs/", "#/definitions/"} {
-		name, ok := strings.CutPrefix(ref.str, prefix)
+		name, ok := strings.CutPrefix(ref.str(), prefix)
 		if ok && !strings.Contains(name, "/") {
 			container := r.root.get(strings.Trim(prefix[1:], "/"))
 			a := r.g.alias(r, strings.ReplaceAll(strings.ReplaceAll(name, "~1", "/"), "~0", "~"), target, container)
@@ -346,16 +349,16 @@ func (r *renderer) ref(ref *node, ind string, depth int, at *loc) ts {
 		}
 	}
 	if r.active[target] {
-		return r.fallback(at, "recursive $ref "+quote(ref.str)+" outside $defs")
+		return r.fallback(at, "recursive $ref "+quote(ref.str())+" outside $defs")
 	}
 	// Pointers rendered in place can nest (a property pointing at one that points at
 	// two others, …) and grow the text exponentially; bound what they expand.
-	r.expanded += len(target.src)
-	if r.expanded > max(64<<10, 4*len(r.root.src)) {
-		return r.fallback(at, "$ref "+quote(ref.str)+" not expanded: the schema's in-place references grew too large")
+	r.expanded += len(target.src())
+	if r.expanded > max(64<<10, 4*len(r.root.src())) {
+		return r.fallback(at, "$ref "+quote(ref.str())+" not expanded: the schema's in-place references grew too large")
 	}
 	if r.active == nil {
-		r.active = map[*node]bool{}
+		r.active = map[val]bool{}
 	}
 	r.active[target] = true
 	defer delete(r.active, target)
@@ -363,35 +366,35 @@ func (r *renderer) ref(ref *node, ind string, depth int, at *loc) ts {
 }
 
 // literal renders a JSON value as a literal type.
-func (r *renderer) literal(v *node, depth int, at *loc) ts {
+func (r *renderer) literal(v val, depth int, at *loc) ts {
 	if depth > maxDepth {
 		return r.fallback(at, "literal nested too deeply")
 	}
-	switch v.kind {
+	switch v.kind() {
 	case 's':
-		return ts{text: quote(v.str), prec: precPrimary}
+		return ts{text: quote(v.str()), prec: precPrimary}
 	case 'n':
-		return ts{text: v.str, prec: precPrimary}
+		return ts{text: v.str(), prec: precPrimary}
 	case 'b':
-		if v.b {
+		if v.boolean() {
 			return ts{text: "true", prec: precPrimary}
 		}
 		return ts{text: "false", prec: precPrimary}
 	case 'z':
 		return ts{text: "null", prec: precPrimary, null: true}
 	case 'a':
-		parts := make([]string, len(v.vals()))
-		for i, e := range v.vals() {
-			parts[i] = r.literal(e, depth+1, at).text
+		parts := make([]string, v.len())
+		for i := range v.len() {
+			parts[i] = r.literal(v.at(i), depth+1, at).text
 		}
 		return ts{text: "[" + strings.Join(parts, ", ") + "]", prec: precPrimary}
 	}
-	if len(v.keys()) == 0 {
+	if v.len() == 0 {
 		return ts{text: "Record<string, never>", prec: precPrimary}
 	}
-	parts := make([]string, len(v.keys()))
-	for i, k := range v.keys() {
-		parts[i] = key(k) + ": " + r.literal(v.vals()[i], depth+1, at).text
+	parts := make([]string, v.len())
+	for i := range v.len() {
+		parts[i] = key(v.key(i)) + ": " + r.literal(v.at(i), depth+1, at).text
 	}
 	return ts{text: "{ " + strings.Join(parts, "; ") + " }", prec: precPrimary}
 }
@@ -409,67 +412,64 @@ var objectOnly = map[string]bool{"type": true, "properties": true, "required": t
 
 // plainObject reports an object schema made only of properties, required and an open
 // (absent or true) additionalProperties.
-func plainObject(n *node) bool {
-	if n.kind != 'o' {
+func plainObject(n val) bool {
+	if n.kind() != 'o' {
 		return false
 	}
-	if t := n.get("type"); t != nil && (t.kind != 's' || t.str != "object") {
+	if t := n.get("type"); t.ok() && (t.kind() != 's' || t.str() != "object") {
 		return false
 	}
-	if p := n.get("properties"); p != nil && p.kind != 'o' {
+	if p := n.get("properties"); p.ok() && p.kind() != 'o' {
 		return false
 	}
-	if ap := n.get("additionalProperties"); ap != nil && !(ap.kind == 'b' && ap.b) {
+	if ap := n.get("additionalProperties"); ap.ok() && !(ap.kind() == 'b' && ap.boolean()) {
 		return false
 	}
 	for _, k := range typeKeys {
-		if n.get(k) != nil && !objectOnly[k] {
+		if n.get(k).ok() && !objectOnly[k] {
 			return false
 		}
 	}
-	return n.get("nullable") == nil
+	return !n.get("nullable").ok()
 }
 
 // mergeAllOf returns one object schema for an allOf of plain objects (beside the
 // node's own properties), so that it renders as one literal rather than an
-// intersection of literals; nil when the members are anything else or declare a
+// intersection of literals; false when the members are anything else or declare a
 // property twice. unevaluatedProperties: false on the node closes the result.
-func mergeAllOf(n *node) *node {
+func mergeAllOf(n val) (objectSchema, bool) {
 	all := n.get("allOf")
-	if all == nil || all.kind != 'a' || len(all.vals()) == 0 || !plainObject(n) {
-		return nil
+	if !all.ok() || all.kind() != 'a' || all.len() == 0 || !plainObject(n) {
+		return objectSchema{}, false
 	}
-	parts := append([]*node{n}, all.vals()...)
-	props := &node{kind: 'o', c: &members{}}
-	req := &node{kind: 'a', c: &members{}}
+	var props, req []int32 // the merged members, as the store holds them
 	seen := map[string]bool{}
-	for _, m := range parts {
-		if m.kind == 'b' && m.b {
+	for i := -1; i < all.len(); i++ {
+		m := n
+		if i >= 0 {
+			m = all.at(i)
+		}
+		if m.kind() == 'b' && m.boolean() {
 			continue
 		}
-		if !plainObject(m) || m != n && m.get("allOf") != nil || m != n && m.get("unevaluatedProperties") != nil {
-			return nil
+		if !plainObject(m) || m != n && m.get("allOf").ok() || m != n && m.get("unevaluatedProperties").ok() {
+			return objectSchema{}, false
 		}
-		if p := m.get("properties"); p != nil {
-			for i, k := range p.keys() {
+		if p := m.get("properties"); p.ok() {
+			for j := range p.len() {
+				k := p.key(j)
 				if seen[k] {
-					return nil
+					return objectSchema{}, false
 				}
 				seen[k] = true
-				props.c.keys = append(props.c.keys, k)
-				props.c.vals = append(props.c.vals, p.vals()[i])
+				props = append(props, p.member(j)...)
 			}
 		}
-		if rq := m.get("required"); rq != nil && rq.kind == 'a' {
-			req.c.vals = append(req.c.vals, rq.vals()...)
+		if rq := m.get("required"); rq.ok() && rq.kind() == 'a' {
+			for j := range rq.len() {
+				req = append(req, rq.at(j).i)
+			}
 		}
 	}
-	out := &node{kind: 'o', src: n.src}
-	out.c = &members{keys: []string{"properties", "required"}}
-	out.c.vals = []*node{props, req}
-	if u := n.get("unevaluatedProperties"); u != nil {
-		out.c.keys = append(out.c.keys, "unevaluatedProperties")
-		out.c.vals = append(out.c.vals, u)
-	}
-	return out
+	return objectSchema{props: n.d.newObject(props), required: n.d.newArray(req), unevaluated: n.get("unevaluatedProperties")}, true
 }

@@ -84,12 +84,13 @@ func Render(tools []Tool) *SDK {
 	}
 	tools = slices.CompactFunc(sorted, func(a, b Tool) bool { return key(a.Name) == key(b.Name) })
 
-	g := &gen{aliases: map[string]*alias{}, used: map[string]bool{}, byNode: map[*node]*alias{}, ids: map[*node]string{}, texts: map[string]string{}}
+	g := &gen{aliases: map[string]*alias{}, used: map[string]bool{}, byNode: map[val]*alias{}, ids: map[val]string{}, texts: map[string]string{}}
+	docs := g.load(tools)
 	args := make([]string, len(tools))
 	outs := make([]string, len(tools))
 	for i, t := range tools {
-		args[i] = g.document(t.Name, "parameters", t.Parameters, `{"type":"object"}`)
-		outs[i] = g.document(t.Name, "output", t.Output, `{}`)
+		args[i] = g.document(t.Name, "parameters", &docs[2*i])
+		outs[i] = g.document(t.Name, "output", &docs[2*i+1])
 	}
 	for i := 0; i < len(g.order); i++ { // aliases may discover more aliases
 		a := g.order[i]
@@ -172,10 +173,10 @@ type gen struct {
 	aliases   map[string]*alias // by identity key
 	order     []*alias          // in discovery order
 	used      map[string]bool   // alias names taken
-	byNode    map[*node]*alias  // by definition node, within one document
-	ids       map[*node]string  // the id of a document part's text
+	byNode    map[val]*alias    // by definition node, within one document
+	ids       map[val]string    // the id of a document part's text
 	texts     map[string]string // text -> id
-	arena     arena             // the parser's memory
+	store     store             // the parsed documents
 	locs      []loc             // free locations
 	fallbacks []Fallback
 }
@@ -183,13 +184,13 @@ type gen struct {
 // context returns a short id for the definitions an alias comes from (and its whole
 // document, when they point elsewhere in it too), the same for the same text, so that
 // alias keys stay small however large the definitions are.
-func (g *gen) context(root, container *node) string {
+func (g *gen) context(root, container val) string {
 	if id, ok := g.ids[container]; ok {
 		return id
 	}
-	text := container.src
+	text := container.src()
 	if strings.Count(text, `"#`) != strings.Count(text, `"#/$defs/`)+strings.Count(text, `"#/definitions/`) {
-		text = root.src
+		text = root.src()
 	}
 	id, ok := g.texts[text]
 	if !ok {
@@ -204,19 +205,73 @@ func (g *gen) context(root, container *node) string {
 type alias struct {
 	name, def, doc string
 	tool           string
-	n, root        *node
+	n, root        val
 	body           ts
 }
 
-// document renders one tool schema (text, or def when nil) as an entry's type.
-func (g *gen) document(tool, where string, text json.RawMessage, def string) string {
-	src := def
-	if text != nil {
-		src = string(text)
+// Schemas that a tool leaves nil.
+const (
+	defaultParameters = `{"type":"object"}`
+	defaultOutput     = `{}`
+)
+
+// load returns the documents of tools' schemas: parameters, then output, for each.
+// Render must not keep or depend on the callers' byte slices, so it copies them, all
+// into one string (one allocation rather than one per schema).
+func (g *gen) load(tools []Tool) []doc {
+	size := 0
+	for _, t := range tools {
+		size += schemaLen(t.Parameters, defaultParameters) + schemaLen(t.Output, defaultOutput)
 	}
+	var b strings.Builder
+	b.Grow(size)
+	for _, t := range tools {
+		writeSchema(&b, t.Parameters, defaultParameters)
+		writeSchema(&b, t.Output, defaultOutput)
+	}
+	text := b.String()
+	docs := make([]doc, 2*len(tools))
+	at := 0
+	for i, t := range tools {
+		n := schemaLen(t.Parameters, defaultParameters)
+		docs[2*i] = doc{src: text[at : at+n], s: &g.store}
+		at += n
+		n = schemaLen(t.Output, defaultOutput)
+		docs[2*i+1] = doc{src: text[at : at+n], s: &g.store}
+		at += n
+	}
+	// Size the store from bounds on what the text can hold (a value follows each ','
+	// or opens a container; a member has a ':'), so that it is allocated once rather
+	// than grown by copying. Separators inside strings only make the bounds looser.
+	values := strings.Count(text, ",") + strings.Count(text, "[") + strings.Count(text, "{") + len(docs)
+	g.store.nodes = make([]node, 0, min(values, maxStore))
+	g.store.kids = make([]int32, 0, min(3*strings.Count(text, ":")+values, maxStore))
+	return docs
+}
+
+func schemaLen(text json.RawMessage, def string) int {
+	if text == nil {
+		return len(def)
+	}
+	return len(text)
+}
+
+func writeSchema(b *strings.Builder, text json.RawMessage, def string) {
+	if text == nil {
+		b.WriteString(def)
+	} else {
+		b.Write(text)
+	}
+}
+
+// document renders one tool schema as an entry's type.
+func (g *gen) document(tool, where string, d *doc) string {
 	r := &renderer{g: g, tool: tool, where: where}
-	root := parseJSON(src, &g.arena)
-	if root == nil {
+	if !d.fits() {
+		return r.fallback(nil, "schema is too large").text
+	}
+	root := d.parse()
+	if !root.ok() {
 		return r.fallback(nil, "schema is not valid JSON").text
 	}
 	r.root = root
@@ -226,12 +281,12 @@ func (g *gen) document(tool, where string, text json.RawMessage, def string) str
 // alias returns the name declared for the $defs entry def (node n) of r's document,
 // declaring it on first use. Entries with the same name, text and sibling definitions
 // share one declaration.
-func (g *gen) alias(r *renderer, def string, n, container *node) string {
+func (g *gen) alias(r *renderer, def string, n, container val) string {
 	if a := g.byNode[n]; a != nil {
 		return a.name
 	}
-	k := def + "\x00" + n.src
-	if container != nil {
+	k := def + "\x00" + n.src()
+	if container.ok() {
 		k += "\x00" + g.context(r.root, container)
 	}
 	if a := g.aliases[k]; a != nil {
@@ -248,9 +303,9 @@ func (g *gen) alias(r *renderer, def string, n, container *node) string {
 	}
 	g.used[name] = true
 	a := &alias{name: name, def: def, tool: r.tool, n: n, root: r.root}
-	if n.kind == 'o' {
-		if d := n.get("description"); d != nil && d.kind == 's' {
-			a.doc = d.str
+	if n.kind() == 'o' {
+		if d := n.get("description"); d.ok() && d.kind() == 's' {
+			a.doc = d.str()
 		}
 	}
 	g.aliases[k] = a
