@@ -2,7 +2,6 @@ package sdkgen
 
 import (
 	_ "embed"
-	"strconv"
 	"strings"
 	"sync"
 	"unicode"
@@ -61,35 +60,55 @@ func key(s string) string {
 	return quote(s)
 }
 
+// appendKey appends key(s) to dst.
+func appendKey(dst []byte, s string) []byte {
+	if isIdent(s) {
+		return append(dst, s...)
+	}
+	return appendQuote(dst, s)
+}
+
 // quote renders s as a JSON string literal, which is also a valid TypeScript string
 // literal: no HTML escaping, U+2028/U+2029 and control characters escaped, invalid
 // UTF-8 replaced by U+FFFD.
 func quote(s string) string {
-	var b strings.Builder
-	b.Grow(len(s) + 2)
-	b.WriteByte('"')
-	for _, r := range strings.ToValidUTF8(s, "\uFFFD") {
+	return string(appendQuote(make([]byte, 0, len(s)+2), s))
+}
+
+// appendQuote appends quote(s) to dst.
+func appendQuote(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	if !utf8.ValidString(s) {
+		s = strings.ToValidUTF8(s, "\uFFFD")
+	}
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= 0x20 && c < 0x7f && c != '"' && c != '\\' { // the common case, as it is
+			dst = append(dst, c)
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		i += size
 		switch {
 		case r == '"':
-			b.WriteString(`\"`)
+			dst = append(dst, `\"`...)
 		case r == '\\':
-			b.WriteString(`\\`)
+			dst = append(dst, `\\`...)
 		case r == '\n':
-			b.WriteString(`\n`)
+			dst = append(dst, `\n`...)
 		case r == '\r':
-			b.WriteString(`\r`)
+			dst = append(dst, `\r`...)
 		case r == '\t':
-			b.WriteString(`\t`)
+			dst = append(dst, `\t`...)
 		case r < 0x20 || r == 0x7f || r == 0x2028 || r == 0x2029:
-			b.WriteString(`\u`)
-			h := strconv.FormatInt(int64(r), 16)
-			b.WriteString(strings.Repeat("0", 4-len(h)) + h)
+			const hex = "0123456789abcdef"
+			dst = append(dst, '\\', 'u', hex[r>>12&0xf], hex[r>>8&0xf], hex[r>>4&0xf], hex[r&0xf])
 		default:
-			b.WriteRune(r)
+			dst = utf8.AppendRune(dst, r)
 		}
 	}
-	b.WriteByte('"')
-	return b.String()
+	return append(dst, '"')
 }
 
 // aliasName turns a $defs key into an identifier: characters outside [A-Za-z0-9_$]
@@ -115,15 +134,33 @@ func aliasName(s string) string {
 }
 
 // writeDoc writes text to b as one JSDoc line at indent, or nothing when text is
-// blank: whitespace (as JavaScript's \s sees it) collapsed to single spaces, other
-// control characters dropped, and "*/" escaped as "*\/".
+// blank (see docLine).
 func writeDoc(b *strings.Builder, indent, text string) {
-	if plain(text) {
+	if line := docLine(text); line != "" {
 		b.WriteString(indent)
 		b.WriteString("/** ")
-		b.WriteString(text)
+		b.WriteString(line)
 		b.WriteString(" */\n")
-		return
+	}
+}
+
+// appendDoc appends what writeDoc writes to dst.
+func appendDoc(dst []byte, indent, text string) []byte {
+	if line := docLine(text); line != "" {
+		dst = append(dst, indent...)
+		dst = append(dst, "/** "...)
+		dst = append(dst, line...)
+		dst = append(dst, " */\n"...)
+	}
+	return dst
+}
+
+// docLine returns text as one JSDoc line's text, "" when it is blank: whitespace (as
+// JavaScript's \s sees it) collapsed to single spaces, other control characters
+// dropped, and "*/" escaped as "*\/".
+func docLine(text string) string {
+	if plain(text) {
+		return text
 	}
 	text = strings.ToValidUTF8(text, "\uFFFD")
 	var c strings.Builder
@@ -143,12 +180,9 @@ func writeDoc(b *strings.Builder, indent, text string) {
 		c.WriteRune(r)
 	}
 	if c.Len() == 0 {
-		return
+		return ""
 	}
-	b.WriteString(indent)
-	b.WriteString("/** ")
-	b.WriteString(strings.ReplaceAll(c.String(), "*/", `*\/`))
-	b.WriteString(" */\n")
+	return strings.ReplaceAll(c.String(), "*/", `*\/`)
 }
 
 // plain reports text that docLine can write as it is: printable ASCII, no leading,

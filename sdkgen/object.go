@@ -18,29 +18,43 @@ func objectOf(n val) objectSchema {
 // object renders an object schema: a multi-line type literal for declared properties,
 // `& Record<string, JsonValue>` when it is open, `Record<string, T>` for a map.
 func (r *renderer) object(n objectSchema, ind string, depth int, at *loc) ts {
+	g := r.g
 	props := n.props
 	if props.ok() && props.kind() != 'o' {
-		r.fallback(r.loc(at, "properties"), "properties is not an object")
+		r.fail(r.loc(at, "properties"), "properties is not an object")
 		props = val{}
 	}
-	required := map[string]bool{}
+	req := n.required
+	if req.kind() != 'a' {
+		req = val{}
+	}
+	// Required names: a short list is searched, a long one indexed.
+	var long map[string]bool
+	if req.len() > 16 {
+		long = make(map[string]bool, req.len())
+	}
 	var extraRequired []string
-	if req := n.required; req.ok() && req.kind() == 'a' {
-		for i := range req.len() {
-			v := req.at(i)
-			if v.kind() != 's' || required[v.str()] {
+	for i := range req.len() {
+		v := req.at(i)
+		if v.kind() != 's' {
+			continue
+		}
+		name := v.str()
+		if long != nil {
+			if long[name] {
 				continue
 			}
-			required[v.str()] = true
-			if !props.get(v.str()).ok() {
-				extraRequired = append(extraRequired, v.str())
-			}
+			long[name] = true
+		} else if listed(req, i, name) {
+			continue
+		}
+		if !props.get(name).ok() {
+			extraRequired = append(extraRequired, name)
 		}
 	}
 
 	// What the object allows beyond its declared properties.
 	closed := false
-	var extra *ts
 	ap := n.additional
 	if !ap.ok() {
 		if up := n.unevaluated; up.ok() && up.kind() == 'b' && !up.boolean() {
@@ -49,84 +63,103 @@ func (r *renderer) object(n objectSchema, ind string, depth int, at *loc) ts {
 	}
 	// Names matching a pattern may hold that pattern's values; beside an open
 	// object they add nothing a type can say.
-	var extras []ts
+	mark, p0 := len(g.buf), len(g.parts)
 	if ap.ok() && !neutral(ap) {
 		if ap.kind() == 'b' {
 			closed = true
 		} else {
-			extras = append(extras, r.schema(ap, ind, depth+1, r.loc(at, "additionalProperties")))
+			t := r.schema(ap, ind, depth+1, r.loc(at, "additionalProperties"))
+			g.parts = append(g.parts, t)
 		}
 		if pp := n.patterns; pp.ok() && pp.kind() == 'o' {
 			for i := range pp.len() {
-				k := pp.key(i)
-				extras = append(extras, r.schema(pp.at(i), ind, depth+1, r.loc(r.loc(at, "patternProperties"), k)))
+				t := r.schema(pp.at(i), ind, depth+1, r.loc(r.loc(at, "patternProperties"), pp.key(i)))
+				g.parts = append(g.parts, t)
 			}
 			closed = closed && pp.len() == 0
 		}
 	}
-	if len(extras) > 0 {
-		u := union(extras)
-		extra = &u
+	hasExtra := len(g.parts) > p0
+	var extra ts
+	if hasExtra {
+		extra = g.union(mark, p0)
 	}
 
-	if (!props.ok() || props.len() == 0) && len(extraRequired) == 0 {
+	if props.len() == 0 && len(extraRequired) == 0 {
 		switch {
+		case hasExtra && !closed:
+			return g.mapOf(extra)
 		case closed:
-			return ts{text: "Record<string, never>", prec: precPrimary}
-		case extra != nil:
-			return mapOf(*extra)
+			g.buf = g.buf[:mark]
+			return g.emit("Record<string, never>", precPrimary)
 		}
-		return ts{text: "Record<string, JsonValue>", prec: precPrimary}
+		return g.emit("Record<string, JsonValue>", precPrimary)
 	}
 
-	inner := ind + "  "
-	var b strings.Builder
-	b.WriteString("{\n")
-	out := ts{prec: precPrimary}
-	if props.ok() {
-		for i := range props.len() {
-			name, ps := props.key(i), props.at(i)
-			t := r.schema(ps, inner, depth+1, r.loc(r.loc(at, "properties"), name))
-			out.refs = out.refs || t.refs
-			writeDoc(&b, inner, describe(ps))
-			b.WriteString(inner)
-			b.WriteString(key(name))
-			if !required[name] {
-				b.WriteByte('?')
-			}
-			b.WriteString(": ")
-			b.WriteString(t.text)
-			b.WriteString(";\n")
+	// Beside declared properties only the extras' presence counts, not their text.
+	g.buf = g.buf[:mark]
+	inner := indent(ind)
+	out := g.empty(precPrimary)
+	g.write("{\n")
+	for i := range props.len() {
+		name, ps := props.key(i), props.at(i)
+		g.buf = appendDoc(g.buf, inner, describe(ps))
+		g.write(inner)
+		g.buf = appendKey(g.buf, name)
+		if !(long != nil && long[name] || long == nil && listed(req, req.len(), name)) {
+			g.write("?")
 		}
+		g.write(": ")
+		t := r.schema(ps, inner, depth+1, r.loc(r.loc(at, "properties"), name))
+		out.refs = out.refs || t.refs
+		g.write(";\n")
 	}
 	for _, name := range extraRequired {
-		b.WriteString(inner + key(name) + ": JsonValue;\n")
+		g.write(inner)
+		g.buf = appendKey(g.buf, name)
+		g.write(": JsonValue;\n")
 	}
-	b.WriteString(ind + "}")
-	out.text = b.String()
+	g.write(ind)
+	g.write("}")
 	switch {
 	case closed:
-		return out
-	case extra != nil:
+		return g.close(out)
+	case hasExtra:
 		// Declared properties need not match the map's value type, and a Record
 		// beside them would force them to: keep them typed, widen the rest.
-		r.fallback(r.loc(at, "additionalProperties"), "additional properties beside declared ones widened to JsonValue")
+		r.fail(r.loc(at, "additionalProperties"), "additional properties beside declared ones widened to JsonValue")
 	}
-	return ts{text: out.text + " & Record<string, JsonValue>", prec: precIntersection, refs: out.refs}
+	g.write(" & Record<string, JsonValue>")
+	out.prec = precIntersection
+	return g.close(out)
 }
 
-// mapOf renders a map whose values are t. A Record whose value type names an alias
-// would make that alias circular, so such maps use an index signature.
-func mapOf(t ts) ts {
-	if t.refs {
-		return ts{text: "{ [key: string]: " + t.text + " }", prec: precPrimary, refs: true}
+// listed reports that one of the first n elements of the array list is the string s.
+func listed(list val, n int, s string) bool {
+	for i := range n {
+		if v := list.at(i); v.kind() == 's' && v.str() == s {
+			return true
+		}
 	}
-	return ts{text: "Record<string, " + t.text + ">", prec: precPrimary}
+	return false
+}
+
+// mapOf renders a map whose values are t, the last type in the buffer. A Record whose
+// value type names an alias would make that alias circular, so such maps use an
+// index signature.
+func (g *gen) mapOf(t ts) ts {
+	if t.refs {
+		out := g.surround(t, "{ [key: string]: ", " }")
+		return ts{start: out.start, end: out.end, prec: precPrimary, refs: true}
+	}
+	out := g.surround(t, "Record<string, ", ">")
+	return ts{start: out.start, end: out.end, prec: precPrimary}
 }
 
 // array renders an array schema: T[] for items, a tuple for prefixItems (or the older
 // array form of items).
 func (r *renderer) array(n val, ind string, depth int, at *loc) ts {
+	g := r.g
 	items := n.get("items")
 	prefix := n.get("prefixItems")
 	rest, restAt := items, r.loc(at, "items")
@@ -146,49 +179,49 @@ func (r *renderer) array(n val, ind string, depth int, at *loc) ts {
 				}
 			}
 		}
-		var b strings.Builder
-		out := ts{prec: precPrimary}
-		b.WriteByte('[')
+		out := g.empty(precPrimary)
+		g.write("[")
 		for i := range prefix.len() {
-			e := prefix.at(i)
-			t := r.schema(e, ind, depth+1, r.loc(r.loc(at, "prefixItems"), itoa(i)))
-			out.refs = out.refs || t.refs
 			if i > 0 {
-				b.WriteString(", ")
+				g.write(", ")
 			}
+			t := r.schema(prefix.at(i), ind, depth+1, r.loc(r.loc(at, "prefixItems"), itoa(i)))
+			out.refs = out.refs || t.refs
 			if i >= minItems {
-				b.WriteString(t.wrap(precPrimary) + "?")
-			} else {
-				b.WriteString(t.text)
+				g.wrap(t, precPrimary)
+				g.write("?")
 			}
 		}
 		switch {
 		case rest.ok() && rest.kind() == 'b' && !rest.boolean():
 		case !rest.ok() || neutral(rest):
 			if prefix.len() > 0 {
-				b.WriteString(", ")
+				g.write(", ")
 			}
-			b.WriteString("...JsonValue[]")
+			g.write("...JsonValue[]")
 		default:
+			if prefix.len() > 0 {
+				g.write(", ")
+			}
+			g.write("...")
 			t := r.schema(rest, ind, depth+1, restAt)
 			out.refs = out.refs || t.refs
-			if prefix.len() > 0 {
-				b.WriteString(", ")
-			}
-			b.WriteString("..." + t.wrap(precPrimary) + "[]")
+			g.wrap(t, precPrimary)
+			g.write("[]")
 		}
-		b.WriteByte(']')
-		out.text = b.String()
-		return out
+		g.write("]")
+		return g.close(out)
 	}
 	switch {
 	case !items.ok() || neutral(items):
-		return ts{text: "JsonValue[]", prec: precPrimary}
+		return g.emit("JsonValue[]", precPrimary)
 	case items.kind() == 'b':
-		return ts{text: "[]", prec: precPrimary}
+		return g.emit("[]", precPrimary)
 	}
 	t := r.schema(items, ind, depth+1, r.loc(at, "items"))
-	return ts{text: t.wrap(precPrimary) + "[]", prec: precPrimary, refs: t.refs}
+	g.wrap(t, precPrimary)
+	g.write("[]")
+	return ts{start: t.start, end: len(g.buf), prec: precPrimary, refs: t.refs}
 }
 
 // describe returns a property's doc text: its description, then its constraints as

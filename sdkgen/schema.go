@@ -9,38 +9,6 @@ import (
 // and bounded text.
 const maxDepth = 48
 
-// Operator precedence of a rendered type, to know when it needs parentheses.
-const (
-	precUnion = iota
-	precIntersection
-	precPrimary
-)
-
-// ts is a rendered TypeScript type.
-type ts struct {
-	text string
-	prec int
-	// refs reports that the text names an alias; direct lists the aliases named
-	// outside any object, array or tuple (where a self-reference is circular).
-	refs   bool
-	direct []string
-	// null reports that null is one of the union's members.
-	null bool
-}
-
-var (
-	tsJSON  = ts{text: "JsonValue", prec: precPrimary}
-	tsNever = ts{text: "never", prec: precPrimary}
-)
-
-// wrap returns t's text, parenthesised unless it binds at least as tightly as prec.
-func (t ts) wrap(prec int) string {
-	if t.prec >= prec {
-		return t.text
-	}
-	return "(" + t.text + ")"
-}
-
 // loc is a schema location, built only when a fallback is recorded.
 type loc struct {
 	parent *loc
@@ -84,9 +52,16 @@ type renderer struct {
 	expanded int
 }
 
+// fallback records that the sub-schema at could not be expressed and renders it as
+// JsonValue.
 func (r *renderer) fallback(at *loc, reason string) ts {
+	r.fail(at, reason)
+	return r.g.json()
+}
+
+// fail records a fallback whose type the caller renders.
+func (r *renderer) fail(at *loc, reason string) {
 	r.g.fallbacks = append(r.g.fallbacks, Fallback{Tool: r.tool, Schema: r.where, Path: at.String(), Reason: reason})
-	return tsJSON
 }
 
 // typeKeys are the keywords that constrain a value's type; a schema with none of them
@@ -114,12 +89,13 @@ func (r *renderer) schema(n val, ind string, depth int, at *loc) ts {
 	if depth > maxDepth {
 		return r.fallback(at, "schema nested too deeply")
 	}
+	g := r.g
 	switch n.kind() {
 	case 'b':
 		if n.boolean() {
-			return tsJSON
+			return g.json()
 		}
-		return tsNever
+		return g.never()
 	case 'o':
 	default:
 		return r.fallback(at, "schema is neither an object nor a boolean")
@@ -133,7 +109,8 @@ func (r *renderer) schema(n val, ind string, depth int, at *loc) ts {
 		out = r.combined(n, ind, depth, at)
 	}
 	if nb := n.get("nullable"); nb.ok() && nb.kind() == 'b' && nb.boolean() && !out.null {
-		out = ts{text: out.text + " | null", prec: precUnion, refs: out.refs, direct: out.direct, null: true}
+		g.write(" | null")
+		out = ts{start: out.start, end: len(g.buf), prec: precUnion, refs: out.refs, direct: out.direct, null: true}
 	}
 	return out
 }
@@ -143,14 +120,22 @@ func (r *renderer) enum(e val, depth int, at *loc) ts {
 		return r.fallback(at, "enum is not an array")
 	}
 	if e.len() == 0 {
-		return tsNever
+		return r.g.never()
 	}
-	parts := make([]ts, 0, e.len())
+	g := r.g
+	mark, p0 := len(g.buf), len(g.parts)
 	for i := range e.len() {
-		parts = append(parts, r.literal(e.at(i), depth+1, at))
+		t := r.literal(e.at(i), depth+1, at)
+		g.parts = append(g.parts, t)
 	}
-	return union(parts)
+	return g.union(mark, p0)
 }
+
+// Keywords combined reads in turn.
+var (
+	dynamicRefs = []string{"$dynamicRef", "$recursiveRef"}
+	unionKeys   = []string{"anyOf", "oneOf"}
+)
 
 // combined renders the type keywords of n and its $ref, anyOf, oneOf and allOf as one
 // intersection.
@@ -158,123 +143,100 @@ func (r *renderer) combined(n val, ind string, depth int, at *loc) ts {
 	if merged, ok := mergeAllOf(n); ok {
 		return r.object(merged, ind, depth, at)
 	}
+	g := r.g
+	mark := len(g.buf)
 	typed, structural, hasType := r.typed(n, ind, depth, at)
-	var parts []ts
+	p0 := len(g.parts) // the parts beside typed
 	if ref := n.get("$ref"); ref.ok() {
-		parts = append(parts, r.ref(ref, ind, depth, r.loc(at, "$ref")))
+		t := r.ref(ref, ind, depth, r.loc(at, "$ref"))
+		g.parts = append(g.parts, t)
 	}
-	for _, k := range []string{"$dynamicRef", "$recursiveRef"} {
+	for _, k := range dynamicRefs {
 		if n.get(k).ok() {
-			parts = append(parts, r.fallback(r.loc(at, k), k+" is not supported"))
+			t := r.fallback(r.loc(at, k), k+" is not supported")
+			g.parts = append(g.parts, t)
 		}
 	}
-	for _, k := range []string{"anyOf", "oneOf"} {
+	for _, k := range unionKeys {
 		if u := n.get(k); u.ok() {
 			if t, ok := r.union(u, ind, depth, r.loc(at, k)); ok {
-				parts = append(parts, t)
+				g.parts = append(g.parts, t)
 			}
 		}
 	}
 	if all := n.get("allOf"); all.ok() {
 		if all.kind() != 'a' {
-			parts = append(parts, r.fallback(r.loc(at, "allOf"), "allOf is not an array"))
+			t := r.fallback(r.loc(at, "allOf"), "allOf is not an array")
+			g.parts = append(g.parts, t)
 		} else {
 			for i := range all.len() {
 				m := all.at(i)
 				if !neutral(m) {
-					parts = append(parts, r.schema(m, ind, depth+1, r.loc(r.loc(at, "allOf"), itoa(i))))
+					t := r.schema(m, ind, depth+1, r.loc(r.loc(at, "allOf"), itoa(i)))
+					g.parts = append(g.parts, t)
 				}
 			}
 		}
 	}
 	// A bare "type" next to combinators only restates what the branches say.
-	if hasType && (structural || len(parts) == 0) {
-		parts = append([]ts{typed}, parts...)
+	if hasType && (structural || len(g.parts) == p0) {
+		g.parts = append(g.parts, ts{}) // typed goes first, as its text does
+		copy(g.parts[p0+1:], g.parts[p0:])
+		g.parts[p0] = typed
+	} else if hasType {
+		g.drop(typed, g.pending(p0))
 	}
-	switch len(parts) {
+	switch len(g.parts) - p0 {
 	case 0:
-		return tsJSON
+		return g.json()
 	case 1:
-		return parts[0]
+		t := g.parts[p0]
+		g.parts = g.parts[:p0]
+		return t
 	}
-	return intersection(parts)
+	return g.intersection(mark, p0)
 }
 
 // union renders anyOf/oneOf branches; ok is false when a branch accepts anything (the
-// keyword then constrains nothing a type can say).
+// keyword then constrains nothing a type can say), and nothing is rendered.
 func (r *renderer) union(u val, ind string, depth int, at *loc) (ts, bool) {
 	if u.kind() != 'a' || u.len() == 0 {
 		return r.fallback(at, "expected a non-empty array of schemas"), true
 	}
-	parts := make([]ts, 0, u.len())
+	g := r.g
+	mark, p0 := len(g.buf), len(g.parts)
 	for i := range u.len() {
 		b := u.at(i)
 		if neutral(b) {
+			g.buf, g.parts = g.buf[:mark], g.parts[:p0]
 			return ts{}, false
 		}
 		if b.kind() == 'b' {
 			continue // false: no value
 		}
-		parts = append(parts, r.schema(b, ind, depth+1, r.loc(at, itoa(i))))
+		t := r.schema(b, ind, depth+1, r.loc(at, itoa(i)))
+		g.parts = append(g.parts, t)
 	}
-	if len(parts) == 0 {
-		return tsNever, true
+	if len(g.parts) == p0 {
+		return g.never(), true
 	}
-	return union(parts), true
+	return g.union(mark, p0), true
 }
 
-func union(parts []ts) ts {
-	if len(parts) == 1 {
-		return parts[0]
-	}
-	var b strings.Builder
-	out := ts{prec: precUnion}
-	seen := map[string]bool{}
-	for _, p := range parts {
-		if seen[p.text] {
-			continue
-		}
-		seen[p.text] = true
-		if b.Len() > 0 {
-			b.WriteString(" | ")
-		}
-		b.WriteString(p.text) // | is the loosest operator: nothing to parenthesise
-		out.refs = out.refs || p.refs
-		out.null = out.null || p.null
-		out.direct = append(out.direct, p.direct...)
-	}
-	out.text = b.String()
-	if len(seen) == 1 {
-		out.prec = parts[0].prec
-	}
-	return out
-}
-
-func intersection(parts []ts) ts {
-	var b strings.Builder
-	out := ts{prec: precIntersection}
-	for i, p := range parts {
-		if i > 0 {
-			b.WriteString(" & ")
-		}
-		b.WriteString(p.wrap(precIntersection))
-		out.refs = out.refs || p.refs
-		out.direct = append(out.direct, p.direct...)
-	}
-	out.text = b.String()
-	return out
-}
+// structuralKeys are the keywords of an object or array schema beyond a type name.
+var structuralKeys = []string{"properties", "additionalProperties", "patternProperties", "items", "prefixItems"}
 
 // typed renders the "type" keyword (a name or an array of names), inferring object or
 // array from their keywords when "type" is absent. structural reports keywords beyond
-// a bare type name; ok reports that there was anything to render.
+// a bare type name; ok reports that there was anything to render (when not, nothing
+// is).
 func (r *renderer) typed(n val, ind string, depth int, at *loc) (t ts, structural, ok bool) {
-	for _, k := range []string{"properties", "additionalProperties", "patternProperties", "items", "prefixItems"} {
+	for _, k := range structuralKeys {
 		if n.get(k).ok() {
 			structural = true
 		}
 	}
-	var names []string
+	g := r.g
 	switch tn := n.get("type"); {
 	case !tn.ok():
 		switch {
@@ -283,52 +245,56 @@ func (r *renderer) typed(n val, ind string, depth int, at *loc) (t ts, structura
 		case n.get("items").ok() || n.get("prefixItems").ok():
 			return r.array(n, ind, depth, at), structural, true
 		default:
-			return ts{}, false, false
+			return g.empty(precPrimary), false, false
 		}
 	case tn.kind() == 's':
 		return r.typeName(n, tn.str(), ind, depth, at), structural, true
 	case tn.kind() == 'a':
 		for i := range tn.len() {
-			v := tn.at(i)
-			if v.kind() != 's' {
+			if tn.at(i).kind() != 's' {
 				return r.fallback(r.loc(at, "type"), "type array holds a non-string"), structural, true
 			}
-			names = append(names, v.str())
 		}
-		if len(names) == 0 {
-			return tsNever, structural, true
+		switch tn.len() {
+		case 0:
+			return g.never(), structural, true
+		case 1:
+			return r.typeName(n, tn.at(0).str(), ind, depth, at), structural, true
 		}
+		mark, p0 := len(g.buf), len(g.parts)
+		for i := range tn.len() {
+			t := r.typeName(n, tn.at(i).str(), ind, depth, at)
+			g.parts = append(g.parts, t)
+		}
+		return g.union(mark, p0), structural, true
 	default:
 		return r.fallback(r.loc(at, "type"), "type is neither a string nor an array"), structural, true
 	}
-	if len(names) == 1 {
-		return r.typeName(n, names[0], ind, depth, at), structural, true
-	}
-	parts := make([]ts, 0, len(names))
-	for _, name := range names {
-		parts = append(parts, r.typeName(n, name, ind, depth, at))
-	}
-	return union(parts), structural, true
 }
 
 // typeName renders n as one of the JSON Schema type names.
 func (r *renderer) typeName(n val, name, ind string, depth int, at *loc) ts {
 	switch name {
 	case "string", "number", "boolean":
-		return ts{text: name, prec: precPrimary}
+		return r.g.emit(name, precPrimary)
 	case "null":
-		return ts{text: "null", prec: precPrimary, null: true}
+		t := r.g.emit("null", precPrimary)
+		t.null = true
+		return t
 	case "integer":
-		return ts{text: "number", prec: precPrimary}
+		return r.g.emit("number", precPrimary)
 	case "object":
 		return r.object(objectOf(n), ind, depth, at)
 	case "array":
 		return r.array(n, ind, depth, at)
 	case "any":
-		return tsJSON
+		return r.g.json()
 	}
 	return r.fallback(r.loc(at, "type"), "unknown type "+quote(name))
 }
+
+// refPrefixes are the pointers into definitions that name an alias.
+var refPrefixes = []string{"#/$defs/", "#/definitions/"}
 
 // ref renders a $ref: a named alias for "#/$defs/X" and "#/definitions/X", the target
 // rendered in place for other pointers into the same document.
@@ -340,12 +306,14 @@ func (r *renderer) ref(ref val, ind string, depth int, at *loc) ts {
 	if !target.ok() {
 		return r.fallback(at, "$ref "+quote(ref.str())+" does not resolve within the schema")
 	}
-	for _, prefix := range []string{"#/$defs/", "#/definitions/"} {
+	for _, prefix := range refPrefixes {
 		name, ok := strings.CutPrefix(ref.str(), prefix)
 		if ok && !strings.Contains(name, "/") {
 			container := r.root.get(strings.Trim(prefix[1:], "/"))
 			a := r.g.alias(r, strings.ReplaceAll(strings.ReplaceAll(name, "~1", "/"), "~0", "~"), target, container)
-			return ts{text: a, prec: precPrimary, refs: true, direct: []string{a}}
+			t := r.g.emit(a, precPrimary)
+			t.refs, t.direct = true, []string{a}
+			return t
 		}
 	}
 	if r.active[target] {
@@ -370,33 +338,50 @@ func (r *renderer) literal(v val, depth int, at *loc) ts {
 	if depth > maxDepth {
 		return r.fallback(at, "literal nested too deeply")
 	}
+	g := r.g
 	switch v.kind() {
 	case 's':
-		return ts{text: quote(v.str()), prec: precPrimary}
+		t := g.empty(precPrimary)
+		g.buf = appendQuote(g.buf, v.str())
+		return g.close(t)
 	case 'n':
-		return ts{text: v.str(), prec: precPrimary}
+		return g.emit(v.str(), precPrimary)
 	case 'b':
 		if v.boolean() {
-			return ts{text: "true", prec: precPrimary}
+			return g.emit("true", precPrimary)
 		}
-		return ts{text: "false", prec: precPrimary}
+		return g.emit("false", precPrimary)
 	case 'z':
-		return ts{text: "null", prec: precPrimary, null: true}
+		t := g.emit("null", precPrimary)
+		t.null = true
+		return t
 	case 'a':
-		parts := make([]string, v.len())
+		t := g.empty(precPrimary)
+		g.write("[")
 		for i := range v.len() {
-			parts[i] = r.literal(v.at(i), depth+1, at).text
+			if i > 0 {
+				g.write(", ")
+			}
+			r.literal(v.at(i), depth+1, at)
 		}
-		return ts{text: "[" + strings.Join(parts, ", ") + "]", prec: precPrimary}
+		g.write("]")
+		return g.close(t)
 	}
 	if v.len() == 0 {
-		return ts{text: "Record<string, never>", prec: precPrimary}
+		return g.emit("Record<string, never>", precPrimary)
 	}
-	parts := make([]string, v.len())
+	t := g.empty(precPrimary)
+	g.write("{ ")
 	for i := range v.len() {
-		parts[i] = key(v.key(i)) + ": " + r.literal(v.at(i), depth+1, at).text
+		if i > 0 {
+			g.write("; ")
+		}
+		g.buf = appendKey(g.buf, v.key(i))
+		g.write(": ")
+		r.literal(v.at(i), depth+1, at)
 	}
-	return ts{text: "{ " + strings.Join(parts, "; ") + " }", prec: precPrimary}
+	g.write(" }")
+	return g.close(t)
 }
 
 func itoa(i int) string {

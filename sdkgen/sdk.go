@@ -86,8 +86,10 @@ func Render(tools []Tool) *SDK {
 
 	g := &gen{aliases: map[string]*alias{}, used: map[string]bool{}, byNode: map[val]*alias{}, ids: map[val]string{}, texts: map[string]string{}}
 	docs := g.load(tools)
-	args := make([]string, len(tools))
-	outs := make([]string, len(tools))
+	// Rendered text is about as long as the schemas it comes from.
+	g.buf = make([]byte, 0, g.srcLen+1024)
+	args := make([]ts, len(tools))
+	outs := make([]ts, len(tools))
 	for i, t := range tools {
 		args[i] = g.document(t.Name, "parameters", &docs[2*i])
 		outs[i] = g.document(t.Name, "output", &docs[2*i+1])
@@ -101,10 +103,10 @@ func Render(tools []Tool) *SDK {
 
 	size := len(Instructions) + len(trailer) + 512
 	for i, t := range tools {
-		size += len(args[i]) + len(outs[i]) + 2*len(t.Name) + len(t.Description) + 32
+		size += args[i].end - args[i].start + outs[i].end - outs[i].start + 2*len(t.Name) + len(t.Description) + 32
 	}
 	for _, a := range g.order {
-		size += len(a.name) + len(a.body.text) + len(a.doc) + 32
+		size += len(a.name) + a.body.end - a.body.start + len(a.doc) + 32
 	}
 	var b strings.Builder
 	b.Grow(size)
@@ -115,7 +117,11 @@ func Render(tools []Tool) *SDK {
 	slices.SortFunc(named, func(a, b *alias) int { return strings.Compare(a.name, b.name) })
 	for _, a := range named {
 		writeDoc(&b, "", a.doc)
-		b.WriteString("type " + a.name + " = " + a.body.text + "\n\n")
+		b.WriteString("type ")
+		b.WriteString(a.name)
+		b.WriteString(" = ")
+		b.Write(g.text(a.body))
+		b.WriteString("\n\n")
 	}
 	b.WriteString("interface ToolArgsMap {")
 	for i, t := range tools {
@@ -126,7 +132,7 @@ func Render(tools []Tool) *SDK {
 		b.WriteString("  ")
 		b.WriteString(key(t.Name))
 		b.WriteString(": ")
-		b.WriteString(args[i])
+		b.Write(g.text(args[i]))
 		b.WriteString(";\n")
 	}
 	b.WriteString("}\n\ninterface ToolOutputMap {")
@@ -137,7 +143,7 @@ func Render(tools []Tool) *SDK {
 		b.WriteString("  ")
 		b.WriteString(key(t.Name))
 		b.WriteString(": ")
-		b.WriteString(outs[i])
+		b.Write(g.text(outs[i]))
 		b.WriteString(";\n")
 	}
 	b.WriteString("}\n\n")
@@ -170,14 +176,19 @@ declare const tools: {
 
 // gen is the state of one Render: named aliases and fallbacks.
 type gen struct {
-	aliases   map[string]*alias // by identity key
-	order     []*alias          // in discovery order
-	used      map[string]bool   // alias names taken
-	byNode    map[val]*alias    // by definition node, within one document
-	ids       map[val]string    // the id of a document part's text
-	texts     map[string]string // text -> id
-	store     store             // the parsed documents
-	locs      []loc             // free locations
+	aliases map[string]*alias // by identity key
+	order   []*alias          // in discovery order
+	used    map[string]bool   // alias names taken
+	byNode  map[val]*alias    // by definition node, within one document
+	ids     map[val]string    // the id of a document part's text
+	texts   map[string]string // text -> id
+	store   store             // the parsed documents
+	srcLen  int               // their text's length
+	// buf holds the rendered types' text; tmp and parts are scratch space for
+	// joining unions and intersections (see text.go).
+	buf, tmp  []byte
+	parts     []ts
+	locs      []loc // free locations
 	fallbacks []Fallback
 }
 
@@ -230,6 +241,7 @@ func (g *gen) load(tools []Tool) []doc {
 		writeSchema(&b, t.Output, defaultOutput)
 	}
 	text := b.String()
+	g.srcLen = len(text)
 	docs := make([]doc, 2*len(tools))
 	at := 0
 	for i, t := range tools {
@@ -265,17 +277,17 @@ func writeSchema(b *strings.Builder, text json.RawMessage, def string) {
 }
 
 // document renders one tool schema as an entry's type.
-func (g *gen) document(tool, where string, d *doc) string {
+func (g *gen) document(tool, where string, d *doc) ts {
 	r := &renderer{g: g, tool: tool, where: where}
 	if !d.fits() {
-		return r.fallback(nil, "schema is too large").text
+		return r.fallback(nil, "schema is too large")
 	}
 	root := d.parse()
 	if !root.ok() {
-		return r.fallback(nil, "schema is not valid JSON").text
+		return r.fallback(nil, "schema is not valid JSON")
 	}
 	r.root = root
-	return r.schema(root, "  ", 0, nil).text
+	return r.schema(root, "  ", 0, nil)
 }
 
 // alias returns the name declared for the $defs entry def (node n) of r's document,
@@ -359,10 +371,10 @@ func (g *gen) breakCycles() {
 		}
 	}
 	for _, a := range cyclic {
-		if a.body.text == "JsonValue" {
+		if string(g.text(a.body)) == "JsonValue" {
 			continue
 		}
-		a.body = tsJSON
+		a.body = g.json()
 		g.fallbacks = append(g.fallbacks, Fallback{Tool: a.tool, Schema: "$defs", Path: "/" + a.def, Reason: "alias " + a.name + " refers to itself outside any object or array"})
 	}
 }
