@@ -1,7 +1,6 @@
 package worker
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -265,8 +264,10 @@ func (p *Pool) exec(ctx context.Context, w *proc, code string, limits runtime.Li
 	// told why, so that a call ending because of the cancellation cannot overtake it.
 	hostCtx, cancelHost := context.WithCancelCause(context.WithoutCancel(ctx))
 	w.runs++
-	rs := &hostRun{id: w.runs, maxLog: limits.OutputBytes}
+	rs := &hostRun{id: w.runs, maxLog: limits.OutputBytes, ctx: hostCtx, nss: nss, done: make(chan *runtime.Result, 1)}
+	w.bind(rs)
 	defer func() {
+		w.bind(nil) // no call of this run starts after this
 		w.wmu.Lock()
 		rs.over = true
 		w.wmu.Unlock()
@@ -308,35 +309,38 @@ func (p *Pool) exec(ctx context.Context, w *proc, code string, limits runtime.Li
 
 	_ = w.sendIf(rs, &message{T: tRun, ID: rs.id, Code: code, ProgramBytes: opts.ProgramBytes, Limits: &limits, NS: specs})
 	ctxDone, poolDone, readErr := ctx.Done(), p.ctx.Done(), w.readErr
-	broken := false
+	ended := func(res *runtime.Result) (*runtime.Result, bool) {
+		f := res.Failure
+		return res, f == nil || f.Kind == runtime.KindException || f.Kind == runtime.KindInvalidOutput || f.Kind == runtime.KindOutputLimit
+	}
 	for {
 		select {
+		case res := <-rs.done:
+			return ended(res)
 		case m := <-w.frames:
-			if broken {
-				continue // nothing a killed worker sent counts; wait for its exit
-			}
-			var err error
-			res, err = p.handle(hostCtx, w, rs, nss, m)
-			if err != nil {
-				broken = true
-				rs.logs = nil // nothing a worker that broke the protocol said is kept
-				w.kill(&runtime.Failure{Kind: runtime.KindWorkerExit, Message: "worker broke the protocol and was killed: " + err.Error()})
-				continue
-			}
-			if res != nil {
-				f := res.Failure
-				return res, f == nil || f.Kind == runtime.KindException || f.Kind == runtime.KindInvalidOutput || f.Kind == runtime.KindOutputLimit
+			// A frame the reader held before this run was bound (one the worker sent while
+			// idle): handled as a frame of this run, which it cannot validly be.
+			if res := w.take(rs, m); res != nil {
+				return ended(res)
 			}
 		case err := <-readErr:
 			readErr = nil
 			if errors.Is(err, errProtocol) {
-				broken = true
-				rs.logs = nil
-				w.kill(&runtime.Failure{Kind: runtime.KindWorkerExit, Message: "worker broke the protocol and was killed: " + err.Error()})
+				w.broke(rs, err)
 			}
 			// Otherwise its stdout closed: it is exiting; wait for that.
 		case <-w.exited:
-			return &runtime.Result{Logs: rs.logs, Failure: w.exitFailure(p.limits)}, false
+			w.bind(nil)
+			select {
+			case res := <-rs.done: // its done frame was read before it exited
+				res, _ = ended(res)
+				return res, false
+			default:
+			}
+			w.rmu.Lock()
+			logs := rs.logs
+			w.rmu.Unlock()
+			return &runtime.Result{Logs: logs, Failure: w.exitFailure(p.limits)}, false
 		case <-ctxDone:
 			ctxDone = nil
 			onCancel(context.Cause(ctx))
@@ -353,9 +357,16 @@ func (p *Pool) exec(ctx context.Context, w *proc, code string, limits runtime.Li
 	}
 }
 
-// hostRun is the host's side of one run on a worker.
+// hostRun is the host's side of one run on a worker. The fields from next on are guarded by
+// the worker's rmu.
 type hostRun struct {
-	id   uint64 // the run's number on its worker
+	id    uint64 // the run's number on its worker
+	ctx   context.Context
+	nss   []*runtime.Namespace
+	done  chan *runtime.Result // the run's result, when the reader took its done frame
+	over  bool                 // guarded by the worker's wmu: no frame of this run is sent once set
+	calls sync.WaitGroup
+
 	next uint64 // the last call id seen
 	// logs are the entries the worker streamed, kept for a run whose worker dies before
 	// done; logBytes bounds them by the run's output budget (a forged worker cannot
@@ -363,8 +374,66 @@ type hostRun struct {
 	logs     []string
 	logBytes int
 	maxLog   int
-	over     bool // guarded by the worker's wmu: no frame of this run is sent once set
-	calls    sync.WaitGroup
+	broken   bool // the worker broke the protocol: nothing more it says counts
+}
+
+// bind makes rs the run the reader hands the worker's frames to (nil: none). Once bind(nil)
+// returns, the reader is not inside a frame of the previous run and starts no more of its
+// calls.
+func (w *proc) bind(rs *hostRun) {
+	w.rmu.Lock()
+	w.run = rs
+	w.rmu.Unlock()
+}
+
+// dispatch handles m on the reader goroutine if a run is bound, and reports whether it did.
+// Handling a call there (validate, start through the namespace, hand its wait to a goroutine
+// that writes the result) instead of passing the frame to the run's goroutine saves one
+// goroutine hand-off per sub-call: on a loaded 2-CPU VM each hand-off that wakes another
+// thread costs tens of microseconds (see bench_test.go).
+func (w *proc) dispatch(m *message) bool {
+	w.rmu.Lock()
+	rs := w.run
+	w.rmu.Unlock()
+	if rs == nil {
+		return false
+	}
+	if res := w.take(rs, m); res != nil {
+		rs.done <- res // at most one: take unbinds the run with its result
+	}
+	return true
+}
+
+// take handles one frame of run rs and returns the run's result if m ended it. A frame that
+// breaks the protocol kills the worker; nothing it sent counts from then on.
+func (w *proc) take(rs *hostRun, m *message) *runtime.Result {
+	w.rmu.Lock()
+	defer w.rmu.Unlock()
+	if rs.broken || w.run != rs {
+		return nil // a frame that raced the run's end; a killed worker's frames never count
+	}
+	res, err := w.p.handle(rs.ctx, w, rs, rs.nss, m)
+	if err != nil {
+		w.brokeLocked(rs, err)
+		return nil
+	}
+	if res != nil {
+		w.run = nil // frames after done are not this run's
+	}
+	return res
+}
+
+// broke kills a worker that broke the protocol during run rs and drops what it said.
+func (w *proc) broke(rs *hostRun, err error) {
+	w.rmu.Lock()
+	defer w.rmu.Unlock()
+	w.brokeLocked(rs, err)
+}
+
+func (w *proc) brokeLocked(rs *hostRun, err error) {
+	rs.broken = true
+	rs.logs = nil // nothing a worker that broke the protocol said is kept
+	w.kill(&runtime.Failure{Kind: runtime.KindWorkerExit, Message: "worker broke the protocol and was killed: " + err.Error()})
 }
 
 // handle validates one frame of a run: a call is started through the real namespace, done
@@ -520,10 +589,13 @@ func (p *Pool) Close() error {
 type proc struct {
 	p       *Pool
 	cmd     *exec.Cmd
-	in, out *os.File // the host's ends of stdin and stdout
-	wmu     sync.Mutex
-	frames  chan *message
-	readErr chan error // the reader's last error
+	in, out *os.File   // the host's ends of stdin and stdout
+	wmu     sync.Mutex // held while writing a frame: one frame is one write
+	fw      frameWriter
+	rmu     sync.Mutex    // held while a frame of the bound run is handled
+	run     *hostRun      // the run the reader hands frames to; guarded by rmu
+	frames  chan *message // frames read while no run was bound (ready, or unsolicited)
+	readErr chan error    // the reader's last error
 	exited  chan struct{}
 	stderr  *headBuffer
 	gone    chan struct{} // closed when the host is done with the worker
@@ -565,7 +637,7 @@ func (p *Pool) spawn() (*proc, error) {
 		return nil, err
 	}
 	w := &proc{
-		p: p, in: inW, out: outR, frames: make(chan *message), readErr: make(chan error, 1),
+		p: p, in: inW, out: outR, fw: frameWriter{w: inW, max: p.maxFrame}, frames: make(chan *message), readErr: make(chan error, 1),
 		exited: make(chan struct{}), gone: make(chan struct{}), stderr: &headBuffer{max: 8 << 10},
 	}
 	cmd := exec.Command(p.argv[0], p.argv[1:]...)
@@ -651,14 +723,18 @@ func (p *Pool) spawn() (*proc, error) {
 	}
 }
 
-// read delivers the worker's frames until its stdout ends or a frame is bad.
+// read handles the worker's frames until its stdout ends or a frame is bad: those of the
+// bound run itself (dispatch), any other on the frames channel.
 func (w *proc) read() {
-	br := bufio.NewReaderSize(w.out, 64<<10) // a header and a small body in one read
+	fr := newFrameReader(w.out, w.p.maxFrame)
 	for {
-		m, err := readFrame(br, w.p.maxFrame)
+		m, err := fr.read()
 		if err != nil {
 			w.readErr <- err
 			return
+		}
+		if w.dispatch(m) {
+			continue
 		}
 		select {
 		case w.frames <- m:
@@ -671,7 +747,7 @@ func (w *proc) read() {
 func (w *proc) send(m *message) error {
 	w.wmu.Lock()
 	defer w.wmu.Unlock()
-	return writeFrame(w.in, m, w.p.maxFrame)
+	return w.fw.write(m)
 }
 
 // sendIf sends a frame of run rs unless rs is over. A failed write means the worker is
@@ -682,7 +758,7 @@ func (w *proc) sendIf(rs *hostRun, m *message) error {
 	if rs.over {
 		return nil
 	}
-	return writeFrame(w.in, m, w.p.maxFrame)
+	return w.fw.write(m)
 }
 
 // healthy reports whether an idle worker is still alive and has sent nothing unasked.

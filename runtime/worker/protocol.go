@@ -1,6 +1,7 @@
 package worker
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
@@ -124,35 +125,95 @@ func protocolError(format string, args ...any) error {
 
 // writeFrame encodes m and writes it as one frame with a single Write.
 func writeFrame(w io.Writer, m *message, max int) error {
-	var buf bytes.Buffer
-	buf.Write([]byte{0, 0, 0, 0})
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(m); err != nil {
+	b, err := appendFrame(nil, m, max)
+	if err != nil {
 		return err
 	}
-	b := buf.Bytes()
-	b = b[:len(b)-1] // Encode's newline
-	n := len(b) - 4
-	if n > max {
-		return fmt.Errorf("a %s frame of %d bytes is over the %d-byte limit", m.T, n, max)
-	}
-	binary.BigEndian.PutUint32(b, uint32(n))
-	_, err := w.Write(b)
+	_, err = w.Write(b)
 	return err
 }
 
-// readFrame reads one frame and decodes it strictly. io.EOF means the channel closed
+// frameWriter writes frames to one end of the channel, reusing its buffer. Callers
+// serialise their writes (a mutex of theirs), so one frame is one Write: the worker and the
+// host write directly from the goroutine that has the frame, without a writer goroutine in
+// between (a goroutine hand-off costs more than the write on a loaded 2-CPU VM; see
+// bench_test.go).
+type frameWriter struct {
+	w   io.Writer
+	max int
+	buf []byte
+}
+
+// keepBuf is the largest frame buffer a frameWriter keeps for the next frame; a larger one
+// (a big program or result) is dropped rather than held for the life of the channel.
+const keepBuf = 64 << 10
+
+func (fw *frameWriter) write(m *message) error {
+	b, err := appendFrame(fw.buf[:0], m, fw.max)
+	if cap(b) <= keepBuf {
+		fw.buf = b
+	} else {
+		fw.buf = nil
+	}
+	if err != nil {
+		return err
+	}
+	_, err = fw.w.Write(b)
+	return err
+}
+
+// appendFrame appends m as one frame (header and body) to b.
+func appendFrame(b []byte, m *message, max int) ([]byte, error) {
+	start := len(b)
+	b = append(b, 0, 0, 0, 0)
+	b, ok := appendHot(b, m)
+	if !ok {
+		buf := bytes.NewBuffer(b)
+		enc := json.NewEncoder(buf)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(m); err != nil {
+			return b[:start], err
+		}
+		b = buf.Bytes()
+		b = b[:len(b)-1] // Encode's newline
+	}
+	n := len(b) - start - 4
+	if n > max {
+		return b[:start], fmt.Errorf("a %s frame of %d bytes is over the %d-byte limit", m.T, n, max)
+	}
+	binary.BigEndian.PutUint32(b[start:], uint32(n))
+	return b, nil
+}
+
+// frameReader reads frames from one end of the channel through a buffer, so that a header
+// and a small body take one read system call.
+type frameReader struct {
+	r   *bufio.Reader
+	max int
+	hdr [4]byte
+}
+
+func newFrameReader(r io.Reader, max int) *frameReader {
+	return &frameReader{r: bufio.NewReaderSize(r, 64<<10), max: max}
+}
+
+// readFrame reads one frame from r and decodes it strictly. io.EOF means the channel closed
 // cleanly between frames.
 func readFrame(r io.Reader, max int) (*message, error) {
 	var hdr [4]byte
-	if _, err := io.ReadFull(r, hdr[:]); err != nil {
+	return readFrameFrom(r, max, hdr[:])
+}
+
+func (fr *frameReader) read() (*message, error) { return readFrameFrom(fr.r, fr.max, fr.hdr[:]) }
+
+func readFrameFrom(r io.Reader, max int, hdr []byte) (*message, error) {
+	if _, err := io.ReadFull(r, hdr); err != nil {
 		if errors.Is(err, io.ErrUnexpectedEOF) {
 			return nil, protocolError("the channel closed inside a frame header")
 		}
 		return nil, err
 	}
-	n := binary.BigEndian.Uint32(hdr[:])
+	n := binary.BigEndian.Uint32(hdr)
 	if n == 0 {
 		return nil, protocolError("an empty frame")
 	}
@@ -166,7 +227,17 @@ func readFrame(r io.Reader, max int) (*message, error) {
 	return decode(body)
 }
 
+// decode decodes one frame's body strictly: exactly one JSON object of the message shape,
+// no unknown fields, a type. The hot frames of a sub-call in the form appendHot writes them
+// take a fast path that accepts nothing the strict decoder would not (FuzzDecode).
 func decode(body []byte) (*message, error) {
+	if m, ok := decodeHot(body); ok {
+		return m, nil
+	}
+	return decodeStrict(body)
+}
+
+func decodeStrict(body []byte) (*message, error) {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	var m message
