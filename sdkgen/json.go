@@ -25,7 +25,8 @@ type node struct {
 	start, end int32 // the value's source text, doc.src[start:end]
 	// A container's members are store.kids[first:]: an array's n elements, or an
 	// object's n members as (key start, key end, value) triples; a key that is not
-	// its source text is store.strs[^key start] (start < 0).
+	// its source text is store.strs[^key start] (start < 0). A non-empty object's
+	// two words before its members hold the keyBits of its keys.
 	first, n int32
 }
 
@@ -130,7 +131,13 @@ func (v val) get(k string) val {
 		return val{}
 	}
 	n := v.nd()
-	if n.kind != 'o' {
+	if n.kind != 'o' || n.n == 0 {
+		return val{}
+	}
+	// The renderer asks each schema for dozens of keywords it mostly lacks: most
+	// answers are in the object's key bits, without reading its members.
+	kids := v.d.s.kids
+	if bits := uint64(uint32(kids[n.first-2])) | uint64(uint32(kids[n.first-1]))<<32; bits&keyBit(k) == 0 {
 		return val{}
 	}
 	if n.n >= largeObject {
@@ -141,7 +148,7 @@ func (v val) get(k string) val {
 			return val{}
 		}
 	}
-	kids := v.d.s.kids[n.first : n.first+3*n.n]
+	kids = kids[n.first : n.first+3*n.n]
 	for i := 0; i < len(kids); i += 3 {
 		if start := kids[i]; start >= 0 && len(k) == int(kids[i+1]-start) && v.d.src[start:kids[i+1]] == k ||
 			start < 0 && v.d.s.strs[^start] == k {
@@ -149,6 +156,15 @@ func (v val) get(k string) val {
 		}
 	}
 	return val{}
+}
+
+// keyBit returns the bit that stands for the key k in an object's key bits, a
+// 64-bit Bloom filter: keys a lookup might be for have their bits set.
+func keyBit(k string) uint64 {
+	if k == "" {
+		return 1
+	}
+	return 1 << ((uint(len(k)) + 7*uint(k[0]) + 13*uint(k[len(k)-1])) & 63)
 }
 
 // largeObject is the member count from which an object's members are indexed by key,
@@ -159,6 +175,14 @@ const largeObject = 32
 // the store; newArray an array of d's values. mergeAllOf builds its merged schema
 // with them.
 func (d *doc) newObject(triples []int32) val {
+	s := d.s
+	if len(triples) > 0 {
+		var bits uint64
+		for i := 0; i < len(triples); i += 3 {
+			bits |= keyBit(d.keyText(triples[i], triples[i+1]))
+		}
+		s.kids = append(s.kids, int32(uint32(bits)), int32(uint32(bits>>32)))
+	}
 	return d.newNode('o', triples, int32(len(triples)/3))
 }
 
@@ -177,10 +201,10 @@ func (d *doc) newNode(kind byte, kids []int32, n int32) val {
 const maxStore = 1<<31 - 1
 
 // fits reports that d's values can be indexed in its store: a document of n bytes
-// makes at most n values and 3n member entries.
+// makes at most n values and 5n member entries.
 func (d *doc) fits() bool {
 	s := d.s
-	return len(s.nodes)+len(d.src) < maxStore && len(s.kids)+3*len(d.src) < maxStore && len(s.strs)+len(d.src) < maxStore
+	return len(s.nodes)+len(d.src) < maxStore && len(s.kids)+5*len(d.src) < maxStore && len(s.strs)+len(d.src) < maxStore
 }
 
 // parse parses d's text without recursion, so that any depth is safe, into d's store,
@@ -227,10 +251,14 @@ func (p *parser) close(f *frame) {
 	s := p.st
 	mem := p.mem[f.base:]
 	n := &s.nodes[f.n]
-	n.first = int32(len(s.kids))
 	n.n = int32(len(mem))
 	if n.kind == 'o' {
 		n.n /= 3
+		var bits uint64
+		for i := 0; i < len(mem); i += 3 {
+			bits |= keyBit(p.keyText(mem[i], mem[i+1]))
+		}
+		s.kids = append(s.kids, int32(uint32(bits)), int32(uint32(bits>>32)))
 		if f.index != nil {
 			if s.index == nil {
 				s.index = map[int32]map[string]int32{}
@@ -238,6 +266,7 @@ func (p *parser) close(f *frame) {
 			s.index[f.n] = f.index
 		}
 	}
+	n.first = int32(len(s.kids))
 	s.kids = append(s.kids, mem...)
 	p.mem = p.mem[:f.base]
 }

@@ -253,11 +253,12 @@ func (g *gen) load(tools []Tool) []doc {
 		at += n
 	}
 	// Size the store from bounds on what the text can hold (a value follows each ','
-	// or opens a container; a member has a ':'), so that it is allocated once rather
-	// than grown by copying. Separators inside strings only make the bounds looser.
+	// or opens a container; a member has a ':'; an object has two words of key
+	// bits), so that it is allocated once rather than grown by copying. Separators
+	// inside strings only make the bounds looser.
 	values := strings.Count(text, ",") + strings.Count(text, "[") + strings.Count(text, "{") + len(docs)
 	g.store.nodes = make([]node, 0, min(values, maxStore))
-	g.store.kids = make([]int32, 0, min(3*strings.Count(text, ":")+values, maxStore))
+	g.store.kids = make([]int32, 0, min(3*strings.Count(text, ":")+2*strings.Count(text, "{")+values, maxStore))
 	return docs
 }
 
