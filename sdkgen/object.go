@@ -17,7 +17,7 @@ func objectOf(n val) objectSchema {
 
 // object renders an object schema: a multi-line type literal for declared properties,
 // `& Record<string, JsonValue>` when it is open, `Record<string, T>` for a map.
-func (r *renderer) object(n objectSchema, ind string, depth int, at *loc) ts {
+func (r *renderer) object(n objectSchema, ind string, depth int, at int) ts {
 	g := r.g
 	props := n.props
 	if props.ok() && props.kind() != 'o' {
@@ -158,13 +158,13 @@ func (g *gen) mapOf(t ts) ts {
 
 // array renders an array schema: T[] for items, a tuple for prefixItems (or the older
 // array form of items).
-func (r *renderer) array(n val, ind string, depth int, at *loc) ts {
+func (r *renderer) array(n val, ind string, depth int, at int) ts {
 	g := r.g
 	items := n.get("items")
 	prefix := n.get("prefixItems")
-	rest, restAt := items, r.loc(at, "items")
+	rest, restSeg := items, "items"
 	if !prefix.ok() && items.ok() && items.kind() == 'a' {
-		prefix, rest, restAt = items, n.get("additionalItems"), r.loc(at, "additionalItems")
+		prefix, rest, restSeg = items, n.get("additionalItems"), "additionalItems"
 	}
 	if prefix.ok() && prefix.kind() == 'a' {
 		minItems := 0
@@ -204,7 +204,7 @@ func (r *renderer) array(n val, ind string, depth int, at *loc) ts {
 				g.write(", ")
 			}
 			g.write("...")
-			t := r.schema(rest, ind, depth+1, restAt)
+			t := r.schema(rest, ind, depth+1, r.loc(at, restSeg))
 			out.refs = out.refs || t.refs
 			g.wrap(t, precPrimary)
 			g.write("[]")

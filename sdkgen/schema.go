@@ -9,35 +9,26 @@ import (
 // and bounded text.
 const maxDepth = 48
 
-// loc is a schema location, built only when a fallback is recorded.
-type loc struct {
-	parent *loc
-	seg    string
+// A schema location, which a fallback records as a JSON Pointer, is made for every
+// sub-schema but read only for fallbacks. It is the length at of the path gen.path[:at]
+// (0 is a document's root): loc(at, seg) sets the segment after it and returns at+1.
+// Rendering is strictly nested, so the segments below a location being rendered stay
+// put until it is done; those beyond it belong to finished siblings, and are
+// overwritten. Locations cost nothing to make this way, where a linked location per
+// sub-schema was a quarter of a million bytes for a thousand tools.
+func (r *renderer) loc(at int, seg string) int {
+	r.g.path = append(r.g.path[:at], seg)
+	return at + 1
 }
 
-func (l *loc) String() string {
-	var segs []string
-	for ; l != nil; l = l.parent {
-		segs = append(segs, l.seg)
-	}
+// pointer returns the location at as a JSON Pointer.
+func (r *renderer) pointer(at int) string {
 	var b strings.Builder
-	for i := len(segs) - 1; i >= 0; i-- {
+	for _, seg := range r.g.path[:at] {
 		b.WriteByte('/')
-		b.WriteString(strings.ReplaceAll(strings.ReplaceAll(segs[i], "~", "~0"), "/", "~1"))
+		b.WriteString(strings.ReplaceAll(strings.ReplaceAll(seg, "~", "~0"), "/", "~1"))
 	}
 	return b.String()
-}
-
-// loc returns the location seg below parent, from a slab: locations are made for
-// every sub-schema but read only for fallbacks.
-func (r *renderer) loc(parent *loc, seg string) *loc {
-	if len(r.g.locs) == 0 {
-		r.g.locs = make([]loc, 512)
-	}
-	l := &r.g.locs[0]
-	r.g.locs = r.g.locs[1:]
-	l.parent, l.seg = parent, seg
-	return l
 }
 
 // renderer renders the schemas of one document (a tool's parameters or output, or
@@ -54,14 +45,14 @@ type renderer struct {
 
 // fallback records that the sub-schema at could not be expressed and renders it as
 // JsonValue.
-func (r *renderer) fallback(at *loc, reason string) ts {
+func (r *renderer) fallback(at int, reason string) ts {
 	r.fail(at, reason)
 	return r.g.json()
 }
 
 // fail records a fallback whose type the caller renders.
-func (r *renderer) fail(at *loc, reason string) {
-	r.g.fallbacks = append(r.g.fallbacks, Fallback{Tool: r.tool, Schema: r.where, Path: at.String(), Reason: reason})
+func (r *renderer) fail(at int, reason string) {
+	r.g.fallbacks = append(r.g.fallbacks, Fallback{Tool: r.tool, Schema: r.where, Path: r.pointer(at), Reason: reason})
 }
 
 // typeKeys are the keywords that constrain a value's type; a schema with none of them
@@ -85,7 +76,7 @@ func neutral(n val) bool {
 }
 
 // schema renders the schema n whose object text (if multi-line) starts at indent ind.
-func (r *renderer) schema(n val, ind string, depth int, at *loc) ts {
+func (r *renderer) schema(n val, ind string, depth int, at int) ts {
 	if depth > maxDepth {
 		return r.fallback(at, "schema nested too deeply")
 	}
@@ -115,7 +106,7 @@ func (r *renderer) schema(n val, ind string, depth int, at *loc) ts {
 	return out
 }
 
-func (r *renderer) enum(e val, depth int, at *loc) ts {
+func (r *renderer) enum(e val, depth int, at int) ts {
 	if e.kind() != 'a' {
 		return r.fallback(at, "enum is not an array")
 	}
@@ -139,7 +130,7 @@ var (
 
 // combined renders the type keywords of n and its $ref, anyOf, oneOf and allOf as one
 // intersection.
-func (r *renderer) combined(n val, ind string, depth int, at *loc) ts {
+func (r *renderer) combined(n val, ind string, depth int, at int) ts {
 	if merged, ok := mergeAllOf(n); ok {
 		return r.object(merged, ind, depth, at)
 	}
@@ -199,7 +190,7 @@ func (r *renderer) combined(n val, ind string, depth int, at *loc) ts {
 
 // union renders anyOf/oneOf branches; ok is false when a branch accepts anything (the
 // keyword then constrains nothing a type can say), and nothing is rendered.
-func (r *renderer) union(u val, ind string, depth int, at *loc) (ts, bool) {
+func (r *renderer) union(u val, ind string, depth int, at int) (ts, bool) {
 	if u.kind() != 'a' || u.len() == 0 {
 		return r.fallback(at, "expected a non-empty array of schemas"), true
 	}
@@ -230,7 +221,7 @@ var structuralKeys = []string{"properties", "additionalProperties", "patternProp
 // array from their keywords when "type" is absent. structural reports keywords beyond
 // a bare type name; ok reports that there was anything to render (when not, nothing
 // is).
-func (r *renderer) typed(n val, ind string, depth int, at *loc) (t ts, structural, ok bool) {
+func (r *renderer) typed(n val, ind string, depth int, at int) (t ts, structural, ok bool) {
 	for _, k := range structuralKeys {
 		if n.get(k).ok() {
 			structural = true
@@ -273,7 +264,7 @@ func (r *renderer) typed(n val, ind string, depth int, at *loc) (t ts, structura
 }
 
 // typeName renders n as one of the JSON Schema type names.
-func (r *renderer) typeName(n val, name, ind string, depth int, at *loc) ts {
+func (r *renderer) typeName(n val, name, ind string, depth int, at int) ts {
 	switch name {
 	case "string", "number", "boolean":
 		return r.g.emit(name, precPrimary)
@@ -298,7 +289,7 @@ var refPrefixes = []string{"#/$defs/", "#/definitions/"}
 
 // ref renders a $ref: a named alias for "#/$defs/X" and "#/definitions/X", the target
 // rendered in place for other pointers into the same document.
-func (r *renderer) ref(ref val, ind string, depth int, at *loc) ts {
+func (r *renderer) ref(ref val, ind string, depth int, at int) ts {
 	if ref.kind() != 's' {
 		return r.fallback(at, "$ref is not a string")
 	}
@@ -334,7 +325,7 @@ func (r *renderer) ref(ref val, ind string, depth int, at *loc) ts {
 }
 
 // literal renders a JSON value as a literal type.
-func (r *renderer) literal(v val, depth int, at *loc) ts {
+func (r *renderer) literal(v val, depth int, at int) ts {
 	if depth > maxDepth {
 		return r.fallback(at, "literal nested too deeply")
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/runcode-go/runcode/registry"
 )
@@ -85,9 +86,15 @@ func Render(tools []Tool) *SDK {
 	tools = slices.CompactFunc(sorted, func(a, b Tool) bool { return key(a.Name) == key(b.Name) })
 
 	g := &gen{aliases: map[string]*alias{}, used: map[string]bool{}, byNode: map[val]*alias{}, ids: map[val]string{}, texts: map[string]string{}}
-	docs := g.load(tools)
+	sc := scratchPool.Get().(*scratch)
+	defer sc.release(g)
+	docs := g.load(tools, sc)
 	// Rendered text is about as long as the schemas it comes from.
-	g.buf = make([]byte, 0, g.srcLen+1024)
+	g.buf = sc.buf[:0]
+	if cap(g.buf) < g.srcLen+1024 {
+		g.buf = make([]byte, 0, g.srcLen+1024)
+	}
+	g.tmp, g.parts = sc.tmp[:0], sc.parts[:0]
 	args := make([]ts, len(tools))
 	outs := make([]ts, len(tools))
 	for i, t := range tools {
@@ -97,7 +104,7 @@ func Render(tools []Tool) *SDK {
 	for i := 0; i < len(g.order); i++ { // aliases may discover more aliases
 		a := g.order[i]
 		r := &renderer{g: g, tool: a.tool, where: "$defs", root: a.root}
-		a.body = r.schema(a.n, "", 0, &loc{seg: a.def})
+		a.body = r.schema(a.n, "", 0, r.loc(0, a.def))
 	}
 	g.breakCycles()
 
@@ -174,6 +181,40 @@ declare const tools: {
 }
 `
 
+// scratch is the working memory of a Render that its result does not keep: the
+// parsed documents, the rendered text before it is assembled, and the parser's and
+// joiner's stacks. Renders reuse it through a pool: for a thousand tools it is some
+// 2 MB, and fresh memory of that size costs zeroing and page faults on every call
+// (which, on a small VM, took about as long as rendering). It holds no strings, so a
+// pooled scratch keeps no caller's text alive.
+type scratch struct {
+	nodes  []node
+	kids   []int32
+	mem    []int32
+	frames []frame
+	buf    []byte
+	tmp    []byte
+	parts  []ts
+}
+
+var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
+
+// maxPooled bounds the scratch kept for later Renders, so that one huge tool set
+// does not pin its memory.
+const maxPooled = 16 << 20
+
+// release puts g's scratch memory back in the pool.
+func (sc *scratch) release(g *gen) {
+	s := &g.store
+	if cap(s.nodes) > maxPooled/20 || cap(s.kids) > maxPooled/4 || cap(g.buf) > maxPooled { // a node is 20 bytes
+		return
+	}
+	clear(s.frames[:cap(s.frames)]) // their index maps
+	clear(g.parts[:cap(g.parts)])   // their alias names
+	*sc = scratch{nodes: s.nodes[:0], kids: s.kids[:0], mem: s.mem[:0], frames: s.frames[:0], buf: g.buf[:0], tmp: g.tmp[:0], parts: g.parts[:0]}
+	scratchPool.Put(sc)
+}
+
 // gen is the state of one Render: named aliases and fallbacks.
 type gen struct {
 	aliases map[string]*alias // by identity key
@@ -188,7 +229,7 @@ type gen struct {
 	// joining unions and intersections (see text.go).
 	buf, tmp  []byte
 	parts     []ts
-	locs      []loc // free locations
+	path      []string // the schema location being rendered (see loc)
 	fallbacks []Fallback
 }
 
@@ -229,7 +270,7 @@ const (
 // load returns the documents of tools' schemas: parameters, then output, for each.
 // Render must not keep or depend on the callers' byte slices, so it copies them, all
 // into one string (one allocation rather than one per schema).
-func (g *gen) load(tools []Tool) []doc {
+func (g *gen) load(tools []Tool, sc *scratch) []doc {
 	size := 0
 	for _, t := range tools {
 		size += schemaLen(t.Parameters, defaultParameters) + schemaLen(t.Output, defaultOutput)
@@ -257,8 +298,17 @@ func (g *gen) load(tools []Tool) []doc {
 	// bits), so that it is allocated once rather than grown by copying. Separators
 	// inside strings only make the bounds looser.
 	values := strings.Count(text, ",") + strings.Count(text, "[") + strings.Count(text, "{") + len(docs)
-	g.store.nodes = make([]node, 0, min(values, maxStore))
-	g.store.kids = make([]int32, 0, min(3*strings.Count(text, ":")+2*strings.Count(text, "{")+values, maxStore))
+	if n := min(values, maxStore); cap(sc.nodes) >= n {
+		g.store.nodes = sc.nodes[:0]
+	} else {
+		g.store.nodes = make([]node, 0, n)
+	}
+	if n := min(3*strings.Count(text, ":")+2*strings.Count(text, "{")+values, maxStore); cap(sc.kids) >= n {
+		g.store.kids = sc.kids[:0]
+	} else {
+		g.store.kids = make([]int32, 0, n)
+	}
+	g.store.mem, g.store.frames = sc.mem[:0], sc.frames[:0]
 	return docs
 }
 
@@ -281,14 +331,14 @@ func writeSchema(b *strings.Builder, text json.RawMessage, def string) {
 func (g *gen) document(tool, where string, d *doc) ts {
 	r := &renderer{g: g, tool: tool, where: where}
 	if !d.fits() {
-		return r.fallback(nil, "schema is too large")
+		return r.fallback(0, "schema is too large")
 	}
 	root := d.parse()
 	if !root.ok() {
-		return r.fallback(nil, "schema is not valid JSON")
+		return r.fallback(0, "schema is not valid JSON")
 	}
 	r.root = root
-	return r.schema(root, "  ", 0, nil)
+	return r.schema(root, "  ", 0, 0)
 }
 
 // alias returns the name declared for the $defs entry def (node n) of r's document,
