@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"encoding/base64"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -193,9 +194,7 @@ func (r *run) helpers() *intrinsics {
 	return &r.in
 }
 
-// installGlobals installs the host globals of spec §3 into a fresh VM. URL, TextEncoder,
-// TextDecoder and structuredClone are materialized on first access, so a pooled VM that
-// never uses them does not pay for them.
+// installGlobals installs the host globals of spec §3 into a fresh VM, and the guards.
 func (r *run) installGlobals() error {
 	vm := r.vm
 	// eval and new Function parse too: never let them load a source map from the host.
@@ -204,47 +203,133 @@ func (r *run) installGlobals() error {
 	r.in.arrayProto = vm.NewArray().Prototype()
 	r.in.errorCtor = vm.Get("Error").ToObject(vm)
 	r.in.rangeCtor = vm.Get("RangeError").ToObject(vm)
-
-	g := vm.GlobalObject()
-	set := func(name string, v goja.Value) {
-		_ = g.DefineDataProperty(name, v, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+	r.scope = &hostScope{r: r, names: slices.Clone(hostGlobals)}
+	scope := vm.NewDynamicObject(r.scope)
+	if err := scope.SetPrototype(r.in.objectProto); err != nil {
+		return err
 	}
-	set("console", r.newConsole())
-	set("setTimeout", r.native(r.timers.setTimeout))
-	set("clearTimeout", r.native(r.timers.clearTimeout))
-	set("atob", r.native(r.atob))
-	set("btoa", r.native(r.btoa))
-	r.lazy("URL", func() goja.Value { return r.urlModule().Get("URL") })
-	r.lazy("URLSearchParams", func() goja.Value { return r.urlModule().Get("URLSearchParams") })
-	r.lazy("TextEncoder", func() goja.Value { return r.encoding().Get("0") })
-	r.lazy("TextDecoder", func() goja.Value { return r.encoding().Get("1") })
-	r.lazy("structuredClone", func() goja.Value {
-		v, err := vm.RunProgram(clonePrg)
+	if err := vm.GlobalObject().SetPrototype(scope); err != nil {
+		return err
+	}
+	return installGuards(r)
+}
+
+// hostScope is the prototype of the global object, between it and Object.prototype. It
+// holds the host globals (and the namespaces' error classes) until a program first reads
+// one, which is then built and settles as an own data property of the global object
+// (writable, configurable, not enumerable, as before any use in Node). A pooled VM thus
+// carries one small object instead of some twenty native functions and the console:
+// building them cost about 13 KB of the 54 KB an idle VM held, and time on every VM
+// built (goja's ToValue looks up each Go function's name with runtime.FuncForPC).
+// A settled, deleted or shadowed name never comes back from here.
+//
+// One catch: goja's strict-mode assignment to an undeclared name (`URL = x`, and programs
+// are strict) checks only the global object's own properties and throws a ReferenceError
+// otherwise. So before a program runs, settleNamed settles every name its text contains;
+// only code that spells a name at run time (eval, new Function, globalThis['UR'+'L']) can
+// reach one still in the scope. Reads and property writes through it work; a bare
+// assignment inside eval'd or Function code to a name the program's text never contains
+// is the one case that still throws goja's ReferenceError.
+type hostScope struct {
+	r *run
+	// names are the host globals, then the run's error classes; a name that left the
+	// scope is blanked.
+	names []string
+	extra map[string]func() goja.Value
+}
+
+// lazy adds a global built by make on first read.
+func (h *hostScope) lazy(name string, make func() goja.Value) {
+	if h.extra == nil {
+		h.extra = map[string]func() goja.Value{}
+	}
+	h.names = append(h.names, name)
+	h.extra[name] = make
+}
+
+// settleNamed settles the names that code contains anywhere (a string or a comment
+// counts too: the only cost is building the global earlier than needed).
+func (h *hostScope) settleNamed(code string) {
+	for _, n := range h.names {
+		if n != "" && strings.Contains(code, n) {
+			h.Get(n)
+		}
+	}
+}
+
+func (h *hostScope) index(key string) int {
+	if key == "" {
+		return -1
+	}
+	return slices.Index(h.names, key)
+}
+
+func (h *hostScope) Get(key string) goja.Value {
+	i := h.index(key)
+	if i < 0 {
+		return nil
+	}
+	h.names[i] = ""
+	var v goja.Value
+	if make := h.extra[key]; make != nil {
+		v = make()
+	} else {
+		v = h.r.makeHostGlobal(key)
+	}
+	_ = h.r.vm.GlobalObject().DefineDataProperty(key, v, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+	return v
+}
+
+func (h *hostScope) Has(key string) bool { return h.index(key) >= 0 }
+
+// Set refuses: an assignment through the global object never reaches it (the global
+// takes an own property), only a program writing to the prototype itself.
+func (h *hostScope) Set(string, goja.Value) bool { return false }
+
+func (h *hostScope) Delete(key string) bool {
+	if i := h.index(key); i >= 0 {
+		h.names[i] = ""
+	}
+	return true
+}
+
+func (h *hostScope) Keys() []string {
+	var keys []string
+	for _, n := range h.names {
+		if n != "" {
+			keys = append(keys, n)
+		}
+	}
+	return keys
+}
+
+// makeHostGlobal builds one host global of spec §3.
+func (r *run) makeHostGlobal(name string) goja.Value {
+	switch name {
+	case "console":
+		return r.newConsole()
+	case "setTimeout":
+		return r.native(r.timers.setTimeout)
+	case "clearTimeout":
+		return r.native(r.timers.clearTimeout)
+	case "atob":
+		return r.native(r.atob)
+	case "btoa":
+		return r.native(r.btoa)
+	case "URL", "URLSearchParams":
+		return r.urlModule().Get(name)
+	case "TextEncoder":
+		return r.encoding().Get("0")
+	case "TextDecoder":
+		return r.encoding().Get("1")
+	case "structuredClone":
+		v, err := r.vm.RunProgram(clonePrg)
 		if err != nil {
 			panic(err)
 		}
 		return v
-	})
-	return installGuards(r)
-}
-
-// lazy defines a global as an accessor that replaces itself with a data property holding
-// make's value on first read (or with the assigned value on first write).
-func (r *run) lazy(name string, make func() goja.Value) {
-	g := r.vm.GlobalObject()
-	settle := func(v goja.Value) {
-		_ = g.DefineDataProperty(name, v, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
 	}
-	get := r.native(func(goja.FunctionCall) goja.Value {
-		v := make()
-		settle(v)
-		return v
-	})
-	put := r.native(func(call goja.FunctionCall) goja.Value {
-		settle(call.Argument(0))
-		return goja.Undefined()
-	})
-	_ = g.DefineAccessorProperty(name, get, put, goja.FLAG_TRUE, goja.FLAG_FALSE)
+	panic("runtime: no host global " + name)
 }
 
 // urlModule builds goja_nodejs's WHATWG URL classes without enabling require: its Require

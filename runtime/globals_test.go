@@ -10,16 +10,19 @@ import (
 )
 
 // TestGlobalsExactly pins the globals a run has beyond a bare goja VM: the host globals of
-// spec §3 and the namespaces, nothing else.
+// spec §3 and the namespaces, nothing else. Host globals a program has not read yet live on
+// the global object's prototype (hostScope), so both levels count.
 func TestGlobalsExactly(t *testing.T) {
 	bare := goja.New()
 	base := map[string]bool{}
-	for _, n := range bare.GlobalObject().GetOwnPropertyNames() {
-		base[n] = true
+	for _, o := range []*goja.Object{bare.GlobalObject(), bare.NewObject().Prototype()} {
+		for _, n := range o.GetOwnPropertyNames() {
+			base[n] = true
+		}
 	}
 	p := newTestPool(t, nil)
 	var ft fakeTools
-	res := runCode(t, p, "return Object.getOwnPropertyNames(globalThis)", &RunOptions{Namespaces: []*Namespace{ft.namespace(t)}})
+	res := runCode(t, p, "const g = globalThis; return Object.getOwnPropertyNames(g).concat(Object.getOwnPropertyNames(Object.getPrototypeOf(g)))", &RunOptions{Namespaces: []*Namespace{ft.namespace(t)}})
 	var names []string
 	if err := json.Unmarshal(res.Value, &names); err != nil {
 		t.Fatalf("%s: %v", res.Text(), err)
@@ -35,6 +38,34 @@ func TestGlobalsExactly(t *testing.T) {
 	slices.Sort(extra)
 	if diff := cmp.Diff(want, extra); diff != "" {
 		t.Errorf("globals beyond ECMAScript mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// TestHostGlobalsSettle pins how host globals leave the global object's prototype: a name
+// the program's text contains is an own property before it runs (so strict-mode
+// assignment works), one spelled only at run time is built on first read, and a deleted
+// one stays gone.
+func TestHostGlobalsSettle(t *testing.T) {
+	p := newTestPool(t, nil)
+	var ft fakeTools
+	opts := &RunOptions{Namespaces: []*Namespace{ft.namespace(t)}}
+	tests := []struct{ name, code, want string }{
+		{"named in the text is own", "return Object.getOwnPropertyNames(globalThis).includes('URL')", "true"},
+		{"never named is not built", "const n = 'UR' + 'L'; return Object.getOwnPropertyNames(globalThis).includes(n)", "false"},
+		{"computed read builds it", "const n = 'UR' + 'L'; const f = globalThis[n]; return [typeof f, Object.getOwnPropertyNames(globalThis).includes(n), f === globalThis[n]].join()", "function,true,true"},
+		{"own property flags", "const d = Object.getOwnPropertyDescriptor(globalThis, 'console'); return [d.writable, d.enumerable, d.configurable].join()", "true,false,true"},
+		{"strict assignment", "console = 1; setTimeout = 2; structuredClone = 3; ToolCallError = 4; return [console, setTimeout, structuredClone, ToolCallError].join()", "1,2,3,4"},
+		{"assignment through globalThis", "globalThis['UR' + 'L'] = 5; return globalThis['UR' + 'L']", "5"},
+		{"delete", "delete globalThis.console; return typeof console", "undefined"},
+		{"delete unread", "const n = 'bt' + 'oa'; delete Object.getPrototypeOf(globalThis)[n]; return typeof globalThis[n]", "undefined"},
+		{"error class on demand", "const n = 'ToolCall' + 'Error'; return typeof globalThis[n]", "function"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, runCode(t, p, tt.code, opts).Text()); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
 	}
 }
 

@@ -229,7 +229,7 @@ func (r *run) installNamespaces(nss []*Namespace) error {
 		if ns.errorClass != "" {
 			// The class is built on first need (a rejection, or the program naming it):
 			// most runs never see a failed call.
-			r.lazy(ns.errorClass, func() goja.Value { return o.errorClass() })
+			r.scope.lazy(ns.errorClass, func() goja.Value { return o.errorClass() })
 		}
 		obj := r.vm.NewDynamicObject(o)
 		if err := obj.SetPrototype(nil); err != nil {

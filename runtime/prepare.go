@@ -29,6 +29,8 @@ type Program struct {
 	prg        *goja.Program
 	typescript bool
 	lines      int // lines of the model's code; stack frames below them are the wrapper's
+	// code is the model's text, which hostScope.settleNamed reads.
+	code string
 }
 
 // TypeScript reports whether the program needed TypeScript stripping.
@@ -66,14 +68,14 @@ func Prepare(code string, opts *PrepareOptions) (*Program, error) {
 		if err != nil {
 			return nil, compileFailure(err, code)
 		}
-		return &Program{prg: prg, lines: strings.Count(code, "\n") + 1}, nil
+		return &Program{prg: prg, lines: strings.Count(code, "\n") + 1, code: code}, nil
 	}
 	prg, tsTree, tsErr := stripTypeScript(wrapped, code)
 	if tsErr == nil {
 		if f := checkPropertyEscapes(tsTree, code); f != nil {
 			return nil, f
 		}
-		prg.lines = strings.Count(code, "\n") + 1
+		prg.lines, prg.code = strings.Count(code, "\n")+1, code
 		return prg, nil
 	}
 	jsFail := parseFailure(jsErr, code)

@@ -22,6 +22,7 @@ import (
 type run struct {
 	vm     *goja.Runtime
 	in     intrinsics
+	scope  *hostScope
 	loop   *loop
 	timers timers
 	limits Limits
@@ -136,6 +137,7 @@ func (r *run) exec() {
 			r.fail(KindException, fmt.Sprintf("internal error: %v", x))
 		}
 	}()
+	r.scope.settleNamed(r.prg.code)
 	r.enter()
 	v, err := r.vm.RunProgram(r.prg.prg)
 	r.leave()
