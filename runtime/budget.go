@@ -204,9 +204,12 @@ func (r *run) sampleHeap(stop <-chan struct{}) {
 // a catchable RangeError, as V8 does for an invalid string or array length.
 func installGuards(r *run) error {
 	vm := r.vm
-	strProto := vm.Get("String").ToObject(vm).Get("prototype").ToObject(vm)
+	// Reach String.prototype and Function.prototype through instances: going through
+	// the String and Function constructors would build them and their statics, about
+	// 5 KB per idle VM that most programs never touch.
+	strProto := vm.ToValue("").ToObject(vm).Prototype()
 	arrProto := r.in.arrayProto
-	fnProto := vm.Get("Function").ToObject(vm).Get("prototype").ToObject(vm)
+	fnProto := r.in.errorCtor.Prototype() // Error, like every function, inherits from it
 
 	r.guard(strProto, "repeat", func(call goja.FunctionCall) {
 		n := call.Argument(0).ToFloat()
