@@ -25,9 +25,9 @@ type node struct {
 	start, end int32 // the value's source text, doc.src[start:end]
 	// A container's members are store.kids[first:]: an array's n elements, or an
 	// object's n members as (key start, key end, value) triples; a key that is not
-	// its source text is store.strs[^key start] (start < 0). A non-empty object's
-	// two words before its members hold the keyBits of its keys.
+	// its source text is store.strs[^key start] (start < 0).
 	first, n int32
+	bits uint64 // an object's keyBits
 }
 
 // store holds the parsed documents of one Render.
@@ -126,20 +126,21 @@ func (v val) member(i int) []int32 {
 }
 
 // get returns the member named k of an object value, or no value.
+//
+// The renderer asks each schema for dozens of keywords it mostly lacks, so get is
+// small enough to inline and answers most of those from the object's key bits,
+// without reading its members.
 func (v val) get(k string) val {
-	if v.d == nil {
+	if v.d == nil || v.d.s.nodes[v.i].bits&keyBit(k) == 0 {
 		return val{}
 	}
+	return v.find(k)
+}
+
+// find returns the member named k of an object value whose key bits have k's, or no
+// value.
+func (v val) find(k string) val {
 	n := v.nd()
-	if n.kind != 'o' || n.n == 0 {
-		return val{}
-	}
-	// The renderer asks each schema for dozens of keywords it mostly lacks: most
-	// answers are in the object's key bits, without reading its members.
-	kids := v.d.s.kids
-	if bits := uint64(uint32(kids[n.first-2])) | uint64(uint32(kids[n.first-1]))<<32; bits&keyBit(k) == 0 {
-		return val{}
-	}
 	if n.n >= largeObject {
 		if idx := v.d.s.index[v.i]; idx != nil {
 			if i, ok := idx[k]; ok {
@@ -148,7 +149,7 @@ func (v val) get(k string) val {
 			return val{}
 		}
 	}
-	kids = kids[n.first : n.first+3*n.n]
+	kids := v.d.s.kids[n.first : n.first+3*n.n]
 	for i := 0; i < len(kids); i += 3 {
 		if start := kids[i]; start >= 0 && len(k) == int(kids[i+1]-start) && v.d.src[start:kids[i+1]] == k ||
 			start < 0 && v.d.s.strs[^start] == k {
@@ -159,12 +160,14 @@ func (v val) get(k string) val {
 }
 
 // keyBit returns the bit that stands for the key k in an object's key bits, a
-// 64-bit Bloom filter: keys a lookup might be for have their bits set.
+// 64-bit Bloom filter of its keys (0 for other nodes): when k's bit is clear, the
+// object has no member k.
 func keyBit(k string) uint64 {
-	if k == "" {
-		return 1
+	h := uint(len(k))
+	if len(k) > 0 {
+		h += 7*uint(k[0]) + 13*uint(k[len(k)-1])
 	}
-	return 1 << ((uint(len(k)) + 7*uint(k[0]) + 13*uint(k[len(k)-1])) & 63)
+	return 1 << (h & 63)
 }
 
 // largeObject is the member count from which an object's members are indexed by key,
@@ -175,15 +178,13 @@ const largeObject = 32
 // the store; newArray an array of d's values. mergeAllOf builds its merged schema
 // with them.
 func (d *doc) newObject(triples []int32) val {
-	s := d.s
-	if len(triples) > 0 {
-		var bits uint64
-		for i := 0; i < len(triples); i += 3 {
-			bits |= keyBit(d.keyText(triples[i], triples[i+1]))
-		}
-		s.kids = append(s.kids, int32(uint32(bits)), int32(uint32(bits>>32)))
+	v := d.newNode('o', triples, int32(len(triples)/3))
+	var bits uint64
+	for i := 0; i < len(triples); i += 3 {
+		bits |= keyBit(d.keyText(triples[i], triples[i+1]))
 	}
-	return d.newNode('o', triples, int32(len(triples)/3))
+	v.nd().bits = bits
+	return v
 }
 
 func (d *doc) newArray(vals []int32) val {
@@ -201,10 +202,10 @@ func (d *doc) newNode(kind byte, kids []int32, n int32) val {
 const maxStore = 1<<31 - 1
 
 // fits reports that d's values can be indexed in its store: a document of n bytes
-// makes at most n values and 5n member entries.
+// makes at most n values and 3n member entries.
 func (d *doc) fits() bool {
 	s := d.s
-	return len(s.nodes)+len(d.src) < maxStore && len(s.kids)+5*len(d.src) < maxStore && len(s.strs)+len(d.src) < maxStore
+	return len(s.nodes)+len(d.src) < maxStore && len(s.kids)+3*len(d.src) < maxStore && len(s.strs)+len(d.src) < maxStore
 }
 
 // parse parses d's text without recursion, so that any depth is safe, into d's store,
@@ -258,7 +259,7 @@ func (p *parser) close(f *frame) {
 		for i := 0; i < len(mem); i += 3 {
 			bits |= keyBit(p.keyText(mem[i], mem[i+1]))
 		}
-		s.kids = append(s.kids, int32(uint32(bits)), int32(uint32(bits>>32)))
+		n.bits = bits
 		if f.index != nil {
 			if s.index == nil {
 				s.index = map[int32]map[string]int32{}
@@ -446,6 +447,15 @@ func (p *parser) key() (start, end int32, ok bool) {
 	return int32(from + 1), int32(from + 1 + len(k)), true
 }
 
+// plainByte marks the bytes a JSON string holds as they are, with nothing to check:
+// printable ASCII but '"' and '\\'.
+var plainByte = func() (t [256]bool) {
+	for c := 0x20; c < 0x80; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
 // str reads a JSON string; invalid UTF-8 and lone surrogates become U+FFFD. Unless
 // esc, the value is the text between the quotes, and value is that text.
 func (p *parser) str() (value string, esc, ok bool) {
@@ -453,6 +463,11 @@ func (p *parser) str() (value string, esc, ok bool) {
 	p.pos++
 	ascii, simple := true, true
 	for {
+		// Most of a schema's bytes are plain ASCII in strings (descriptions): skip
+		// them with one table lookup each.
+		for p.pos < len(p.s) && plainByte[p.s[p.pos]] {
+			p.pos++
+		}
 		if p.pos >= len(p.s) {
 			return "", false, false
 		}

@@ -206,7 +206,7 @@ const maxPooled = 16 << 20
 // release puts g's scratch memory back in the pool.
 func (sc *scratch) release(g *gen) {
 	s := &g.store
-	if cap(s.nodes) > maxPooled/20 || cap(s.kids) > maxPooled/4 || cap(g.buf) > maxPooled { // a node is 20 bytes
+	if cap(s.nodes) > maxPooled/32 || cap(s.kids) > maxPooled/4 || cap(g.buf) > maxPooled { // a node is 32 bytes
 		return
 	}
 	clear(s.frames[:cap(s.frames)]) // their index maps
@@ -230,6 +230,7 @@ type gen struct {
 	buf, tmp  []byte
 	parts     []ts
 	path      []string // the schema location being rendered (see loc)
+	key       []byte   // scratch for alias keys
 	fallbacks []Fallback
 }
 
@@ -294,16 +295,15 @@ func (g *gen) load(tools []Tool, sc *scratch) []doc {
 		at += n
 	}
 	// Size the store from bounds on what the text can hold (a value follows each ','
-	// or opens a container; a member has a ':'; an object has two words of key
-	// bits), so that it is allocated once rather than grown by copying. Separators
-	// inside strings only make the bounds looser.
+	// or opens a container; a member has a ':'), so that it is allocated once rather
+	// than grown by copying. Separators inside strings only make the bounds looser.
 	values := strings.Count(text, ",") + strings.Count(text, "[") + strings.Count(text, "{") + len(docs)
 	if n := min(values, maxStore); cap(sc.nodes) >= n {
 		g.store.nodes = sc.nodes[:0]
 	} else {
 		g.store.nodes = make([]node, 0, n)
 	}
-	if n := min(3*strings.Count(text, ":")+2*strings.Count(text, "{")+values, maxStore); cap(sc.kids) >= n {
+	if n := min(3*strings.Count(text, ":")+values, maxStore); cap(sc.kids) >= n {
 		g.store.kids = sc.kids[:0]
 	} else {
 		g.store.kids = make([]int32, 0, n)
@@ -348,11 +348,17 @@ func (g *gen) alias(r *renderer, def string, n, container val) string {
 	if a := g.byNode[n]; a != nil {
 		return a.name
 	}
-	k := def + "\x00" + n.src()
+	// The key is built in a reused buffer: a lookup by it allocates nothing, and
+	// most lookups find a declaration.
+	k := append(g.key[:0], def...)
+	k = append(k, 0)
+	k = append(k, n.src()...)
 	if container.ok() {
-		k += "\x00" + g.context(r.root, container)
+		k = append(k, 0)
+		k = append(k, g.context(r.root, container)...)
 	}
-	if a := g.aliases[k]; a != nil {
+	g.key = k
+	if a := g.aliases[string(k)]; a != nil {
 		g.byNode[n] = a
 		return a.name
 	}
@@ -371,7 +377,7 @@ func (g *gen) alias(r *renderer, def string, n, container val) string {
 			a.doc = d.str()
 		}
 	}
-	g.aliases[k] = a
+	g.aliases[string(k)] = a
 	g.byNode[n] = a
 	g.order = append(g.order, a)
 	return name
