@@ -27,7 +27,7 @@ type node struct {
 	// object's n members as (key start, key end, value) triples; a key that is not
 	// its source text is store.strs[^key start] (start < 0).
 	first, n int32
-	bits uint64 // an object's keyBits
+	bits     uint64 // an object's keyBits
 }
 
 // store holds the parsed documents of one Render.
@@ -135,6 +135,21 @@ func (v val) get(k string) val {
 		return val{}
 	}
 	return v.find(k)
+}
+
+// mayHave reports whether an object value might have one of the keys whose keyBits
+// are in mask; when not, it has none of them.
+func (v val) mayHave(mask uint64) bool {
+	return v.d != nil && v.d.s.nodes[v.i].bits&mask != 0
+}
+
+// keyBits returns the union of keys' keyBits.
+func keyBits(keys ...string) uint64 {
+	var bits uint64
+	for _, k := range keys {
+		bits |= keyBit(k)
+	}
+	return bits
 }
 
 // find returns the member named k of an object value whose key bits have k's, or no

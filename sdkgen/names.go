@@ -192,10 +192,42 @@ func plain(text string) bool {
 		return false
 	}
 	for i := 0; i < len(text); i++ {
-		c := text[i]
-		if c < 0x20 || c >= 0x7f || c == ' ' && text[i+1] == ' ' || c == '*' && i+1 < len(text) && text[i+1] == '/' {
+		switch c := text[i]; docByte[c] {
+		case docPlain:
+		case docSpace: // not last, as checked above
+			if text[i+1] == ' ' {
+				return false
+			}
+		case docStar:
+			if i+1 < len(text) && text[i+1] == '/' {
+				return false
+			}
+		default:
 			return false
 		}
 	}
 	return true
 }
+
+// docByte classes the bytes of a doc text for plain, which reads every byte of
+// every description.
+var docByte = func() (t [256]uint8) {
+	for c := range t {
+		switch {
+		case c < 0x20 || c >= 0x7f:
+			t[c] = docOther
+		case c == ' ':
+			t[c] = docSpace
+		case c == '*':
+			t[c] = docStar
+		}
+	}
+	return t
+}()
+
+const (
+	docPlain = iota
+	docSpace
+	docStar
+	docOther
+)

@@ -224,6 +224,14 @@ func (r *renderer) array(n val, ind string, depth int, at int) ts {
 	return ts{start: t.start, end: len(g.buf), prec: precPrimary, refs: t.refs}
 }
 
+// valueTags are the keywords describe writes as JSDoc tags with their values;
+// tagKeyBits covers every keyword it writes a tag for.
+var (
+	valueTags = []string{"format", "pattern", "minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum",
+		"multipleOf", "minLength", "maxLength", "minItems", "maxItems", "default"}
+	tagKeyBits = keyBits(valueTags...) | keyBits("deprecated", "uniqueItems", "enum")
+)
+
 // describe returns a property's doc text: its description, then its constraints as
 // JSDoc tags.
 func describe(n val) string {
@@ -234,11 +242,13 @@ func describe(n val) string {
 	if d := n.get("description"); d.ok() && d.kind() == 's' {
 		parts = append(parts, d.str())
 	}
+	if !n.mayHave(tagKeyBits) { // most properties have a description and no tags
+		return strings.Join(parts, " ")
+	}
 	if d := n.get("deprecated"); d.ok() && d.kind() == 'b' && d.boolean() {
 		parts = append(parts, "@deprecated")
 	}
-	for _, k := range []string{"format", "pattern", "minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum",
-		"multipleOf", "minLength", "maxLength", "minItems", "maxItems", "default"} {
+	for _, k := range valueTags {
 		v := n.get(k)
 		if !v.ok() {
 			continue

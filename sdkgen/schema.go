@@ -60,12 +60,17 @@ func (r *renderer) fail(at int, reason string) {
 var typeKeys = []string{"type", "properties", "additionalProperties", "patternProperties", "items",
 	"prefixItems", "enum", "const", "$ref", "anyOf", "oneOf", "allOf", "$dynamicRef", "$recursiveRef"}
 
+var typeKeyBits = keyBits(typeKeys...)
+
 func neutral(n val) bool {
 	if n.kind() == 'b' {
 		return n.boolean()
 	}
 	if n.kind() != 'o' {
 		return false
+	}
+	if !n.mayHave(typeKeyBits) {
+		return true
 	}
 	for _, k := range typeKeys {
 		if n.get(k).ok() {
@@ -215,16 +220,21 @@ func (r *renderer) union(u val, ind string, depth int, at int) (ts, bool) {
 }
 
 // structuralKeys are the keywords of an object or array schema beyond a type name.
-var structuralKeys = []string{"properties", "additionalProperties", "patternProperties", "items", "prefixItems"}
+var (
+	structuralKeys    = []string{"properties", "additionalProperties", "patternProperties", "items", "prefixItems"}
+	structuralKeyBits = keyBits(structuralKeys...)
+)
 
 // typed renders the "type" keyword (a name or an array of names), inferring object or
 // array from their keywords when "type" is absent. structural reports keywords beyond
 // a bare type name; ok reports that there was anything to render (when not, nothing
 // is).
 func (r *renderer) typed(n val, ind string, depth int, at int) (t ts, structural, ok bool) {
-	for _, k := range structuralKeys {
-		if n.get(k).ok() {
-			structural = true
+	if n.mayHave(structuralKeyBits) {
+		for _, k := range structuralKeys {
+			if n.get(k).ok() {
+				structural = true
+			}
 		}
 	}
 	g := r.g
