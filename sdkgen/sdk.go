@@ -5,12 +5,14 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unsafe"
 
 	"github.com/runcode-go/runcode/registry"
 )
 
 // Tool is one tool as the SDK declares it. It is a plain value; Render does not keep
-// it or modify its schemas.
+// it or modify its schemas (it reads them in place, so they must not change while it
+// runs).
 type Tool struct {
 	// Name is the tool's name, the key of tools.
 	Name string
@@ -269,41 +271,33 @@ const (
 )
 
 // load returns the documents of tools' schemas: parameters, then output, for each.
-// Render must not keep or depend on the callers' byte slices, so it copies them, all
-// into one string (one allocation rather than one per schema).
+//
+// It reads the schemas in place, as strings over the callers' bytes: copying them was
+// a third of the garbage Render made, and so of its collection work. That is sound
+// because Render only reads them during the call, and nothing it returns or pools
+// shares their memory: its text is built in its own buffers (TestResultOwnsItsText
+// checks this).
 func (g *gen) load(tools []Tool, sc *scratch) []doc {
-	size := 0
-	for _, t := range tools {
-		size += schemaLen(t.Parameters, defaultParameters) + schemaLen(t.Output, defaultOutput)
-	}
-	var b strings.Builder
-	b.Grow(size)
-	for _, t := range tools {
-		writeSchema(&b, t.Parameters, defaultParameters)
-		writeSchema(&b, t.Output, defaultOutput)
-	}
-	text := b.String()
-	g.srcLen = len(text)
 	docs := make([]doc, 2*len(tools))
-	at := 0
+	values, members := len(docs), 0
 	for i, t := range tools {
-		n := schemaLen(t.Parameters, defaultParameters)
-		docs[2*i] = doc{src: text[at : at+n], s: &g.store}
-		at += n
-		n = schemaLen(t.Output, defaultOutput)
-		docs[2*i+1] = doc{src: text[at : at+n], s: &g.store}
-		at += n
+		docs[2*i] = doc{src: schemaText(t.Parameters, defaultParameters), s: &g.store}
+		docs[2*i+1] = doc{src: schemaText(t.Output, defaultOutput), s: &g.store}
 	}
 	// Size the store from bounds on what the text can hold (a value follows each ','
 	// or opens a container; a member has a ':'), so that it is allocated once rather
 	// than grown by copying. Separators inside strings only make the bounds looser.
-	values := strings.Count(text, ",") + strings.Count(text, "[") + strings.Count(text, "{") + len(docs)
+	for _, d := range docs {
+		g.srcLen += len(d.src)
+		values += strings.Count(d.src, ",") + strings.Count(d.src, "[") + strings.Count(d.src, "{")
+		members += strings.Count(d.src, ":")
+	}
 	if n := min(values, maxStore); cap(sc.nodes) >= n {
 		g.store.nodes = sc.nodes[:0]
 	} else {
 		g.store.nodes = make([]node, 0, n)
 	}
-	if n := min(3*strings.Count(text, ":")+values, maxStore); cap(sc.kids) >= n {
+	if n := min(3*members+values, maxStore); cap(sc.kids) >= n {
 		g.store.kids = sc.kids[:0]
 	} else {
 		g.store.kids = make([]int32, 0, n)
@@ -312,19 +306,12 @@ func (g *gen) load(tools []Tool, sc *scratch) []doc {
 	return docs
 }
 
-func schemaLen(text json.RawMessage, def string) int {
+// schemaText returns text as a string sharing its memory, or def when text is nil.
+func schemaText(text json.RawMessage, def string) string {
 	if text == nil {
-		return len(def)
+		return def
 	}
-	return len(text)
-}
-
-func writeSchema(b *strings.Builder, text json.RawMessage, def string) {
-	if text == nil {
-		b.WriteString(def)
-	} else {
-		b.Write(text)
-	}
+	return unsafe.String(unsafe.SliceData(text), len(text))
 }
 
 // document renders one tool schema as an entry's type.

@@ -160,6 +160,43 @@ func TestDuplicateNames(t *testing.T) {
 	}
 }
 
+// TestResultOwnsItsText: Render reads schemas in place, so nothing it returns may share
+// their memory. Overwriting every schema byte after Render must not change the SDK.
+func TestResultOwnsItsText(t *testing.T) {
+	var tools []Tool
+	for _, s := range loadCorpus(t) {
+		tools = append(tools, s.tools...)
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for i := range 200 {
+		tools = append(tools, Tool{Name: "random_" + itoa(i), Parameters: randomSchema(rng, 5), Output: randomSchema(rng, 3)})
+	}
+	tools = append(tools, Tool{Name: "exotic", Parameters: json.RawMessage(`{"$defs":{"Név":{"description":"d\u00e9f","type":"object","properties":{"a":{"enum":["x","y"],"enumDescriptions":["ex","why"]}}}},` +
+		`"properties":{"n":{"$ref":"#/$defs/N\u00e9v"},"u":{"type":"bogus\n"},"r":{"$ref":"#/nowhere"},"c":{"const":"k\"v"},"d":{"default":"z","format":"f"}}}`)})
+	for i := range tools { // schemas the test owns, to overwrite
+		tools[i].Parameters = append(json.RawMessage(nil), tools[i].Parameters...)
+		tools[i].Output = append(json.RawMessage(nil), tools[i].Output...)
+	}
+	sdk := Render(tools)
+	if len(sdk.Fallbacks) == 0 {
+		t.Fatal("want fallbacks among the tools, to check their text too")
+	}
+	want := SDK{Section: strings.Clone(sdk.Section), Declarations: strings.Clone(sdk.Declarations)}
+	for _, f := range sdk.Fallbacks {
+		want.Fallbacks = append(want.Fallbacks, Fallback{Tool: f.Tool, Schema: strings.Clone(f.Schema), Path: strings.Clone(f.Path), Reason: strings.Clone(f.Reason)})
+	}
+	for _, tool := range tools {
+		for _, text := range [][]byte{tool.Parameters, tool.Output} {
+			for i := range text {
+				text[i] = '#'
+			}
+		}
+	}
+	if diff := cmp.Diff(want, *sdk); diff != "" {
+		t.Errorf("the SDK changed with the schemas it was rendered from (-before +after):\n%s", diff)
+	}
+}
+
 // TestNotJSON: schema text that is not JSON declares JsonValue and is reported.
 func TestNotJSON(t *testing.T) {
 	for _, text := range []string{`{"type":`, `{"a":1}x`, `{'a':1}`, `[1,]`, `{"a" 1}`, `01`, `"\x"`, "\"\x01\"", ``} {
