@@ -134,58 +134,72 @@ func aliasName(s string) string {
 }
 
 // writeDoc writes text to b as one JSDoc line at indent, or nothing when text is
-// blank (see docLine).
-func writeDoc(b *strings.Builder, indent, text string) {
-	if line := docLine(text); line != "" {
+// blank (see appendDoc). Text that is not plain is normalised in scratch.
+func writeDoc(b *strings.Builder, scratch *[]byte, indent, text string) {
+	if plain(text) {
 		b.WriteString(indent)
 		b.WriteString("/** ")
-		b.WriteString(line)
+		b.WriteString(text)
 		b.WriteString(" */\n")
+		return
 	}
+	*scratch = appendDoc((*scratch)[:0], indent, text)
+	b.Write(*scratch)
 }
 
-// appendDoc appends what writeDoc writes to dst.
+// appendDoc appends text to dst as one JSDoc line at indent, or nothing when text is
+// blank: whitespace (as JavaScript's \s sees it) collapsed to single spaces, other
+// control characters dropped, invalid UTF-8 replaced by U+FFFD (once for a run of
+// bad bytes), and "*/" escaped as "*\/". It appends as it reads, rather than through
+// intermediate strings, as it runs for every description that is not plain.
 func appendDoc(dst []byte, indent, text string) []byte {
-	if line := docLine(text); line != "" {
-		dst = append(dst, indent...)
-		dst = append(dst, "/** "...)
-		dst = append(dst, line...)
-		dst = append(dst, " */\n"...)
-	}
-	return dst
-}
-
-// docLine returns text as one JSDoc line's text, "" when it is blank: whitespace (as
-// JavaScript's \s sees it) collapsed to single spaces, other control characters
-// dropped, and "*/" escaped as "*\/".
-func docLine(text string) string {
+	mark := len(dst)
+	dst = append(dst, indent...)
+	dst = append(dst, "/** "...)
 	if plain(text) {
-		return text
+		dst = append(dst, text...)
+		return append(dst, " */\n"...)
 	}
-	text = strings.ToValidUTF8(text, "\uFFFD")
-	var c strings.Builder
-	space := false
-	for _, r := range text {
+	start := len(dst)
+	space, bad := false, false
+	for i := 0; i < len(text); {
+		r, size := rune(text[i]), 1
+		if r >= utf8.RuneSelf {
+			r, size = utf8.DecodeRuneInString(text[i:])
+		}
+		i += size
+		if r == utf8.RuneError && size == 1 {
+			if bad {
+				continue // one U+FFFD for a run of bad bytes
+			}
+			bad = true
+		} else {
+			bad = false
+		}
 		if unicode.IsSpace(r) || r == '\uFEFF' {
-			space = c.Len() > 0
+			space = len(dst) > start
 			continue
 		}
 		if unicode.IsControl(r) {
 			continue
 		}
 		if space {
-			c.WriteByte(' ')
+			dst = append(dst, ' ')
 			space = false
 		}
-		c.WriteRune(r)
+		if r == '/' && len(dst) > start && dst[len(dst)-1] == '*' {
+			dst = append(dst, '\\', '/')
+		} else {
+			dst = utf8.AppendRune(dst, r)
+		}
 	}
-	if c.Len() == 0 {
-		return ""
+	if len(dst) == start {
+		return dst[:mark]
 	}
-	return strings.ReplaceAll(c.String(), "*/", `*\/`)
+	return append(dst, " */\n"...)
 }
 
-// plain reports text that docLine can write as it is: printable ASCII, no leading,
+// plain reports text that appendDoc can write as it is: printable ASCII, no leading,
 // trailing or repeated spaces, no "*/".
 func plain(text string) bool {
 	if text == "" || text[0] == ' ' || text[len(text)-1] == ' ' {

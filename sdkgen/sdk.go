@@ -125,7 +125,7 @@ func Render(tools []Tool) *SDK {
 	named := slices.Clone(g.order)
 	slices.SortFunc(named, func(a, b *alias) int { return strings.Compare(a.name, b.name) })
 	for _, a := range named {
-		writeDoc(&b, "", a.doc)
+		writeDoc(&b, &g.tmp, "", a.doc)
 		b.WriteString("type ")
 		b.WriteString(a.name)
 		b.WriteString(" = ")
@@ -137,7 +137,7 @@ func Render(tools []Tool) *SDK {
 		if i == 0 {
 			b.WriteByte('\n')
 		}
-		writeDoc(&b, "  ", t.Description)
+		writeDoc(&b, &g.tmp, "  ", t.Description)
 		b.WriteString("  ")
 		b.WriteString(key(t.Name))
 		b.WriteString(": ")
