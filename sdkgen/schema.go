@@ -97,7 +97,9 @@ func (r *renderer) schema(n val, ind string, depth int, at int) ts {
 		return r.fallback(at, "schema is neither an object nor a boolean")
 	}
 	var out ts
-	if c := n.get("const"); c.ok() {
+	if !n.mayHave(literalKeyBits) {
+		out = r.combined(n, ind, depth, at)
+	} else if c := n.get("const"); c.ok() {
 		out = r.literal(c, depth+1, r.loc(at, "const"))
 	} else if e := n.get("enum"); e.ok() {
 		out = r.enum(e, depth, r.loc(at, "enum"))
@@ -129,8 +131,10 @@ func (r *renderer) enum(e val, depth int, at int) ts {
 
 // Keywords combined reads in turn.
 var (
-	dynamicRefs = []string{"$dynamicRef", "$recursiveRef"}
-	unionKeys   = []string{"anyOf", "oneOf"}
+	dynamicRefs    = []string{"$dynamicRef", "$recursiveRef"}
+	unionKeys      = []string{"anyOf", "oneOf"}
+	combinatorBits = keyBits("$ref", "allOf") | keyBits(dynamicRefs...) | keyBits(unionKeys...)
+	literalKeyBits = keyBits("const", "enum")
 )
 
 // combined renders the type keywords of n and its $ref, anyOf, oneOf and allOf as one
@@ -142,6 +146,12 @@ func (r *renderer) combined(n val, ind string, depth int, at int) ts {
 	g := r.g
 	mark := len(g.buf)
 	typed, structural, hasType := r.typed(n, ind, depth, at)
+	if !n.mayHave(combinatorBits) { // most schemas: no $ref or combinators
+		if hasType {
+			return typed
+		}
+		return g.json()
+	}
 	p0 := len(g.parts) // the parts beside typed
 	if ref := n.get("$ref"); ref.ok() {
 		t := r.ref(ref, ind, depth, r.loc(at, "$ref"))

@@ -71,21 +71,31 @@ func Generate(set *registry.ResolvedToolSet) string {
 // JSON, or a part of one that TypeScript cannot express, is declared as JsonValue and
 // recorded in [SDK.Fallbacks].
 func Render(tools []Tool) *SDK {
-	order := make([]int, len(tools))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortFunc(order, func(a, b int) int {
-		if c := strings.Compare(tools[a].Name, tools[b].Name); c != 0 {
-			return c
+	sorted := make([]Tool, len(tools))
+	if slices.IsSortedFunc(tools, func(a, b Tool) int { return strings.Compare(a.Name, b.Name) }) {
+		copy(sorted, tools) // as ToolsOf returns them
+	} else {
+		order := make([]int, len(tools))
+		for i := range order {
+			order[i] = i
 		}
-		return a - b // the first of equal names sorts first, and is kept
-	})
-	sorted := make([]Tool, len(order))
-	for i, j := range order {
-		sorted[i] = tools[j]
+		slices.SortFunc(order, func(a, b int) int {
+			if c := strings.Compare(tools[a].Name, tools[b].Name); c != 0 {
+				return c
+			}
+			return a - b // the first of equal names sorts first, and is kept
+		})
+		for i, j := range order {
+			sorted[i] = tools[j]
+		}
 	}
-	tools = slices.CompactFunc(sorted, func(a, b Tool) bool { return key(a.Name) == key(b.Name) })
+	tools = slices.CompactFunc(sorted, func(a, b Tool) bool {
+		// Identifiers are their own keys, and no quoted key is one.
+		if isIdent(a.Name) || isIdent(b.Name) {
+			return a.Name == b.Name
+		}
+		return key(a.Name) == key(b.Name)
+	})
 
 	g := &gen{aliases: map[string]*alias{}, used: map[string]bool{}, byNode: map[val]*alias{}, ids: map[val]string{}, texts: map[string]string{}}
 	sc := scratchPool.Get().(*scratch)
