@@ -150,10 +150,10 @@ func listed(list val, n int, s string) bool {
 func (g *gen) mapOf(t ts) ts {
 	if t.refs {
 		out := g.surround(t, "{ [key: string]: ", " }")
-		return ts{start: out.start, end: out.end, prec: precPrimary, refs: true}
+		return ts{span: out, prec: precPrimary, refs: true}
 	}
 	out := g.surround(t, "Record<string, ", ">")
-	return ts{start: out.start, end: out.end, prec: precPrimary}
+	return ts{span: out, prec: precPrimary}
 }
 
 // array renders an array schema: T[] for items, a tuple for prefixItems (or the older
@@ -221,7 +221,7 @@ func (r *renderer) array(n val, ind string, depth int, at int) ts {
 	t := r.schema(items, ind, depth+1, r.loc(at, "items"))
 	g.wrap(t, precPrimary)
 	g.write("[]")
-	return ts{start: t.start, end: len(g.buf), prec: precPrimary, refs: t.refs}
+	return ts{span: span{t.start, len(g.buf)}, prec: precPrimary, refs: t.refs}
 }
 
 // valueTags are the keywords describe writes as JSDoc tags with their values;

@@ -108,7 +108,7 @@ func (r *renderer) schema(n val, ind string, depth int, at int) ts {
 	}
 	if nb := n.get("nullable"); nb.ok() && nb.kind() == 'b' && nb.boolean() && !out.null {
 		g.write(" | null")
-		out = ts{start: out.start, end: len(g.buf), prec: precUnion, refs: out.refs, direct: out.direct, null: true}
+		out = ts{span: span{out.start, len(g.buf)}, prec: precUnion, refs: out.refs, direct: out.direct, null: true}
 	}
 	return out
 }

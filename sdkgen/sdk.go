@@ -71,47 +71,41 @@ func Generate(set *registry.ResolvedToolSet) string {
 // JSON, or a part of one that TypeScript cannot express, is declared as JsonValue and
 // recorded in [SDK.Fallbacks].
 func Render(tools []Tool) *SDK {
-	sorted := make([]Tool, len(tools))
-	if slices.IsSortedFunc(tools, func(a, b Tool) int { return strings.Compare(a.Name, b.Name) }) {
-		copy(sorted, tools) // as ToolsOf returns them
-	} else {
-		order := make([]int, len(tools))
-		for i := range order {
-			order[i] = i
-		}
+	// The tools in order, as indices into tools.
+	order := make([]int, len(tools))
+	for i := range order {
+		order[i] = i
+	}
+	if !slices.IsSortedFunc(tools, func(a, b Tool) int { return strings.Compare(a.Name, b.Name) }) { // as ToolsOf returns them
 		slices.SortFunc(order, func(a, b int) int {
 			if c := strings.Compare(tools[a].Name, tools[b].Name); c != 0 {
 				return c
 			}
 			return a - b // the first of equal names sorts first, and is kept
 		})
-		for i, j := range order {
-			sorted[i] = tools[j]
-		}
 	}
-	tools = slices.CompactFunc(sorted, func(a, b Tool) bool {
+	order = slices.CompactFunc(order, func(a, b int) bool {
 		// Identifiers are their own keys, and no quoted key is one.
-		if isIdent(a.Name) || isIdent(b.Name) {
-			return a.Name == b.Name
+		if x, y := tools[a].Name, tools[b].Name; isIdent(x) || isIdent(y) {
+			return x == y
 		}
-		return key(a.Name) == key(b.Name)
+		return key(tools[a].Name) == key(tools[b].Name)
 	})
 
 	g := &gen{aliases: map[string]*alias{}, used: map[string]bool{}, byNode: map[val]*alias{}, ids: map[val]string{}, texts: map[string]string{}}
 	sc := scratchPool.Get().(*scratch)
 	defer sc.release(g)
-	docs := g.load(tools, sc)
+	docs := g.load(tools, order, sc)
 	// Rendered text is about as long as the schemas it comes from.
 	g.buf = sc.buf[:0]
 	if cap(g.buf) < g.srcLen+1024 {
 		g.buf = make([]byte, 0, g.srcLen+1024)
 	}
 	g.tmp, g.parts = sc.tmp[:0], sc.parts[:0]
-	args := make([]ts, len(tools))
-	outs := make([]ts, len(tools))
-	for i, t := range tools {
-		args[i] = g.document(t.Name, "parameters", &docs[2*i])
-		outs[i] = g.document(t.Name, "output", &docs[2*i+1])
+	texts := make([]span, 2*len(order)) // each tool's arguments, then its output
+	for i, j := range order {
+		texts[2*i] = g.document(tools[j].Name, "parameters", &docs[2*i]).span
+		texts[2*i+1] = g.document(tools[j].Name, "output", &docs[2*i+1]).span
 	}
 	for i := 0; i < len(g.order); i++ { // aliases may discover more aliases
 		a := g.order[i]
@@ -121,8 +115,11 @@ func Render(tools []Tool) *SDK {
 	g.breakCycles()
 
 	size := len(Instructions) + len(trailer) + 512
-	for i, t := range tools {
-		size += args[i].end - args[i].start + outs[i].end - outs[i].start + 2*len(t.Name) + len(t.Description) + 32
+	for _, t := range texts {
+		size += t.end - t.start + 32
+	}
+	for _, j := range order {
+		size += 2*len(tools[j].Name) + len(tools[j].Description)
 	}
 	for _, a := range g.order {
 		size += len(a.name) + a.body.end - a.body.start + len(a.doc) + 32
@@ -139,30 +136,30 @@ func Render(tools []Tool) *SDK {
 		b.WriteString("type ")
 		b.WriteString(a.name)
 		b.WriteString(" = ")
-		b.Write(g.text(a.body))
+		b.Write(g.text(a.body.span))
 		b.WriteString("\n\n")
 	}
 	b.WriteString("interface ToolArgsMap {")
-	for i, t := range tools {
+	for i, j := range order {
 		if i == 0 {
 			b.WriteByte('\n')
 		}
-		writeDoc(&b, &g.tmp, "  ", t.Description)
+		writeDoc(&b, &g.tmp, "  ", tools[j].Description)
 		b.WriteString("  ")
-		b.WriteString(key(t.Name))
+		b.WriteString(key(tools[j].Name))
 		b.WriteString(": ")
-		b.Write(g.text(args[i]))
+		b.Write(g.text(texts[2*i]))
 		b.WriteString(";\n")
 	}
 	b.WriteString("}\n\ninterface ToolOutputMap {")
-	for i, t := range tools {
+	for i, j := range order {
 		if i == 0 {
 			b.WriteByte('\n')
 		}
 		b.WriteString("  ")
-		b.WriteString(key(t.Name))
+		b.WriteString(key(tools[j].Name))
 		b.WriteString(": ")
-		b.Write(g.text(outs[i]))
+		b.Write(g.text(texts[2*i+1]))
 		b.WriteString(";\n")
 	}
 	b.WriteString("}\n\n")
@@ -280,19 +277,20 @@ const (
 	defaultOutput     = `{}`
 )
 
-// load returns the documents of tools' schemas: parameters, then output, for each.
+// load returns the documents of the schemas of tools[order[i]]: parameters, then
+// output, for each.
 //
 // It reads the schemas in place, as strings over the callers' bytes: copying them was
 // a third of the garbage Render made, and so of its collection work. That is sound
 // because Render only reads them during the call, and nothing it returns or pools
 // shares their memory: its text is built in its own buffers (TestResultOwnsItsText
 // checks this).
-func (g *gen) load(tools []Tool, sc *scratch) []doc {
-	docs := make([]doc, 2*len(tools))
+func (g *gen) load(tools []Tool, order []int, sc *scratch) []doc {
+	docs := make([]doc, 2*len(order))
 	values, members := len(docs), 0
-	for i, t := range tools {
-		docs[2*i] = doc{src: schemaText(t.Parameters, defaultParameters), s: &g.store}
-		docs[2*i+1] = doc{src: schemaText(t.Output, defaultOutput), s: &g.store}
+	for i, j := range order {
+		docs[2*i] = doc{src: schemaText(tools[j].Parameters, defaultParameters), s: &g.store}
+		docs[2*i+1] = doc{src: schemaText(tools[j].Output, defaultOutput), s: &g.store}
 	}
 	// Size the store from bounds on what the text can hold (a value follows each ','
 	// or opens a container; a member has a ':'), so that it is allocated once rather
@@ -425,7 +423,7 @@ func (g *gen) breakCycles() {
 		}
 	}
 	for _, a := range cyclic {
-		if string(g.text(a.body)) == "JsonValue" {
+		if string(g.text(a.body.span)) == "JsonValue" {
 			continue
 		}
 		a.body = g.json()

@@ -26,8 +26,8 @@ const (
 
 // ts is a rendered TypeScript type: its text is gen.buf[start:end].
 type ts struct {
-	start, end int
-	prec       int
+	span
+	prec int
 	// refs reports that the text names an alias; direct lists the aliases named
 	// outside any object, array or tuple (where a self-reference is circular).
 	refs   bool
@@ -36,14 +36,17 @@ type ts struct {
 	null bool
 }
 
+// span is where a type's text is in gen.buf.
+type span struct{ start, end int }
+
 // text returns t's text, without copying, for reading before gen.buf changes.
-func (g *gen) text(t ts) []byte { return g.buf[t.start:t.end] }
+func (g *gen) text(t span) []byte { return g.buf[t.start:t.end] }
 
 // emit appends a type whose text is given.
 func (g *gen) emit(text string, prec int) ts {
 	start := len(g.buf)
 	g.buf = append(g.buf, text...)
-	return ts{start: start, end: len(g.buf), prec: prec}
+	return ts{span: span{start, len(g.buf)}, prec: prec}
 }
 
 func (g *gen) json() ts  { return g.emit("JsonValue", precPrimary) }
@@ -51,7 +54,7 @@ func (g *gen) never() ts { return g.emit("never", precPrimary) }
 
 // empty returns a type with no text yet at the end of the buffer, for a type whose
 // text is then appended piece by piece.
-func (g *gen) empty(prec int) ts { return ts{start: len(g.buf), end: len(g.buf), prec: prec} }
+func (g *gen) empty(prec int) ts { return ts{span: span{len(g.buf), len(g.buf)}, prec: prec} }
 
 // write appends s to the buffer.
 func (g *gen) write(s string) { g.buf = append(g.buf, s...) }
@@ -72,13 +75,13 @@ func (g *gen) wrap(t ts, prec int) {
 
 // surround writes prefix before and suffix after t, the last type in the buffer,
 // returning the span of the whole.
-func (g *gen) surround(t ts, prefix, suffix string) ts {
+func (g *gen) surround(t ts, prefix, suffix string) span {
 	n := len(g.buf)
 	g.buf = append(g.buf, prefix...) // room for the prefix
 	copy(g.buf[t.start+len(prefix):], g.buf[t.start:n])
 	copy(g.buf[t.start:], prefix)
 	g.buf = append(g.buf, suffix...)
-	return ts{start: t.start, end: len(g.buf)}
+	return span{t.start, len(g.buf)}
 }
 
 // drop removes t's text, which ends before the members from ts[0] on, from the
@@ -116,7 +119,7 @@ func (g *gen) union(mark, p0 int) ts {
 		return parts[0]
 	}
 	g.aside(mark)
-	out := ts{start: mark, prec: precUnion}
+	out := ts{span: span{start: mark}, prec: precUnion}
 	var seen map[string]bool // for long unions; short ones compare with the earlier members
 	distinct := 0
 	for i, p := range parts {
@@ -164,7 +167,7 @@ func (g *gen) intersection(mark, p0 int) ts {
 	parts := g.pending(p0)
 	g.parts = g.parts[:p0] // parts stays readable: nothing is appended below
 	g.aside(mark)
-	out := ts{start: mark, prec: precIntersection}
+	out := ts{span: span{start: mark}, prec: precIntersection}
 	for i, p := range parts {
 		if i > 0 {
 			g.buf = append(g.buf, " & "...)
