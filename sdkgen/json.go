@@ -471,22 +471,47 @@ var plainByte = func() (t [256]bool) {
 	return t
 }()
 
+// Bytes eight at a time, for the scans over every byte of every description.
+const (
+	lsb = 0x0101010101010101 // the low bit of each byte of a word
+	msb = 0x8080808080808080 // the high bit of each byte
+)
+
+// load8 returns s[i:i+8] as a little-endian word (one load; i+8 <= len(s)).
+func load8(s string, i int) uint64 {
+	s = s[i : i+8]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+// special8 reports whether the word x holds a byte that is not plainByte: '"', '\\',
+// a control byte or a byte of non-ASCII. (v-lsb)&^v has a high bit set below or at
+// v's lowest zero byte, and none if it has no zero byte; likewise (x-n*lsb)&^x for
+// a byte below n.)
+func special8(x uint64) bool {
+	q, b := x^(lsb*'"'), x^(lsb*'\\')
+	return ((x-lsb*0x20)&^x|(q-lsb)&^q|(b-lsb)&^b|x)&msb != 0
+}
+
 // str reads a JSON string; invalid UTF-8 and lone surrogates become U+FFFD. Unless
 // esc, the value is the text between the quotes, and value is that text.
 func (p *parser) str() (value string, esc, ok bool) {
-	start := p.pos
-	p.pos++
+	s, start := p.s, p.pos
+	i := start + 1
 	ascii, simple := true, true
 	for {
 		// Most of a schema's bytes are plain ASCII in strings (descriptions): skip
-		// them with one table lookup each.
-		for p.pos < len(p.s) && plainByte[p.s[p.pos]] {
-			p.pos++
+		// them eight at a time, then with a table lookup each.
+		for i+8 <= len(s) && !special8(load8(s, i)) {
+			i += 8
 		}
-		if p.pos >= len(p.s) {
+		for i < len(s) && plainByte[s[i]] {
+			i++
+		}
+		if i >= len(s) {
 			return "", false, false
 		}
-		c := p.s[p.pos]
+		c := s[i]
 		if c == '"' {
 			break
 		}
@@ -495,37 +520,38 @@ func (p *parser) str() (value string, esc, ok bool) {
 		}
 		if c == '\\' {
 			simple = false
-			p.pos++
-			if p.pos >= len(p.s) {
+			i++
+			if i >= len(s) {
 				return "", false, false
 			}
-			if p.s[p.pos] == 'u' {
-				if p.pos+4 >= len(p.s) {
+			if s[i] == 'u' {
+				if i+4 >= len(s) {
 					return "", false, false
 				}
-				if _, err := strconv.ParseUint(p.s[p.pos+1:p.pos+5], 16, 16); err != nil {
+				if _, err := strconv.ParseUint(s[i+1:i+5], 16, 16); err != nil {
 					return "", false, false
 				}
-				p.pos += 4
-			} else if strings.IndexByte(`"\/bfnrt`, p.s[p.pos]) < 0 {
+				i += 4
+			} else if strings.IndexByte(`"\/bfnrt`, s[i]) < 0 {
 				return "", false, false
 			}
 		} else if c >= 0x80 {
 			ascii = false
 		}
-		p.pos++
+		i++
 	}
-	p.pos++
-	raw := p.s[start:p.pos]
+	i++
+	p.pos = i
+	raw := s[start:i]
 	// Without escapes, valid UTF-8 is its own value (as strconv.Unquote would say).
 	if simple && (ascii || utf8.ValidString(raw)) {
 		return raw[1 : len(raw)-1], false, true
 	}
-	s, err := strconv.Unquote(raw)
-	if err != nil || !utf8.ValidString(s) {
+	v, err := strconv.Unquote(raw)
+	if err != nil || !utf8.ValidString(v) {
 		return strings.ToValidUTF8(unquoteLoose(raw), "\uFFFD"), true, true
 	}
-	return s, true, true
+	return v, true, true
 }
 
 // unquoteLoose decodes a JSON string that strconv.Unquote rejects (a "\/" escape, a

@@ -205,43 +205,18 @@ func plain(text string) bool {
 	if text == "" || text[0] == ' ' || text[len(text)-1] == ' ' {
 		return false
 	}
-	for i := 0; i < len(text); i++ {
-		switch c := text[i]; docByte[c] {
-		case docPlain:
-		case docSpace: // not last, as checked above
-			if text[i+1] == ' ' {
-				return false
-			}
-		case docStar:
-			if i+1 < len(text) && text[i+1] == '/' {
-				return false
-			}
-		default:
+	// Every byte of every description is checked: eight at a time for a byte below
+	// 0x20 or from 0x7f up (see special8), then the pairs with SIMD searches.
+	i := 0
+	for ; i+8 <= len(text); i += 8 {
+		if x := load8(text, i); ((x-lsb*0x20)&^x|x|(x+lsb))&msb != 0 {
 			return false
 		}
 	}
-	return true
-}
-
-// docByte classes the bytes of a doc text for plain, which reads every byte of
-// every description.
-var docByte = func() (t [256]uint8) {
-	for c := range t {
-		switch {
-		case c < 0x20 || c >= 0x7f:
-			t[c] = docOther
-		case c == ' ':
-			t[c] = docSpace
-		case c == '*':
-			t[c] = docStar
+	for ; i < len(text); i++ {
+		if c := text[i]; c < 0x20 || c >= 0x7f {
+			return false
 		}
 	}
-	return t
-}()
-
-const (
-	docPlain = iota
-	docSpace
-	docStar
-	docOther
-)
+	return !strings.Contains(text, "  ") && !strings.Contains(text, "*/")
+}
