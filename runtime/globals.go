@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/dop251/goja"
@@ -172,16 +173,23 @@ const cloneSrc = `(function () {
 	};
 })()`
 
+// The preludes are compiled on first use, once per process: compiling them when the
+// package initialises cost about 2.5 ms of every process start (GODEBUG=inittrace=1),
+// and most runs need none of them.
 var (
-	preludePrg  = goja.MustCompile("prelude.js", preludeSrc, true)
-	encodingPrg = goja.MustCompile("encoding.js", encodingSrc, true)
-	clonePrg    = goja.MustCompile("clone.js", cloneSrc, true)
+	preludePrg  = compileOnce("prelude.js", preludeSrc)
+	encodingPrg = compileOnce("encoding.js", encodingSrc)
+	clonePrg    = compileOnce("clone.js", cloneSrc)
 )
+
+func compileOnce(name, src string) func() *goja.Program {
+	return sync.OnceValue(func() *goja.Program { return goja.MustCompile(name, src, true) })
+}
 
 // helpers runs the prelude on first use. VM goroutine only.
 func (r *run) helpers() *intrinsics {
 	if r.in.entries == nil {
-		v, err := r.vm.RunProgram(preludePrg)
+		v, err := r.vm.RunProgram(preludePrg())
 		if err != nil {
 			panic(err)
 		}
@@ -323,7 +331,7 @@ func (r *run) makeHostGlobal(name string) goja.Value {
 	case "TextDecoder":
 		return r.encoding().Get("1")
 	case "structuredClone":
-		v, err := r.vm.RunProgram(clonePrg)
+		v, err := r.vm.RunProgram(clonePrg())
 		if err != nil {
 			panic(err)
 		}
@@ -347,7 +355,7 @@ func (r *run) urlModule() *goja.Object {
 
 func (r *run) encoding() *goja.Object {
 	if r.encodingExports == nil {
-		v, err := r.vm.RunProgram(encodingPrg)
+		v, err := r.vm.RunProgram(encodingPrg())
 		if err != nil {
 			panic(err)
 		}

@@ -217,7 +217,7 @@ const errorClassSrc = `(function (name) {
 	return C;
 })`
 
-var errorClassPrg = goja.MustCompile("errorclass.js", errorClassSrc, true)
+var errorClassPrg = compileOnce("errorclass.js", errorClassSrc)
 
 // installNamespaces installs the run's namespaces as read-only globals with null
 // prototypes, and their error classes. VM goroutine, before the program runs.
@@ -245,7 +245,7 @@ func (r *run) installNamespaces(nss []*Namespace) error {
 // errorClass returns the namespace's error class, building it on first use.
 func (o *nsObject) errorClass() *goja.Object {
 	if o.ctor == nil {
-		f, err := o.r.vm.RunProgram(errorClassPrg)
+		f, err := o.r.vm.RunProgram(errorClassPrg())
 		if err != nil {
 			panic(err)
 		}
