@@ -11,8 +11,8 @@ import (
 	"unsafe"
 )
 
-// applyLimits sets the worker's own hard limits, once it is warm, and returns its virtual
-// size and the address-space limit it set (0 if none).
+// applyLimits sets the worker's own hard limits, once it is warm, for runs whose heap budget
+// is at most heap, and returns what it measured and set.
 //
 // The hard memory limit is RLIMIT_AS (address space), set relative to what the warm worker
 // has already mapped: a Go process reserves address space up front (and a race-enabled one
@@ -26,19 +26,51 @@ import (
 // debug.SetMemoryLimit makes the garbage collector work to stay under the same budget
 // before the hard limit is reached. RLIMIT_CORE 0 keeps a crash from writing a core file,
 // RLIMIT_FSIZE 0 forbids growing files, and RLIMIT_NOFILE keeps descriptors to a few.
-func applyLimits(heap int64) (vm, as int64) {
-	vm = vmBytes()
+//
+// The address-space limit set here is the hard one (and the soft one, until a run asks for
+// less): the worker cannot raise it again, so a run with a larger heap budget than heap
+// needs a worker started for it (Pool.Run does that); a run with a smaller one gets a lower
+// soft limit (memLimits.forRun), which is what the kernel enforces.
+func applyLimits(heap int64) *memLimits {
+	l := &memLimits{vm: vmBytes(), heap: heap, runHeap: heap, gcBase: heapInUse()}
 	_ = syscall.Setrlimit(syscall.RLIMIT_CORE, &syscall.Rlimit{})
 	_ = syscall.Setrlimit(syscall.RLIMIT_FSIZE, &syscall.Rlimit{})
 	_ = syscall.Setrlimit(syscall.RLIMIT_NOFILE, &syscall.Rlimit{Cur: 64, Max: 64})
-	debug.SetMemoryLimit(heapInUse() + heap)
-	if vm > 0 {
-		as = vm + heapAllowance(heap)
-		if err := syscall.Setrlimit(syscall.RLIMIT_AS, &syscall.Rlimit{Cur: uint64(as), Max: uint64(as)}); err != nil {
-			as = 0
+	debug.SetMemoryLimit(l.gcBase + heap)
+	if l.vm > 0 {
+		l.as = l.vm + heapAllowance(heap)
+		if err := syscall.Setrlimit(syscall.RLIMIT_AS, &syscall.Rlimit{Cur: uint64(l.as), Max: uint64(l.as)}); err != nil {
+			l.as = 0
 		}
 	}
-	return vm, as
+	return l
+}
+
+// forRun fits the soft address-space limit and the collector's memory limit to the heap
+// budget of the next run. A run with the worker's own budget (the common case) gets the hard
+// limit back, at the cost of a system call only when the run before had less. A smaller
+// budget gets a soft limit of the worker's current size (at least its warm size) plus
+// heapAllowance(heap), never above the hard limit: relative to the current size because
+// the Go runtime keeps the address space earlier runs made it reserve, and a limit below
+// that would fail the run's first allocation, not its excess. A larger budget than the
+// worker's keeps the hard limit; the host does not send such a run (Pool.Run).
+func (l *memLimits) forRun(heap int64) {
+	if heap <= 0 {
+		heap = l.heap
+	}
+	if heap == l.runHeap {
+		return
+	}
+	l.runHeap = heap
+	debug.SetMemoryLimit(l.gcBase + heap)
+	if l.as == 0 {
+		return
+	}
+	soft := l.as
+	if heap < l.heap {
+		soft = min(max(vmBytes(), l.vm)+heapAllowance(heap), l.as)
+	}
+	_ = syscall.Setrlimit(syscall.RLIMIT_AS, &syscall.Rlimit{Cur: uint64(soft), Max: uint64(l.as)})
 }
 
 // heapAllowance is the address space a worker may map beyond its warm size: twice the heap

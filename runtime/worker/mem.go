@@ -9,3 +9,14 @@ func heapInUse() int64 {
 	metrics.Read(s)
 	return int64(s[0].Value.Uint64() - s[1].Value.Uint64())
 }
+
+// memLimits are a worker's memory limits: what it measured when warm and set for runs with
+// a heap budget up to heap (see applyLimits), and the budget of the run they now fit.
+// Serve's goroutine only.
+type memLimits struct {
+	vm      int64 // the warm worker's virtual size (0 if unknown)
+	as      int64 // the hard address-space limit (0 if none)
+	heap    int64 // the heap budget the hard limit was sized for
+	gcBase  int64 // the Go runtime's mapped memory when warm
+	runHeap int64 // the heap budget the limits now fit
+}

@@ -30,7 +30,8 @@ type Options struct {
 	// after one dies. Zero means Size; it cannot exceed Size.
 	Warm int
 	// Limits are the default budgets of every run, as in runtime.PoolOptions. HeapBytes also
-	// sizes each worker's hard memory limit (see Serve).
+	// sizes each worker's hard memory limit (see Serve); a run with a smaller HeapBytes gets
+	// a lower limit in the same worker, one with a larger HeapBytes a worker of its own.
 	Limits *runtime.Limits
 	// Grace is the worker's runtime.PoolOptions.Grace, and how long the host waits beyond a
 	// worker's own deadline (the wall clock, or a cancellation) before it kills the worker.
@@ -131,7 +132,7 @@ func New(opts *Options) (*Pool, error) {
 	p.slots = make(chan struct{}, p.size)
 	p.idle = make(chan *proc, p.size)
 	p.ctx, p.cancel = context.WithCancel(context.Background())
-	w, err := p.spawn()
+	w, err := p.spawn(p.limits.HeapBytes)
 	if err != nil {
 		p.cancel()
 		return nil, fmt.Errorf("worker: starting a worker: %w", err)
@@ -190,12 +191,24 @@ func (p *Pool) Run(ctx context.Context, code string, opts *runtime.RunOptions) (
 		return abort(msgPoolClosed), nil
 	}
 	defer func() { <-p.slots }()
-	w, err := p.get()
+	// A worker's hard memory limit is sized for the pool's heap budget when it starts and
+	// cannot be raised after, so a run with a larger budget gets a worker of its own, sized
+	// for it and retired after the run (it costs a worker start, tens of milliseconds). A run
+	// with a smaller budget gets a lower soft limit in any worker (memLimits.forRun).
+	dedicated := limits.HeapBytes > p.limits.HeapBytes
+	var w *proc
+	if dedicated {
+		w, err = p.spawn(limits.HeapBytes)
+	} else {
+		w, err = p.get()
+	}
 	if err != nil {
 		return &runtime.Result{Failure: &runtime.Failure{Kind: runtime.KindWorkerExit, Message: "worker failed to start: " + err.Error()}}, nil
 	}
 	res, healthy := p.exec(ctx, w, code, limits, opts)
-	if healthy {
+	if dedicated {
+		p.retire(w)
+	} else if healthy {
 		select {
 		case p.idle <- w:
 		default: // the pool already keeps Size workers idle
@@ -218,7 +231,7 @@ func (p *Pool) get() (*proc, error) {
 			}
 			p.retire(w)
 		default:
-			return p.spawn()
+			return p.spawn(p.limits.HeapBytes)
 		}
 	}
 }
@@ -235,7 +248,7 @@ func (p *Pool) refill() {
 	p.mu.Unlock()
 	go func() {
 		defer p.bg.Done()
-		w, err := p.spawn()
+		w, err := p.spawn(p.limits.HeapBytes)
 		if err != nil {
 			return
 		}
@@ -340,7 +353,7 @@ func (p *Pool) exec(ctx context.Context, w *proc, code string, limits runtime.Li
 			w.rmu.Lock()
 			logs := rs.logs
 			w.rmu.Unlock()
-			return &runtime.Result{Logs: logs, Failure: w.exitFailure(p.limits)}, false
+			return &runtime.Result{Logs: logs, Failure: w.exitFailure(limits)}, false
 		case <-ctxDone:
 			ctxDone = nil
 			onCancel(context.Cause(ctx))
@@ -436,8 +449,9 @@ func (w *proc) brokeLocked(rs *hostRun, err error) {
 	w.kill(&runtime.Failure{Kind: runtime.KindWorkerExit, Message: "worker broke the protocol and was killed: " + err.Error()})
 }
 
-// handle validates one frame of a run: a call is started through the real namespace, done
-// ends the run. Anything else is a protocol violation.
+// handle validates one frame of a run: a call is started through the real namespace (and
+// a goroutine waits for it and writes its result frame), done ends the run. Anything else
+// is a protocol violation.
 func (p *Pool) handle(ctx context.Context, w *proc, rs *hostRun, nss []*runtime.Namespace, m *message) (*runtime.Result, error) {
 	switch m.T {
 	case tCall:
@@ -457,7 +471,7 @@ func (p *Pool) handle(ctx context.Context, w *proc, rs *hostRun, nss []*runtime.
 		}
 		wait := start(ctx, ns, m.Member, m.Args)
 		rs.calls.Add(1)
-		p.bg.Add(1)
+		p.bg.Add(1) // on the reader (itself in bg) or a run (Close waits for runs first)
 		go func() {
 			defer p.bg.Done()
 			defer rs.calls.Done()
@@ -608,8 +622,9 @@ type proc struct {
 
 // spawn starts a worker: an empty environment, "/" as its directory, a process group of its
 // own, and no descriptors but stdin and stdout (the channel) and stderr (kept, bounded, for
-// diagnostics). It returns once the worker said ready.
-func (p *Pool) spawn() (*proc, error) {
+// diagnostics). Its hard memory limit is sized for runs with a heap budget up to heap. It
+// returns once the worker said ready.
+func (p *Pool) spawn(heap int64) (*proc, error) {
 	p.mu.Lock()
 	if p.closed {
 		p.mu.Unlock()
@@ -691,14 +706,16 @@ func (p *Pool) spawn() (*proc, error) {
 	}()
 	go func() {
 		defer p.bg.Done()
-		w.read()
+		w.read(newFrameReader(w.out, p.maxFrame))
 	}()
 
 	fail := func(err error) (*proc, error) {
 		p.retire(w)
 		return nil, err
 	}
-	if err := w.send(&message{T: tInit, Limits: &p.limits, Grace: int64(p.grace), MaxFrame: p.maxFrame}); err != nil {
+	init := p.limits
+	init.HeapBytes = heap
+	if err := w.send(&message{T: tInit, Limits: &init, Grace: int64(p.grace), MaxFrame: p.maxFrame}); err != nil {
 		<-w.exited
 		return fail(errors.New(w.exitFailure(p.limits).Message))
 	}
@@ -725,8 +742,12 @@ func (p *Pool) spawn() (*proc, error) {
 
 // read handles the worker's frames until its stdout ends or a frame is bad: those of the
 // bound run itself (dispatch), any other on the frames channel.
-func (w *proc) read() {
-	fr := newFrameReader(w.out, w.p.maxFrame)
+//
+// A call's result is written by a goroutine of its own (see handle), since a call may take
+// as long as it likes. (Writing it from the reading goroutine and handing the reading on to
+// a new one instead, which takes the next, usually empty, read off the critical path, made
+// no difference measurable on the 2-CPU VM.)
+func (w *proc) read(fr *frameReader) {
 	for {
 		m, err := fr.read()
 		if err != nil {
@@ -808,8 +829,7 @@ func (p *Pool) retire(w *proc) {
 
 // exitFailure says why an exited worker ended: the reason the host killed it, the hard
 // memory limit (the Go runtime's "out of memory" death), or its exit status. limits are the
-// pool's: the hard limit was sized from its HeapBytes when the worker started (a run's own
-// HeapBytes sizes only its in-process sampler and guards).
+// run's: its HeapBytes sized the limit the worker died at (see Pool.Run).
 func (w *proc) exitFailure(limits runtime.Limits) *runtime.Failure {
 	w.mu.Lock()
 	why := w.why

@@ -64,8 +64,8 @@ func Serve(r io.Reader, w io.Writer) error {
 	if _, err := pool.Run(context.Background(), "return 1", nil); err != nil {
 		return err
 	}
-	vm, as := applyLimits(limits.HeapBytes)
-	if err := s.send(&message{T: tReady, PID: os.Getpid(), VMBytes: vm, ASLimit: as}); err != nil {
+	s.mem = applyLimits(limits.HeapBytes)
+	if err := s.send(&message{T: tReady, PID: os.Getpid(), VMBytes: s.mem.vm, ASLimit: s.mem.as}); err != nil {
 		return err
 	}
 	defer s.stop()
@@ -87,6 +87,7 @@ type server struct {
 	wmu  sync.Mutex // held while writing a frame: one frame is one write
 	fw   frameWriter
 	pool *runtime.Pool
+	mem  *memLimits
 	nss  map[string]*runtime.Namespace // proxy namespaces by spec, reused across runs
 
 	mu  sync.Mutex
@@ -152,6 +153,7 @@ func (s *server) start(m *message) error {
 		}
 		nss[i] = ns
 	}
+	s.mem.forRun(m.Limits.HeapBytes)
 	ctx, cancel := context.WithCancelCause(context.Background())
 	r := &wrun{s: s, cancel: cancel, pending: map[uint64]chan *message{}, done: make(chan struct{})}
 	ctx = context.WithValue(ctx, runKey{}, r)
@@ -272,8 +274,8 @@ func (r *wrun) deliver(m *message) error {
 }
 
 // pollable returns a pipe given as an *os.File (stdin) as a new *os.File in non-blocking
-// mode, so that reading waits in Go's network poller rather than holding a thread (and its
-// P) in a blocking system call. Anything else is returned as is.
+// mode, so that reading waits in Go's network poller rather than holding a thread (and,
+// with one P, the whole worker) in a blocking system call. Anything else is returned as is.
 func pollable(r io.Reader) io.Reader {
 	f, ok := r.(*os.File)
 	if !ok {

@@ -1,0 +1,113 @@
+//go:build linux
+
+package worker
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/runcode-go/runcode/runtime"
+)
+
+// asLimits reads the soft and hard address-space limits of process pid.
+func asLimits(t *testing.T, pid int) (soft, hard int64) {
+	t.Helper()
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/limits")
+	if err != nil {
+		t.Skip("no /proc/<pid>/limits")
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(line, "Max address space"); ok {
+			f := strings.Fields(rest)
+			if len(f) < 2 || f[0] == "unlimited" {
+				t.Fatalf("address-space limit %q", line)
+			}
+			soft, _ = strconv.ParseInt(f[0], 10, 64)
+			hard, _ = strconv.ParseInt(f[1], 10, 64)
+			return soft, hard
+		}
+	}
+	t.Fatal("no address-space limit")
+	return 0, 0
+}
+
+// TestRunHeapSizesHardLimit: a run's own HeapBytes sizes the hard memory limit it runs
+// under. A smaller budget lowers the worker's soft address-space limit for that run only; a
+// larger one runs in a worker started for it, so an allocation within the run's budget but
+// past the pool's limit succeeds, as it would in process.
+func TestRunHeapSizesHardLimit(t *testing.T) {
+	p := newTestPool(t, 1) // HeapBytes 64 MiB: 384 MiB of headroom
+	// The probe member reports the address-space limits of every live worker, while the
+	// run that called it waits for it.
+	type lim struct{ Soft, Hard int64 }
+	probe := func(ctx context.Context, member string, args json.RawMessage) func() (json.RawMessage, error) {
+		p.mu.Lock()
+		var pids []int
+		for w := range p.live {
+			pids = append(pids, w.cmd.Process.Pid)
+		}
+		p.mu.Unlock()
+		var out []lim
+		for _, pid := range pids {
+			s, h := asLimits(t, pid)
+			out = append(out, lim{s, h})
+		}
+		return func() (json.RawMessage, error) { return json.Marshal(out) }
+	}
+	ns, err := runtime.NewNamespace("host", []string{"limits"}, probe, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(heap int64) []lim {
+		t.Helper()
+		res := runCode(t, p, "return await host.limits({})", &runtime.RunOptions{Namespaces: []*runtime.Namespace{ns}, Limits: &runtime.Limits{HeapBytes: heap}})
+		var got []lim
+		if res.Failure != nil || json.Unmarshal(res.Value, &got) != nil || len(got) == 0 {
+			t.Fatalf("probe run = %q", res.Text())
+		}
+		return got
+	}
+
+	def := run(0)
+	if len(def) != 1 || def[0].Soft != def[0].Hard {
+		t.Fatalf("default run: limits %+v, want one worker with soft = hard", def)
+	}
+	hard := def[0].Hard
+
+	small := run(16 << 20)
+	// 2x(64-16) MiB lower than the hard limit, less what the worker mapped since it was
+	// warm (under -race, about a MiB).
+	if len(small) != 1 || small[0].Hard != hard || small[0].Soft > hard-64<<20 {
+		t.Errorf("16 MiB run: limits %+v, want the same hard limit %d and a soft limit about 96 MiB lower", small, hard)
+	}
+	if again := run(0); len(again) != 1 || again[0] != def[0] {
+		t.Errorf("default run after a small one: limits %+v, want %+v", again, def)
+	}
+
+	big := run(1 << 30)
+	var sized bool
+	for _, l := range big {
+		// The dedicated worker's warm size differs from the first one's by a few MiB at
+		// most; its headroom is 2x1 GiB + 256 MiB instead of 384 MiB.
+		sized = sized || l.Hard > hard+(3<<30)/2
+	}
+	if !sized {
+		t.Errorf("1 GiB run: limits %+v, want a worker whose hard limit is about 1.9 GiB above %d", big, hard)
+	}
+
+	// Past the pool's hard limit, within the run's own budget.
+	const code = "const a = new ArrayBuffer(6e8); return a.byteLength"
+	if res := runCode(t, p, code, nil); res.Failure == nil || res.Failure.Kind != runtime.KindMemoryLimit {
+		t.Errorf("600 MB with the pool's 64 MiB budget = %q, want memory-limit", res.Text())
+	}
+	if got := runCode(t, p, code, &runtime.RunOptions{Limits: &runtime.Limits{HeapBytes: 1 << 30}}).Text(); got != "600000000" {
+		t.Errorf("600 MB with a 1 GiB budget = %q, want 600000000", got)
+	}
+	if got := runCode(t, p, "return 'healthy'", nil).Text(); got != "healthy" { // the pool still serves
+		t.Errorf("the next run = %q", got)
+	}
+}
