@@ -227,8 +227,9 @@ func (d *doc) fits() bool {
 // which d must fit. It returns no value for text that is not exactly one JSON value.
 func (d *doc) parse() val {
 	s := d.s
-	p := parser{s: d.src, st: s, mem: s.mem[:0], stack: s.frames[:0]}
+	p := parser{s: d.src, st: s, nodes: s.nodes, mem: s.mem[:0], stack: s.frames[:0]}
 	root := p.parse()
+	s.nodes = p.nodes
 	s.mem, s.frames = p.mem[:0], p.stack[:0] // reuse their capacity
 	if root < 0 {
 		return val{}
@@ -241,32 +242,35 @@ func (d *doc) parse() val {
 }
 
 type parser struct {
-	s   string
-	pos int
-	st  *store
+	s     string
+	pos   int
+	st    *store
+	nodes []node // the store's, while parsing
 	// The members of the open containers; a container's are copied out, exactly
 	// sized, when it closes.
 	mem   []int32
 	stack []frame // the open containers
 }
 
+// frame is an open container. It holds no pointers, so that the stack of them
+// costs the collector nothing.
 type frame struct {
 	n          int32 // the container's node
 	base       int   // where its members start on mem
 	start, end int32 // the current member's key, as in a triple
-	index      map[string]int32
+	indexed    bool  // a large object, whose members are in store.index
 }
 
 func (p *parser) node(kind byte, start int) int32 {
-	p.st.nodes = append(p.st.nodes, node{kind: kind, start: int32(start)})
-	return int32(len(p.st.nodes) - 1)
+	p.nodes = append(p.nodes, node{kind: kind, start: int32(start)})
+	return int32(len(p.nodes) - 1)
 }
 
 // close copies a closing container's members out of the parser's stack.
 func (p *parser) close(f *frame) {
 	s := p.st
 	mem := p.mem[f.base:]
-	n := &s.nodes[f.n]
+	n := &p.nodes[f.n]
 	n.n = int32(len(mem))
 	if n.kind == 'o' {
 		n.n /= 3
@@ -275,12 +279,6 @@ func (p *parser) close(f *frame) {
 			bits |= keyBit(p.keyText(mem[i], mem[i+1]))
 		}
 		n.bits = bits
-		if f.index != nil {
-			if s.index == nil {
-				s.index = map[int32]map[string]int32{}
-			}
-			s.index[f.n] = f.index
-		}
 	}
 	n.first = int32(len(s.kids))
 	s.kids = append(s.kids, mem...)
@@ -318,7 +316,7 @@ func (p *parser) parse() int32 {
 			p.space()
 			if p.pos < len(p.s) && (p.s[p.pos] == '}' && c == '{' || p.s[p.pos] == ']' && c == '[') {
 				p.pos++
-				p.st.nodes[v].end = int32(p.pos)
+				p.nodes[v].end = int32(p.pos)
 				break
 			}
 			f := frame{n: v, base: len(p.mem)}
@@ -337,14 +335,14 @@ func (p *parser) parse() int32 {
 			}
 			v = p.node('s', start)
 			if esc {
-				n := &p.st.nodes[v]
+				n := &p.nodes[v]
 				n.esc, n.first = true, int32(len(p.st.strs))
 				p.st.strs = append(p.st.strs, value)
 			}
 		case c == 't' && strings.HasPrefix(p.s[p.pos:], "true"):
 			p.pos += 4
 			v = p.node('b', start)
-			p.st.nodes[v].b = true
+			p.nodes[v].b = true
 		case c == 'f' && strings.HasPrefix(p.s[p.pos:], "false"):
 			p.pos += 5
 			v = p.node('b', start)
@@ -359,7 +357,7 @@ func (p *parser) parse() int32 {
 		default:
 			return -1
 		}
-		if n := &p.st.nodes[v]; n.end == 0 {
+		if n := &p.nodes[v]; n.end == 0 {
 			n.end = int32(p.pos)
 		}
 		// Attach v to the open containers, closing those that end here.
@@ -368,7 +366,7 @@ func (p *parser) parse() int32 {
 				return v
 			}
 			top := &p.stack[len(p.stack)-1]
-			obj := p.st.nodes[top.n].kind == 'o'
+			obj := p.nodes[top.n].kind == 'o'
 			if obj {
 				p.add(top, v)
 			} else {
@@ -392,7 +390,7 @@ func (p *parser) parse() int32 {
 			if c == '}' && obj || c == ']' && !obj {
 				p.close(top)
 				v = top.n
-				p.st.nodes[v].end = int32(p.pos)
+				p.nodes[v].end = int32(p.pos)
 				p.stack = p.stack[:len(p.stack)-1]
 				continue
 			}
@@ -407,12 +405,13 @@ func (p *parser) add(f *frame, v int32) {
 	mem := p.mem[f.base:]
 	k := p.keyText(f.start, f.end)
 	switch {
-	case f.index != nil:
-		if i, ok := f.index[k]; ok {
+	case f.indexed:
+		index := p.st.index[f.n]
+		if i, ok := index[k]; ok {
 			mem[3*i+2] = v
 			return
 		}
-		f.index[k] = int32(len(mem) / 3)
+		index[k] = int32(len(mem) / 3)
 	case len(mem) < 3*largeObject:
 		for i := 0; i < len(mem); i += 3 {
 			if p.keyText(mem[i], mem[i+1]) == k {
@@ -421,10 +420,15 @@ func (p *parser) add(f *frame, v int32) {
 			}
 		}
 	default: // a large object: index it, so that n members cost O(n), not O(n²)
-		f.index = make(map[string]int32, 2*len(mem)/3)
+		index := make(map[string]int32, 2*len(mem)/3)
 		for i := 0; i < len(mem); i += 3 {
-			f.index[p.keyText(mem[i], mem[i+1])] = int32(i / 3)
+			index[p.keyText(mem[i], mem[i+1])] = int32(i / 3)
 		}
+		if p.st.index == nil {
+			p.st.index = map[int32]map[string]int32{}
+		}
+		p.st.index[f.n] = index
+		f.indexed = true
 		p.add(f, v)
 		return
 	}
