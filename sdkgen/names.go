@@ -205,18 +205,32 @@ func plain(text string) bool {
 	if text == "" || text[0] == ' ' || text[len(text)-1] == ' ' {
 		return false
 	}
-	// Every byte of every description is checked: eight at a time for a byte below
-	// 0x20 or from 0x7f up (see special8), then the pairs with SIMD searches.
-	i := 0
+	// Every byte of every description is checked, so eight at a time: for a byte
+	// below 0x20 or from 0x7f up (as in special8), and for "  " and "*/" as pairs
+	// of marked bytes within a word or across two.
+	i, spaces, stars := 0, uint64(0), uint64(0) // the last word's ' ' and '*'
 	for ; i+8 <= len(text); i += 8 {
-		if x := load8(text, i); ((x-lsb*0x20)&^x|x|(x+lsb))&msb != 0 {
+		x := load8(text, i)
+		if ((x-lsb*0x20)&^x|x|(x+lsb))&msb != 0 {
 			return false
 		}
+		sp, st, sl := zeros(x^(lsb*' ')), zeros(x^(lsb*'*')), zeros(x^(lsb*'/'))
+		if sp&(sp>>8|spaces>>56) != 0 || sl&(st<<8|stars>>56) != 0 {
+			return false
+		}
+		spaces, stars = sp, st
 	}
 	for ; i < len(text); i++ {
-		if c := text[i]; c < 0x20 || c >= 0x7f {
+		c := text[i]
+		if c < 0x20 || c >= 0x7f || i > 0 && (c == ' ' && text[i-1] == ' ' || c == '/' && text[i-1] == '*') {
 			return false
 		}
 	}
-	return !strings.Contains(text, "  ") && !strings.Contains(text, "*/")
+	return true
+}
+
+// zeros returns v with the high bit of each zero byte set, and no other bit.
+func zeros(v uint64) uint64 {
+	const low7 = ^uint64(msb)
+	return ^((v&low7 + low7) | v | low7)
 }
