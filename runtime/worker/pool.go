@@ -652,7 +652,7 @@ func (p *Pool) spawn(heap int64) (*proc, error) {
 		return nil, err
 	}
 	w := &proc{
-		p: p, in: inW, out: outR, fw: frameWriter{w: inW, max: p.maxFrame}, frames: make(chan *message), readErr: make(chan error, 1),
+		p: p, in: inW, out: outR, fw: frameWriter{w: rawOrFile(inW), max: p.maxFrame}, frames: make(chan *message), readErr: make(chan error, 1),
 		exited: make(chan struct{}), gone: make(chan struct{}), stderr: &headBuffer{max: 8 << 10},
 	}
 	cmd := exec.Command(p.argv[0], p.argv[1:]...)
@@ -706,7 +706,7 @@ func (p *Pool) spawn(heap int64) (*proc, error) {
 	}()
 	go func() {
 		defer p.bg.Done()
-		w.read(newFrameReader(w.out, p.maxFrame))
+		w.read(newFrameReader(rawOrFile(w.out), p.maxFrame))
 	}()
 
 	fail := func(err error) (*proc, error) {

@@ -276,6 +276,13 @@ func (r *wrun) deliver(m *message) error {
 // pollable returns a pipe given as an *os.File (stdin) as a new *os.File in non-blocking
 // mode, so that reading waits in Go's network poller rather than holding a thread (and,
 // with one P, the whole worker) in a blocking system call. Anything else is returned as is.
+//
+// The worker reads and writes with ordinary system calls, not through a rawPipe as the host
+// does: with one P, an ordinary system call is what wakes the runtime's sysmon thread, and
+// sysmon is what preempts a VM goroutine in a busy loop so that the compute watchdog's
+// timer can fire. With raw reads, a program that went busy right after a frame ran on until
+// the host's CPU ceiling killed its worker (TestHostilePrograms, "busy loop swallowing
+// exceptions": 0.35 s -> 2-2.7 s, then a timeout from the host instead of the worker).
 func pollable(r io.Reader) io.Reader {
 	f, ok := r.(*os.File)
 	if !ok {

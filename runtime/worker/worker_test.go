@@ -323,3 +323,15 @@ func TestClose(t *testing.T) {
 		t.Errorf("%d descriptors open after Close, %d before", after, before)
 	}
 }
+
+// TestLargeFrames: frames far larger than a pipe's buffer cross in both directions (the
+// writer waits in the poller when the pipe is full and goes on where it stopped).
+func TestLargeFrames(t *testing.T) {
+	p := newTestPool(t, 1)
+	var f fakeTools
+	opts := &runtime.RunOptions{Namespaces: []*runtime.Namespace{f.namespace(t)}, Limits: &runtime.Limits{Compute: 5 * time.Second, OutputBytes: 4 << 20}}
+	code := "const s = 'ab'.repeat(1 << 20); const r = await tools.echo({s}); return [r.s.length, r.s === s, s.slice(0, 3)]"
+	if res := runCode(t, p, code, opts); string(res.Value) != `[2097152,true,"aba"]` {
+		t.Errorf("a 2 MiB round trip = %.300q", res.Text())
+	}
+}
