@@ -102,7 +102,12 @@ func Render(tools []Tool) *SDK {
 		g.buf = make([]byte, 0, g.srcLen+1024)
 	}
 	g.tmp, g.parts = sc.tmp[:0], sc.parts[:0]
-	texts := make([]span, 2*len(order)) // each tool's arguments, then its output
+	texts := sc.spans[:0] // each tool's arguments, then its output
+	if cap(texts) < 2*len(order) {
+		texts = make([]span, 0, 2*len(order))
+	}
+	texts = texts[:2*len(order)]
+	g.spans = texts
 	for i, j := range order {
 		texts[2*i] = g.document(tools[j].Name, "parameters", &docs[2*i]).span
 		texts[2*i+1] = g.document(tools[j].Name, "output", &docs[2*i+1]).span
@@ -197,6 +202,8 @@ declare const tools: {
 // (a fifth of Render's profile on the 2-core VM it was measured on). Released, it
 // holds no strings, so a pooled scratch keeps no caller's text alive.
 type scratch struct {
+	docs   []doc  // cleared when released: they hold the callers' text
+	spans  []span // the entries' text
 	nodes  []node
 	kids   []int32
 	mem    []int32
@@ -219,7 +226,8 @@ func (sc *scratch) release(g *gen) {
 		return
 	}
 	clear(g.parts[:cap(g.parts)]) // their alias names
-	*sc = scratch{nodes: s.nodes[:0], kids: s.kids[:0], mem: s.mem[:0], frames: s.frames[:0], buf: g.buf[:0], tmp: g.tmp[:0], parts: g.parts[:0]}
+	clear(g.docs)
+	*sc = scratch{docs: g.docs[:0], spans: g.spans[:0], nodes: s.nodes[:0], kids: s.kids[:0], mem: s.mem[:0], frames: s.frames[:0], buf: g.buf[:0], tmp: g.tmp[:0], parts: g.parts[:0]}
 	scratchPool.Put(sc)
 }
 
@@ -232,6 +240,8 @@ type gen struct {
 	ids     map[val]string    // the id of a document part's text
 	texts   map[string]string // text -> id
 	store   store             // the parsed documents
+	docs    []doc             // their text
+	spans   []span            // the entries' text
 	srcLen  int               // their text's length
 	// buf holds the rendered types' text; tmp and parts are scratch space for
 	// joining unions and intersections (see text.go).
@@ -285,7 +295,12 @@ const (
 // shares their memory: its text is built in its own buffers (TestResultOwnsItsText
 // checks this).
 func (g *gen) load(tools []Tool, order []int, sc *scratch) []doc {
-	docs := make([]doc, 2*len(order))
+	docs := sc.docs[:0]
+	if cap(docs) < 2*len(order) {
+		docs = make([]doc, 0, 2*len(order))
+	}
+	docs = docs[:2*len(order)]
+	g.docs = docs
 	values, members := len(docs), 0
 	for i, j := range order {
 		docs[2*i] = doc{src: schemaText(tools[j].Parameters, defaultParameters), s: &g.store}
