@@ -152,7 +152,7 @@ func writeDoc(b *strings.Builder, scratch *[]byte, indent, text string) {
 // control characters dropped, invalid UTF-8 replaced by U+FFFD (once for a run of
 // bad bytes), and "*/" escaped as "*\/". It appends as it reads, rather than through
 // intermediate strings, as it runs for every description that is not plain.
-func appendDoc(dst []byte, indent, text string) []byte {
+func appendDoc[T string | []byte](dst []byte, indent string, text T) []byte {
 	mark := len(dst)
 	dst = append(dst, indent...)
 	dst = append(dst, "/** "...)
@@ -165,7 +165,8 @@ func appendDoc(dst []byte, indent, text string) []byte {
 	for i := 0; i < len(text); {
 		r, size := rune(text[i]), 1
 		if r >= utf8.RuneSelf {
-			r, size = utf8.DecodeRuneInString(text[i:])
+			// At most UTFMax bytes, which convert without allocating.
+			r, size = utf8.DecodeRuneInString(string(text[i:min(i+utf8.UTFMax, len(text))]))
 		}
 		i += size
 		if r == utf8.RuneError && size == 1 {
@@ -201,8 +202,8 @@ func appendDoc(dst []byte, indent, text string) []byte {
 
 // plain reports text that appendDoc can write as it is: printable ASCII, no leading,
 // trailing or repeated spaces, no "*/".
-func plain(text string) bool {
-	if text == "" || text[0] == ' ' || text[len(text)-1] == ' ' {
+func plain[T string | []byte](text T) bool {
+	if len(text) == 0 || text[0] == ' ' || text[len(text)-1] == ' ' {
 		return false
 	}
 	// Every byte of every description is checked, so eight at a time: for a byte

@@ -103,7 +103,8 @@ func (r *renderer) object(n objectSchema, ind string, depth int, at int) ts {
 	g.write("{\n")
 	for i := range props.len() {
 		name, ps := props.key(i), props.at(i)
-		g.buf = appendDoc(g.buf, inner, describe(ps))
+		g.doc = describe(g.doc[:0], ps)
+		g.buf = appendDoc(g.buf, inner, g.doc)
 		g.write(inner)
 		g.buf = appendKey(g.buf, name)
 		if !(long != nil && long[name] || long == nil && listed(req, req.len(), name)) {
@@ -232,21 +233,31 @@ var (
 	tagKeyBits = keyBits(valueTags...) | keyBits("deprecated", "uniqueItems", "enum")
 )
 
-// describe returns a property's doc text: its description, then its constraints as
-// JSDoc tags.
-func describe(n val) string {
+// describe appends a property's doc text to dst: its description, then its
+// constraints as JSDoc tags, separated by spaces. (It appends to reused scratch
+// rather than joining strings, as it runs for every property.)
+func describe(dst []byte, n val) []byte {
 	if n.kind() != 'o' {
-		return ""
+		return dst
 	}
-	var parts []string
+	first := true
+	part := func(s ...string) { // one part: a space before all but the first
+		if !first {
+			dst = append(dst, ' ')
+		}
+		first = false
+		for _, s := range s {
+			dst = append(dst, s...)
+		}
+	}
 	if d := n.get("description"); d.ok() && d.kind() == 's' {
-		parts = append(parts, d.str())
+		part(d.str())
 	}
 	if !n.mayHave(tagKeyBits) { // most properties have a description and no tags
-		return strings.Join(parts, " ")
+		return dst
 	}
 	if d := n.get("deprecated"); d.ok() && d.kind() == 'b' && d.boolean() {
-		parts = append(parts, "@deprecated")
+		part("@deprecated")
 	}
 	for _, k := range valueTags {
 		v := n.get(k)
@@ -255,18 +266,18 @@ func describe(n val) string {
 		}
 		switch {
 		case v.kind() == 's' && k != "default":
-			parts = append(parts, "@"+k+" "+v.str())
+			part("@", k, " ", v.str())
 		case v.kind() == 'n' || k == "default":
-			parts = append(parts, "@"+k+" "+v.src())
+			part("@", k, " ", v.src())
 		}
 	}
 	if d := n.get("uniqueItems"); d.ok() && d.kind() == 'b' && d.boolean() {
-		parts = append(parts, "@uniqueItems")
+		part("@uniqueItems")
 	}
 	if e := enumDocs(n); e != "" {
-		parts = append(parts, e)
+		part(e)
 	}
-	return strings.Join(parts, " ")
+	return dst
 }
 
 // enumDocs renders the descriptions some servers give enum values in a parallel array

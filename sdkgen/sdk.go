@@ -249,6 +249,7 @@ type gen struct {
 	parts     []ts
 	path      []string // the schema location being rendered (see loc)
 	key       []byte   // scratch for alias keys
+	doc       []byte   // scratch for doc text
 	fallbacks []Fallback
 }
 
