@@ -48,7 +48,7 @@ type doc struct {
 	s   *store
 }
 
-// val is a value of a parsed document; the zero val is no value (as nil was).
+// val is a value of a parsed document; the zero val is no value.
 type val struct {
 	d *doc
 	i int32
@@ -127,9 +127,9 @@ func (v val) member(i int) []int32 {
 
 // get returns the member named k of an object value, or no value.
 //
-// The renderer asks each schema for dozens of keywords it mostly lacks, so get is
-// small enough to inline and answers most of those from the object's key bits,
-// without reading its members.
+// The renderer asks each schema for dozens of keywords it mostly lacks: get answers
+// most of those from the object's key bits, a word of its node, without reading its
+// members.
 func (v val) get(k string) val {
 	if v.d == nil || v.d.s.nodes[v.i].bits&keyBit(k) == 0 {
 		return val{}
