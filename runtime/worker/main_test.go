@@ -17,7 +17,8 @@ import (
 )
 
 // TestMain doubles as the worker executable: the test binary re-executed with "__worker"
-// serves programs, and with "__fake <mode>" plays a forged or crashing worker.
+// serves programs, with "__fake <mode>" plays a forged or crashing worker, and with
+// "__echo <mode>" is the other end of BenchmarkPipeRoundTrip.
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 {
 		switch os.Args[1] {
@@ -29,6 +30,9 @@ func TestMain(m *testing.M) {
 			os.Exit(0)
 		case "__fake":
 			fakeWorker(os.Args[2])
+			os.Exit(0)
+		case "__echo":
+			echo(os.Args[2])
 			os.Exit(0)
 		}
 	}
