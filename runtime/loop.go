@@ -93,7 +93,6 @@ func (ts *timers) setTimeout(call goja.FunctionCall) goja.Value {
 	if !(delay >= 1) { // NaN, negative and sub-millisecond delays run on the next turn
 		delay = 0
 	}
-	delay = min(delay, float64(ts.r.limits.WallClock/time.Millisecond)+1)
 	var args []goja.Value
 	if len(call.Arguments) > 2 {
 		args = append(args, call.Arguments[2:]...)
@@ -105,7 +104,14 @@ func (ts *timers) setTimeout(call goja.FunctionCall) goja.Value {
 	id := ts.next
 	t := &timer{settle: ts.r.loop.reserve()}
 	ts.live[id] = t
-	t.t = time.AfterFunc(time.Duration(delay*float64(time.Millisecond)), func() {
+	d := time.Duration(delay * float64(time.Millisecond))
+	if d >= time.Until(ts.r.deadline) {
+		// It could only fire after the wall clock ends the run: it keeps the run alive
+		// but is not armed. (Clamping it to the deadline made it race the wall clock,
+		// so a program awaiting a long timer could end as a success.)
+		return vm.ToValue(id)
+	}
+	t.t = time.AfterFunc(d, func() {
 		t.settle(func() error {
 			if _, ok := ts.live[id]; !ok {
 				return nil // cleared after it fired
@@ -122,7 +128,7 @@ func (ts *timers) clearTimeout(call goja.FunctionCall) goja.Value {
 	id := call.Argument(0).ToInteger()
 	if t, ok := ts.live[id]; ok {
 		delete(ts.live, id)
-		if t.t.Stop() {
+		if t.t == nil || t.t.Stop() {
 			t.settle(nil)
 		}
 	}
@@ -132,7 +138,9 @@ func (ts *timers) clearTimeout(call goja.FunctionCall) goja.Value {
 // stopAll stops every armed timer; called when the run ends.
 func (ts *timers) stopAll() {
 	for id, t := range ts.live {
-		t.t.Stop()
+		if t.t != nil {
+			t.t.Stop()
+		}
 		t.settle(nil)
 		delete(ts.live, id)
 	}

@@ -238,6 +238,7 @@ func (p *Pool) execute(ctx context.Context, r *run, prg *Program, limits Limits,
 	r.ctx, r.cancel = context.WithCancelCause(ctx)
 	r.vm.SetMaxCallStackSize(limits.StackDepth)
 
+	r.deadline = time.Now().Add(limits.WallClock)
 	wall := time.AfterFunc(limits.WallClock, func() {
 		r.fail(KindTimeout, fmt.Sprintf("wall-clock ceiling reached (%dms)", limits.WallClock.Milliseconds()))
 	})

@@ -43,6 +43,7 @@ type run struct {
 	rejectedAt      map[*goja.Promise]int
 	main            *goja.Promise
 	compute         *time.Timer
+	deadline        time.Time // of the wall clock
 
 	stopping  atomic.Bool   // a failure was recorded; walkers should give up
 	stopped   chan struct{} // closed with the first failure
