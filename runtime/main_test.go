@@ -14,7 +14,7 @@ import (
 // regexp2's match-timeout clock is one process-wide goroutine that stops by itself about
 // a second after the last timed match; it is not ours to wait for.
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m, goleak.IgnoreTopFunction("github.com/dlclark/regexp2/v2.runClock"))
+	goleak.VerifyTestMain(m, goleak.IgnoreAnyFunction("github.com/dlclark/regexp2/v2.runClock"))
 }
 
 // newTestPool returns a pool closed at the end of the test, with small budgets so hostile
