@@ -171,9 +171,11 @@ func (r *run) computeExpired() {
 // heapObjects is the runtime/metrics sample the heap sampler reads.
 const heapObjects = "/memory/classes/heap/objects:bytes"
 
-// sampleHeap runs on a goroutine of its own until stop is closed, and fails the run once
-// the heap has grown by more than the budget since the run started.
-func (r *run) sampleHeap(stop <-chan struct{}) {
+// startHeapSampler fails the run once the heap has grown by more than the budget since
+// the run started, checking every sampleEvery. It is a timer that re-arms itself rather
+// than a goroutine with a ticker: most runs end before the first check, and then cost
+// no goroutine at all. stop is safe to call once, from any goroutine.
+func (r *run) startHeapSampler() (stop func()) {
 	sample := []metrics.Sample{{Name: heapObjects}}
 	read := func() int64 {
 		metrics.Read(sample)
@@ -183,19 +185,30 @@ func (r *run) sampleHeap(stop <-chan struct{}) {
 		return int64(sample[0].Value.Uint64())
 	}
 	base := read()
-	t := time.NewTicker(sampleEvery)
-	defer t.Stop()
-	for {
-		select {
-		case <-stop:
-			return
-		case <-t.C:
-			if read()-base > r.limits.HeapBytes {
-				r.fail(KindMemoryLimit, fmt.Sprintf("heap limit of %d MiB exceeded", r.limits.HeapBytes>>20))
-				goruntime.GC() // give back what the interrupted program held, for the next runs
-				return
-			}
+	var (
+		mu      sync.Mutex
+		stopped bool
+		t       *time.Timer
+	)
+	mu.Lock()
+	defer mu.Unlock()
+	t = time.AfterFunc(sampleEvery, func() {
+		mu.Lock()
+		over := !stopped && read()-base > r.limits.HeapBytes
+		if !stopped && !over {
+			t.Reset(sampleEvery)
 		}
+		mu.Unlock()
+		if over {
+			r.fail(KindMemoryLimit, fmt.Sprintf("heap limit of %d MiB exceeded", r.limits.HeapBytes>>20))
+			goruntime.GC() // give back what the interrupted program held, for the next runs
+		}
+	})
+	return func() {
+		mu.Lock()
+		defer mu.Unlock()
+		stopped = true
+		t.Stop()
 	}
 }
 

@@ -244,12 +244,7 @@ func (p *Pool) execute(ctx context.Context, r *run, prg *Program, limits Limits,
 	})
 	stopCtx := context.AfterFunc(ctx, func() { r.fail(KindAbort, context.Cause(ctx).Error()) })
 	stopPool := context.AfterFunc(p.ctx, func() { r.fail(KindAbort, msgPoolClosed) })
-	sampling := make(chan struct{})
-	p.hosts.Add(1)
-	go func() {
-		defer p.hosts.Done()
-		r.sampleHeap(sampling)
-	}()
+	stopSampler := r.startHeapSampler()
 
 	done := make(chan struct{})
 	p.hosts.Add(1)
@@ -279,7 +274,7 @@ func (p *Pool) execute(ctx context.Context, r *run, prg *Program, limits Limits,
 	wall.Stop()
 	stopCtx()
 	stopPool()
-	close(sampling)
+	stopSampler()
 
 	r.mu.Lock()
 	defer r.mu.Unlock()
