@@ -175,15 +175,20 @@ func (r *Run) Calls() []*SubCall {
 }
 
 // start is the namespace's StartFunc: it runs on the VM goroutine, in the program's
-// call order, and only queues work.
-func start(ctx context.Context, name string, args json.RawMessage) func() (json.RawMessage, error) {
+// call order, and only queues work; the scheduler hands the result to done.
+func start(ctx context.Context, name string, args json.RawMessage, done func(json.RawMessage, error)) {
+	reject := func(code pipeline.Code, msg string) {
+		done(nil, &runtime.CallError{Message: msg, Fields: map[string]string{"code": string(code)}})
+	}
 	r, _ := ctx.Value(runKey{}).(*Run)
 	if r == nil {
-		return reject(&runtime.CallError{Message: "tools can only be called inside a run_code run", Fields: map[string]string{"code": string(pipeline.CodeAbortedBeforeDispatch)}})
+		reject(pipeline.CodeAbortedBeforeDispatch, "tools can only be called inside a run_code run")
+		return
 	}
 	v, err := registry.ParseValue(args)
 	if err != nil {
-		return reject(&runtime.CallError{Message: "tool arguments must be lossless JSON: " + err.Error(), Fields: map[string]string{"code": string(pipeline.CodeInvalidArgs)}})
+		reject(pipeline.CodeInvalidArgs, "tool arguments must be lossless JSON: "+err.Error())
+		return
 	}
 	// The runtime cancels ctx as soon as the program settles (or is stopped); that is
 	// when in-flight sub-calls must be cancelled and queued ones abandoned, before the
@@ -192,31 +197,26 @@ func start(ctx context.Context, name string, args json.RawMessage) func() (json.
 	r.mu.Lock()
 	if r.ended {
 		r.mu.Unlock()
-		return reject(&runtime.CallError{Message: fmt.Sprintf("run_code run is over (%s); %s not dispatched", r.endReason(), name), Fields: map[string]string{"code": string(pipeline.CodeAbortedBeforeDispatch)}})
+		reject(pipeline.CodeAbortedBeforeDispatch, fmt.Sprintf("run_code run is over (%s); %s not dispatched", r.endReason(), name))
+		return
 	}
 	if r.max > 0 && r.n >= r.max {
 		r.mu.Unlock()
-		return reject(&runtime.CallError{Message: fmt.Sprintf("sub-call budget of %d calls exhausted", r.max), Fields: map[string]string{"code": string(pipeline.CodeAbortedBeforeDispatch)}})
+		reject(pipeline.CodeAbortedBeforeDispatch, fmt.Sprintf("sub-call budget of %d calls exhausted", r.max))
+		return
 	}
 	r.n++
 	rec := &SubCall{ID: r.parent.ID + ":code:" + strconv.Itoa(r.n), Name: name, Args: v}
 	// Submitting under the lock keeps submission order equal to id order.
-	rec.pending = r.sched.Submit(registry.Call{
+	rec.pending = r.sched.SubmitThen(registry.Call{
 		ID: rec.ID, RootID: r.parent.RootID, ParentID: r.parent.ID, Name: name, Args: v, Agent: r.parent.Agent,
+	}, func(res *pipeline.Result) {
+		if res.Error != nil {
+			reject(res.Error.Code, res.Error.Message)
+			return
+		}
+		done(json.RawMessage(res.Value.String()), nil)
 	})
 	r.calls = append(r.calls, rec)
 	r.mu.Unlock()
-
-	pending := rec.pending
-	return func() (json.RawMessage, error) {
-		res := pending.Wait()
-		if res.Error != nil {
-			return nil, &runtime.CallError{Message: res.Error.Message, Fields: map[string]string{"code": string(res.Error.Code)}}
-		}
-		return json.RawMessage(res.Value.String()), nil
-	}
-}
-
-func reject(err error) func() (json.RawMessage, error) {
-	return func() (json.RawMessage, error) { return nil, err }
 }

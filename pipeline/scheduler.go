@@ -59,6 +59,7 @@ type Pending struct {
 	done    chan struct{}
 	res     *Result
 	commit  chan struct{} // closed when this call has committed
+	then    func(*Result)
 	started bool
 	// submitted and settled time the call, from Submit to its result.
 	submitted, settled time.Time
@@ -106,8 +107,13 @@ func (p *Pipeline) NewScheduler(ctx context.Context, set *registry.ResolvedToolS
 
 // Submit queues a call and returns at once. A call submitted after Close, or after the
 // context ended, is abandoned.
-func (s *Scheduler) Submit(call registry.Call) *Pending {
-	j := &Pending{call: call, done: make(chan struct{}), submitted: time.Now()}
+func (s *Scheduler) Submit(call registry.Call) *Pending { return s.SubmitThen(call, nil) }
+
+// SubmitThen is Submit with a function called with the call's result once it has one
+// (after Done is closed), on the goroutine that finished or abandoned the call. It must
+// not block. It lets a caller act on a result without a goroutine waiting for it.
+func (s *Scheduler) SubmitThen(call registry.Call, then func(*Result)) *Pending {
+	j := &Pending{call: call, done: make(chan struct{}), submitted: time.Now(), then: then}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed || s.ctx.Err() != nil {
@@ -149,6 +155,9 @@ func (s *Scheduler) abandonLocked(j *Pending) {
 	j.res = &Result{CallID: j.call.ID, Name: j.call.Name, Error: err, Content: errorContent(err)}
 	j.settled = time.Now()
 	close(j.done)
+	if j.then != nil {
+		go j.then(j.res) // not under the scheduler's lock; abandonment is rare
+	}
 }
 
 // lane starts queued calls one at a time, in submission order, and exits when the
@@ -237,6 +246,9 @@ func (s *Scheduler) finish(j *Pending, x *execution, prev chan struct{}, safe bo
 	s.mu.Unlock()
 	j.settled = time.Now()
 	close(j.done)
+	if j.then != nil {
+		j.then(j.res)
+	}
 }
 
 // growStack grows the calling goroutine's stack to 32 KB in one step, while it is still

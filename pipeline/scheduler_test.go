@@ -358,3 +358,36 @@ func TestSchedulerOptions(t *testing.T) {
 		t.Errorf("negative MaxParallel: %v", err)
 	}
 }
+
+// TestSchedulerSubmitThen pins that SubmitThen's function gets each call's result exactly
+// once, the same one Wait returns, for finished and abandoned calls alike.
+func TestSchedulerSubmitThen(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g := newGate(3, false)
+		s, _ := New(nil).NewScheduler(context.Background(), resolve(t, g.tool("writer")), nil)
+		var mu sync.Mutex
+		got := map[string][]*Result{}
+		then := func(id string) func(*Result) {
+			return func(r *Result) {
+				mu.Lock()
+				got[id] = append(got[id], r)
+				mu.Unlock()
+			}
+		}
+		first := s.SubmitThen(gateCall("writer", 1), then("call-1"))
+		queued := s.SubmitThen(gateCall("writer", 2), then("call-2"))
+		synctest.Wait()
+		go func() { synctest.Wait(); g.open(1) }()
+		s.Close()
+		late := s.SubmitThen(gateCall("writer", 3), then("call-3"))
+		synctest.Wait() // abandoned calls report on a goroutine of their own
+		for id, p := range map[string]*Pending{"call-1": first, "call-2": queued, "call-3": late} {
+			if r := got[id]; len(r) != 1 || r[0] != p.Wait() {
+				t.Errorf("%s: then got %d results, want exactly Wait's", id, len(r))
+			}
+		}
+		if first.Wait().IsError() || !queued.Wait().IsError() || !late.Wait().IsError() {
+			t.Errorf("results: %q, %q, %q", text(first.Wait()), text(queued.Wait()), text(late.Wait()))
+		}
+	})
+}

@@ -23,10 +23,21 @@ func (ns *Namespace) Options() NamespaceOptions {
 }
 
 // Start begins one call of member through the namespace's StartFunc, exactly as a run does
-// (see StartFunc for the contract the caller must keep: in call order, not blocking, and
-// the returned wait called exactly once).
-func (ns *Namespace) Start(ctx context.Context, member string, args json.RawMessage) func() (json.RawMessage, error) {
-	return ns.start(ctx, member, args)
+// (see StartFunc for the contract the caller must keep: in call order, not blocking).
+func (ns *Namespace) Start(ctx context.Context, member string, args json.RawMessage, done func(json.RawMessage, error)) {
+	ns.start(ctx, member, args, done)
+}
+
+// PanicError returns the outcome of a call whose host function panicked with v: given to
+// a StartFunc's done, it fails the run as an internal error, as a panic in-process does.
+func PanicError(v any) error { return &hostPanic{v} }
+
+// PanicValue reports whether err is such an outcome, and the value the host panicked with.
+func PanicValue(err error) (any, bool) {
+	if hp, ok := err.(*hostPanic); ok {
+		return hp.value, true
+	}
+	return nil, false
 }
 
 // WithDefaults returns l with its zero fields filled from base (when not nil) and then from

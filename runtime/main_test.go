@@ -72,47 +72,50 @@ func (f *fakeTools) namespace(t testing.TB, extra ...string) *Namespace {
 	return ns
 }
 
-func (f *fakeTools) start(ctx context.Context, member string, args json.RawMessage) func() (json.RawMessage, error) {
+// start records the call in call order, then runs it on a goroutine of its own.
+func (f *fakeTools) start(ctx context.Context, member string, args json.RawMessage, done func(json.RawMessage, error)) {
 	f.mu.Lock()
 	f.started = append(f.started, member+" "+string(args))
 	f.mu.Unlock()
-	return func() (json.RawMessage, error) {
-		switch member {
-		case "fail":
-			return nil, &CallError{Message: "deliberate failure", Fields: map[string]string{"code": "TOOL_FAILED"}}
-		case "plain":
-			return nil, errors.New("plain failure")
-		case "hang":
-			if f.inWait != nil {
-				close(f.inWait)
-			}
-			<-ctx.Done()
-			return nil, context.Cause(ctx)
-		case "meet":
-			f.mu.Lock()
-			f.meeting++
-			if f.meeting == 2 {
-				close(f.met)
-			}
-			f.mu.Unlock()
-			select {
-			case <-f.met:
-				return json.RawMessage(`"met"`), nil
-			case <-ctx.Done():
-				return nil, context.Cause(ctx)
-			}
-		case "bad":
-			return json.RawMessage(`{not json`), nil
-		case "boom":
-			panic("wait exploded")
-		case "sleep":
-			var a struct{ Ms int }
-			_ = json.Unmarshal(args, &a)
-			time.Sleep(time.Duration(a.Ms) * time.Millisecond) // only called inside synctest bubbles
-			return json.RawMessage(`"slept"`), nil
+	Async(f.call)(ctx, member, args, done)
+}
+
+func (f *fakeTools) call(ctx context.Context, member string, args json.RawMessage) (json.RawMessage, error) {
+	switch member {
+	case "fail":
+		return nil, &CallError{Message: "deliberate failure", Fields: map[string]string{"code": "TOOL_FAILED"}}
+	case "plain":
+		return nil, errors.New("plain failure")
+	case "hang":
+		if f.inWait != nil {
+			close(f.inWait)
 		}
-		return args, nil
+		<-ctx.Done()
+		return nil, context.Cause(ctx)
+	case "meet":
+		f.mu.Lock()
+		f.meeting++
+		if f.meeting == 2 {
+			close(f.met)
+		}
+		f.mu.Unlock()
+		select {
+		case <-f.met:
+			return json.RawMessage(`"met"`), nil
+		case <-ctx.Done():
+			return nil, context.Cause(ctx)
+		}
+	case "bad":
+		return json.RawMessage(`{not json`), nil
+	case "boom":
+		panic("wait exploded")
+	case "sleep":
+		var a struct{ Ms int }
+		_ = json.Unmarshal(args, &a)
+		time.Sleep(time.Duration(a.Ms) * time.Millisecond) // only called inside synctest bubbles
+		return json.RawMessage(`"slept"`), nil
 	}
+	return args, nil
 }
 
 func (f *fakeTools) calls() []string {

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"sync/atomic"
 
 	"github.com/dop251/goja"
 )
@@ -16,22 +17,41 @@ import (
 // StartFunc begins one call of a namespace member. The runtime calls it on the VM
 // goroutine, in the order the program made the calls, with the member's name and the
 // call's first argument snapshotted as lossless JSON; it must not block (it may, for
-// example, mint a call id and queue the call on a scheduler). The runtime then calls the
-// returned wait function exactly once on a goroutine of its own and settles the program's
-// promise with its result on the VM goroutine: resolved with the JSON value, or rejected
-// with the namespace's error class. ctx is cancelled when the run ends; the runtime waits
-// for wait to return before Run returns (up to PoolOptions.Grace). One StartFunc serves
-// every run its namespace is installed in, so it must be safe for concurrent use.
-type StartFunc func(ctx context.Context, member string, args json.RawMessage) (wait func() (json.RawMessage, error))
+// example, mint a call id and queue the call on a scheduler). It delivers the call's
+// outcome by calling done once, from any goroutine and at any time, before it returns
+// too; later calls of done are ignored. The runtime settles the program's promise with
+// the outcome on the VM goroutine: resolved with the JSON value, or rejected with the
+// namespace's error class. ctx is cancelled when the run ends; the runtime waits for
+// done before Run returns (up to PoolOptions.Grace). A panic in StartFunc fails the run
+// as an internal error. One StartFunc serves every run its namespace is installed in, so
+// it must be safe for concurrent use.
+//
+// A callback rather than a blocking wait function: waiting would cost a goroutine per
+// call and one more hand-off between goroutines before the VM hears of the result.
+type StartFunc func(ctx context.Context, member string, args json.RawMessage, done func(json.RawMessage, error))
 
-// Async adapts a blocking call into a StartFunc whose calls all run concurrently.
+// Async adapts a blocking call into a StartFunc whose calls each run on a goroutine of
+// their own, so they all run concurrently. A panic in call fails the run as an internal
+// error naming the member, as a panic in StartFunc does.
 func Async(call func(ctx context.Context, member string, args json.RawMessage) (json.RawMessage, error)) StartFunc {
-	return func(ctx context.Context, member string, args json.RawMessage) func() (json.RawMessage, error) {
-		return func() (json.RawMessage, error) { return call(ctx, member, args) }
+	return func(ctx context.Context, member string, args json.RawMessage, done func(json.RawMessage, error)) {
+		go func() {
+			defer func() {
+				if x := recover(); x != nil {
+					done(nil, &hostPanic{x})
+				}
+			}()
+			done(call(ctx, member, args))
+		}()
 	}
 }
 
-// CallError is an error a wait function returns to reject the call with the namespace's
+// hostPanic carries a panic from a StartFunc (or a call Async runs) to the run.
+type hostPanic struct{ value any }
+
+func (p *hostPanic) Error() string { return fmt.Sprint("host function panicked: ", p.value) }
+
+// CallError is an error a call's outcome carries to reject the call with the namespace's
 // error class carrying extra string properties (for example a code). Other errors reject
 // with their Error() text as the message. A CallError is an immutable value.
 type CallError struct {
@@ -260,8 +280,8 @@ func (o *nsObject) errorClass() *goja.Object {
 }
 
 // hostCall is one call of a namespace member from JavaScript: snapshot the argument as
-// lossless JSON on the VM goroutine, start the call in submission order, wait for it on a
-// goroutine of its own, and settle the returned promise through the loop.
+// lossless JSON on the VM goroutine, start the call in submission order, and settle the
+// returned promise through the loop when the call is done.
 func (r *run) hostCall(o *nsObject, member string, call goja.FunctionCall) goja.Value {
 	vm := r.vm
 	p, resolve, reject := vm.NewPromise()
@@ -282,24 +302,19 @@ func (r *run) hostCall(o *nsObject, member string, call goja.FunctionCall) goja.
 		return vm.ToValue(p)
 	}
 	r.hostCalls++
-	wait := o.ns.start(r.ctx, member, args)
 	settle := r.loop.reserve()
 	r.host.Add(1)
 	r.pool.hosts.Add(1)
-	go func() {
+	var once atomic.Bool
+	done := func(out json.RawMessage, err error) {
+		if !once.CompareAndSwap(false, true) {
+			return
+		}
 		defer r.pool.hosts.Done()
 		defer r.host.Done()
-		var out json.RawMessage
-		var err error
-		func() {
-			defer func() {
-				if x := recover(); x != nil {
-					r.fail(KindException, fmt.Sprintf("internal error: %s %q panicked: %v", o.ns.noun, member, x))
-					err = errHostPanic
-				}
-			}()
-			out, err = wait()
-		}()
+		if hp, ok := err.(*hostPanic); ok {
+			r.fail(KindException, fmt.Sprintf("internal error: %s %q panicked: %v", o.ns.noun, member, hp.value))
+		}
 		settle(func() error {
 			if err != nil {
 				var ce *CallError
@@ -317,14 +332,20 @@ func (r *run) hostCall(o *nsObject, member string, call goja.FunctionCall) goja.
 			}
 			return resolve(v)
 		})
+	}
+	func() {
+		defer func() {
+			if x := recover(); x != nil {
+				done(nil, &hostPanic{x})
+			}
+		}()
+		o.ns.start(r.ctx, member, args, done)
 	}()
 	return vm.ToValue(p)
 }
 
 // maxArgBytes bounds one call's arguments as JSON.
 const maxArgBytes = 64 << 20
-
-var errHostPanic = errors.New("host function panicked")
 
 // callError builds a rejection: an instance of the namespace's error class (or a plain
 // Error) with the member property and extra fields as read-only enumerable properties.

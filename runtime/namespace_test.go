@@ -91,7 +91,7 @@ func TestNamespacePanics(t *testing.T) {
 	if diff := cmp.Diff(want, res.Failure); diff != "" {
 		t.Errorf("wait panic: failure mismatch (-want +got):\n%s", diff)
 	}
-	start := func(context.Context, string, json.RawMessage) func() (json.RawMessage, error) {
+	start := func(context.Context, string, json.RawMessage, func(json.RawMessage, error)) {
 		panic("start exploded")
 	}
 	ns, err := NewNamespace("tools", []string{"x"}, start, nil)
@@ -99,7 +99,7 @@ func TestNamespacePanics(t *testing.T) {
 		t.Fatal(err)
 	}
 	res = runCode(t, p, "try { await tools.x({}) } catch { return 'caught' }", &RunOptions{Namespaces: []*Namespace{ns}})
-	want = &Failure{Kind: KindException, Message: "internal error: a host function panicked: start exploded"}
+	want = &Failure{Kind: KindException, Message: `internal error: tools "x" panicked: start exploded`}
 	if diff := cmp.Diff(want, res.Failure); diff != "" {
 		t.Errorf("start panic: failure mismatch (-want +got):\n%s", diff)
 	}

@@ -44,7 +44,7 @@ func TestRunHeapSizesHardLimit(t *testing.T) {
 	// The probe member reports the address-space limits of every live worker, while the
 	// run that called it waits for it.
 	type lim struct{ Soft, Hard int64 }
-	probe := func(ctx context.Context, member string, args json.RawMessage) func() (json.RawMessage, error) {
+	probe := func(ctx context.Context, member string, args json.RawMessage, done func(json.RawMessage, error)) {
 		p.mu.Lock()
 		var pids []int
 		for w := range p.live {
@@ -56,7 +56,7 @@ func TestRunHeapSizesHardLimit(t *testing.T) {
 			s, h := asLimits(t, pid)
 			out = append(out, lim{s, h})
 		}
-		return func() (json.RawMessage, error) { return json.Marshal(out) }
+		done(json.Marshal(out))
 	}
 	ns, err := runtime.NewNamespace("host", []string{"limits"}, probe, nil)
 	if err != nil {

@@ -96,28 +96,31 @@ func (f *fakeTools) namespace(t testing.TB) *runtime.Namespace {
 	return ns
 }
 
-func (f *fakeTools) start(ctx context.Context, member string, args json.RawMessage) func() (json.RawMessage, error) {
+// start records the call in call order, then runs it on a goroutine of its own.
+func (f *fakeTools) start(ctx context.Context, member string, args json.RawMessage, done func(json.RawMessage, error)) {
 	f.mu.Lock()
 	f.started = append(f.started, member+" "+string(args))
 	f.mu.Unlock()
-	return func() (json.RawMessage, error) {
-		switch member {
-		case "fail":
-			return nil, &runtime.CallError{Message: "deliberate failure", Fields: map[string]string{"code": "TOOL_FAILED"}}
-		case "plain":
-			return nil, errors.New("plain failure")
-		case "hang":
-			<-ctx.Done()
-			return nil, context.Cause(ctx)
-		case "bad":
-			return json.RawMessage(`{not json`), nil
-		case "none":
-			return nil, nil
-		case "boom":
-			panic("wait exploded")
-		}
-		return args, nil
+	runtime.Async(f.call)(ctx, member, args, done)
+}
+
+func (f *fakeTools) call(ctx context.Context, member string, args json.RawMessage) (json.RawMessage, error) {
+	switch member {
+	case "fail":
+		return nil, &runtime.CallError{Message: "deliberate failure", Fields: map[string]string{"code": "TOOL_FAILED"}}
+	case "plain":
+		return nil, errors.New("plain failure")
+	case "hang":
+		<-ctx.Done()
+		return nil, context.Cause(ctx)
+	case "bad":
+		return json.RawMessage(`{not json`), nil
+	case "none":
+		return nil, nil
+	case "boom":
+		panic("wait exploded")
 	}
+	return args, nil
 }
 
 func (f *fakeTools) calls() []string {

@@ -469,14 +469,22 @@ func (p *Pool) handle(ctx context.Context, w *proc, rs *hostRun, nss []*runtime.
 		if len(m.Args) == 0 {
 			return nil, protocolError("call %d has no arguments", m.ID)
 		}
-		wait := start(ctx, ns, m.Member, m.Args)
 		rs.calls.Add(1)
 		p.bg.Add(1) // on the reader (itself in bg) or a run (Close waits for runs first)
-		go func() {
-			defer p.bg.Done()
-			defer rs.calls.Done()
-			w.sendIf(rs, reply(m.ID, wait))
-		}()
+		id := m.ID
+		var once atomic.Bool
+		start(ctx, ns, m.Member, m.Args, func(out json.RawMessage, err error) {
+			if !once.CompareAndSwap(false, true) {
+				return
+			}
+			// A goroutine for the write: done may be called on a scheduler's goroutine,
+			// which must not block on a full pipe.
+			go func() {
+				defer p.bg.Done()
+				defer rs.calls.Done()
+				w.sendIf(rs, reply(id, out, err))
+			}()
+		})
 		return nil, nil
 	case tLog:
 		if m.ID != rs.id {
@@ -510,32 +518,27 @@ func (p *Pool) handle(ctx context.Context, w *proc, rs *hostRun, nss []*runtime.
 	return nil, protocolError("an unexpected %q frame during a run", m.T)
 }
 
-// start calls the namespace's StartFunc, turning a panic into one of its wait function.
-func start(ctx context.Context, ns *runtime.Namespace, member string, args json.RawMessage) (wait func() (json.RawMessage, error)) {
+// start calls the namespace's StartFunc, turning a panic into its outcome.
+func start(ctx context.Context, ns *runtime.Namespace, member string, args json.RawMessage, done func(json.RawMessage, error)) {
 	defer func() {
 		if x := recover(); x != nil {
-			wait = func() (json.RawMessage, error) { panic(x) }
+			done(nil, runtime.PanicError(x))
 		}
 	}()
-	return ns.Start(ctx, member, args)
+	ns.Start(ctx, member, args, done)
 }
 
-// reply waits for a call and encodes its outcome as a result frame.
-func reply(id uint64, wait func() (json.RawMessage, error)) (m *message) {
-	m = &message{T: tResult, ID: id}
-	defer func() {
-		if x := recover(); x != nil {
-			m = &message{T: tResult, ID: id, Panic: fmt.Sprint(x)}
-			if m.Panic == "" {
-				m.Panic = "panic"
-			}
-		}
-	}()
-	out, err := wait()
+// reply encodes a call's outcome as a result frame.
+func reply(id uint64, out json.RawMessage, err error) *message {
+	m := &message{T: tResult, ID: id}
 	switch {
 	case err != nil:
 		var ce *runtime.CallError
-		if errors.As(err, &ce) {
+		if v, ok := runtime.PanicValue(err); ok {
+			if m.Panic = fmt.Sprint(v); m.Panic == "" {
+				m.Panic = "panic"
+			}
+		} else if errors.As(err, &ce) {
 			m.Error = &callError{Message: ce.Message, Fields: ce.Fields}
 		} else {
 			m.Error = &callError{Message: err.Error()}

@@ -101,7 +101,8 @@ type wrun struct {
 	cancel  context.CancelCauseFunc
 	mu      sync.Mutex
 	next    uint64 // the last call id handed out
-	pending map[uint64]chan *message
+	pending map[uint64]func(json.RawMessage, error)
+	watch   sync.Once
 	done    chan struct{}
 }
 
@@ -155,7 +156,7 @@ func (s *server) start(m *message) error {
 	}
 	s.mem.forRun(m.Limits.HeapBytes)
 	ctx, cancel := context.WithCancelCause(context.Background())
-	r := &wrun{s: s, cancel: cancel, pending: map[uint64]chan *message{}, done: make(chan struct{})}
+	r := &wrun{s: s, cancel: cancel, pending: map[uint64]func(json.RawMessage, error){}, done: make(chan struct{})}
 	ctx = context.WithValue(ctx, runKey{}, r)
 	s.mu.Lock()
 	s.cur = r
@@ -208,9 +209,9 @@ func (s *server) proxy(i int, spec nsSpec) (*runtime.Namespace, error) {
 	if ns, ok := s.nss[string(key)]; ok {
 		return ns, nil
 	}
-	ns, err := runtime.NewNamespace(spec.Global, spec.Members, func(ctx context.Context, member string, args json.RawMessage) func() (json.RawMessage, error) {
+	ns, err := runtime.NewNamespace(spec.Global, spec.Members, func(ctx context.Context, member string, args json.RawMessage, done func(json.RawMessage, error)) {
 		r, _ := ctx.Value(runKey{}).(*wrun)
-		return r.call(ctx, i, member, args)
+		r.call(ctx, i, member, args, done)
 	}, &runtime.NamespaceOptions{
 		ErrorClass: spec.ErrorClass, MemberProperty: spec.MemberProperty, Noun: spec.Noun, SnapshotFields: spec.SnapshotFields,
 	})
@@ -225,51 +226,66 @@ func (s *server) proxy(i int, spec nsSpec) (*runtime.Namespace, error) {
 }
 
 // call forwards one namespace call to the host. VM goroutine: in the program's call order.
-func (r *wrun) call(ctx context.Context, nsi int, member string, args json.RawMessage) func() (json.RawMessage, error) {
-	ch := make(chan *message, 1)
+// The reader goroutine calls done when the host's result arrives; when the run ends
+// first, every call still out is done with the run's cause.
+func (r *wrun) call(ctx context.Context, nsi int, member string, args json.RawMessage, done func(json.RawMessage, error)) {
+	r.watch.Do(func() { context.AfterFunc(ctx, func() { r.abandon(context.Cause(ctx)) }) })
 	r.mu.Lock()
 	r.next++
 	id := r.next
-	r.pending[id] = ch
+	r.pending[id] = done
 	r.mu.Unlock()
 	if err := r.s.send(&message{T: tCall, ID: id, NSI: nsi, Member: member, Args: args}); err != nil {
-		return func() (json.RawMessage, error) { return nil, err }
-	}
-	return func() (json.RawMessage, error) {
-		select {
-		case m := <-ch:
-			switch {
-			case m.Panic != "":
-				panic(m.Panic)
-			case m.Error != nil:
-				return nil, &runtime.CallError{Message: m.Error.Message, Fields: m.Error.Fields}
-			case m.Invalid:
-				return json.RawMessage("{"), nil // the runtime rejects it as in-process
-			}
-			return m.Value, nil
-		case <-ctx.Done():
-			r.mu.Lock()
-			delete(r.pending, id)
-			r.mu.Unlock()
-			return nil, context.Cause(ctx)
+		if done := r.take(id); done != nil {
+			done(nil, err)
 		}
 	}
 }
 
-// deliver hands a result frame to its waiting call. A result for a call that already gave
-// up (its run ended) is dropped; one for an id never handed out is a protocol violation.
-func (r *wrun) deliver(m *message) error {
+// take removes and returns the done function of call id, or nil if it has none.
+func (r *wrun) take(id uint64) func(json.RawMessage, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	done := r.pending[id]
+	delete(r.pending, id)
+	return done
+}
+
+// abandon ends every call still out with cause.
+func (r *wrun) abandon(cause error) {
+	r.mu.Lock()
+	out := r.pending
+	r.pending = map[uint64]func(json.RawMessage, error){}
+	r.mu.Unlock()
+	for _, done := range out {
+		done(nil, cause)
+	}
+}
+
+// deliver hands a result frame to its call. A result for a call that already gave up (its
+// run ended) is dropped; one for an id never handed out is a protocol violation.
+func (r *wrun) deliver(m *message) error {
+	r.mu.Lock()
 	if m.ID == 0 || m.ID > r.next {
+		r.mu.Unlock()
 		return protocolError("a result for call %d, which was never made", m.ID)
 	}
-	ch, ok := r.pending[m.ID]
-	if !ok {
+	done := r.pending[m.ID]
+	delete(r.pending, m.ID)
+	r.mu.Unlock()
+	if done == nil {
 		return nil
 	}
-	delete(r.pending, m.ID)
-	ch <- m
+	switch {
+	case m.Panic != "":
+		done(nil, runtime.PanicError(m.Panic))
+	case m.Error != nil:
+		done(nil, &runtime.CallError{Message: m.Error.Message, Fields: m.Error.Fields})
+	case m.Invalid:
+		done(json.RawMessage("{"), nil) // the runtime rejects it as in-process
+	default:
+		done(m.Value, nil)
+	}
 	return nil
 }
 
