@@ -23,8 +23,8 @@
 // whose members are materialized on first access, with an optional error class (for example
 // ToolCallError with a toolName property). Each call snapshots its argument as lossless
 // JSON on the VM goroutine, starts through the namespace's [StartFunc] in submission order,
-// waits on a goroutine of its own, and settles the program's promise back on the VM
-// goroutine through the run's loop. When the run ends, the host context is cancelled with
+// and settles the program's promise back on the VM goroutine through the run's loop when
+// the call reports its outcome. When the run ends, the host context is cancelled with
 // [ErrRunOver] and in-flight calls are awaited.
 //
 // It does not know about tools, policies or schemas: a caller (the bindings package) hands it

@@ -84,7 +84,7 @@ type message struct {
 	// result
 	Error   *callError `json:"error,omitempty"`
 	Invalid bool       `json:"invalid,omitempty"` // the host's result was not JSON
-	Panic   string     `json:"panic,omitempty"`   // the host's wait function panicked
+	Panic   string     `json:"panic,omitempty"`   // the host's call panicked (runtime.PanicError)
 
 	// cancel
 	Reason string `json:"reason,omitempty"`
