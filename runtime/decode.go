@@ -29,6 +29,9 @@ type decoder struct {
 	// strings does not grow them without limit.
 	keys    map[string]string
 	strings map[string]goja.Value
+	// objects counts the objects begun. Interning starts with the second: repetition
+	// is across objects, and a small answer ({"n": 1}) would only pay for the tables.
+	objects int
 }
 
 const (
@@ -120,6 +123,9 @@ func (d *decoder) number() (goja.Value, error) {
 // key decodes an object key, interned.
 func (d *decoder) key() (string, error) {
 	if raw, ok := d.plain(); ok {
+		if d.objects < 2 {
+			return string(raw), nil
+		}
 		if k, ok := d.keys[string(raw)]; ok { // no allocation for the lookup
 			return k, nil
 		}
@@ -138,7 +144,7 @@ func (d *decoder) key() (string, error) {
 // strValue decodes a string value; short ones are interned.
 func (d *decoder) strValue() (goja.Value, error) {
 	if raw, ok := d.plain(); ok {
-		if len(raw) > maxInternLen {
+		if len(raw) > maxInternLen || d.objects < 2 {
 			return d.vm.ToValue(string(raw)), nil
 		}
 		if v, ok := d.strings[string(raw)]; ok {
@@ -330,6 +336,7 @@ func (d *decoder) array() (goja.Value, error) {
 
 func (d *decoder) object() (goja.Value, error) {
 	d.pos++ // {
+	d.objects++
 	o := d.vm.NewObject()
 	d.space()
 	if d.pos < len(d.data) && d.data[d.pos] == '}' {
