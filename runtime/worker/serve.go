@@ -25,14 +25,16 @@ import (
 // __worker`); it changes process-wide settings (resource limits, the GC memory limit).
 func Serve(r io.Reader, w io.Writer) error {
 	closeInherited()
-	// One P: a worker runs one program at a time on one VM goroutine, and every hand-off
-	// between its goroutines (the frame reader, a call's wait goroutine, the VM) with a
-	// second, idle P would wake another thread for it (a futex wake and a context switch
+	// One P while a run is short: a worker runs one program at a time on one VM
+	// goroutine, and every hand-off between its goroutines (the frame reader, the VM) with
+	// a second, idle P would wake another thread for it (a futex wake and a context switch
 	// each, tens of microseconds on a loaded 2-CPU VM). Measured side by side on this
 	// repository's 2-CPU VM: a sequential sub-call 126 -> 85 µs, a trivial run 490 -> 300
-	// µs, and an allocation-heavy run no slower (the collector shares the one P at its 25%
-	// target instead of taking a second CPU). The garbage collector's work still counts
-	// against the host's CPU ceiling (2x the compute budget) as before.
+	// µs. But a run that computes for long then shares its one P with the garbage
+	// collector: bench scenario S5 (3 s of allocation-heavy JavaScript) took 4.2-6.4 s
+	// instead of 3.3-3.4 s. So a run still going after wideAfter gets every CPU (see
+	// start), and the next run begins on one P again. The collector's work counts against
+	// the host's CPU ceiling (2x the compute budget) either way.
 	goruntime.GOMAXPROCS(1)
 	s := &server{fw: frameWriter{w: w, max: DefaultMaxFrame}, nss: map[string]*runtime.Namespace{}}
 	fr := newFrameReader(pollable(r), DefaultMaxFrame)
@@ -164,8 +166,10 @@ func (s *server) start(m *message) error {
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
+		narrow := widenLater()
 		logs := &logStream{s: s, id: m.ID}
 		res, err := s.pool.Run(ctx, m.Code, &runtime.RunOptions{Namespaces: nss, Limits: m.Limits, ProgramBytes: m.ProgramBytes, OnLog: logs.add})
+		narrow()
 		logs.flush() // every streamed entry reaches the host before done
 		cancel(nil)
 		close(r.done) // before done is sent: the host may send the next run at once
@@ -186,6 +190,33 @@ func (s *server) start(m *message) error {
 		}
 	}()
 	return nil
+}
+
+// wideAfter is how long a run keeps one P before it gets every CPU (see Serve).
+const wideAfter = 20 * time.Millisecond
+
+// widenLater gives the process every CPU once wideAfter has passed, unless the returned
+// narrow is called first; narrow puts it back on one P either way.
+func widenLater() (narrow func()) {
+	var (
+		mu    sync.Mutex
+		ended bool
+	)
+	wide := time.AfterFunc(wideAfter, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if !ended {
+			goruntime.GOMAXPROCS(goruntime.NumCPU())
+		}
+	})
+	return func() {
+		mu.Lock()
+		defer mu.Unlock()
+		ended = true
+		if !wide.Stop() {
+			goruntime.GOMAXPROCS(1)
+		}
+	}
 }
 
 // stop cancels the run in progress and waits for it.
