@@ -229,12 +229,12 @@ func (o *nsObject) Delete(key string) bool      { return !o.ns.index[key] }
 func (o *nsObject) Keys() []string              { return slices.Clone(o.ns.members) }
 
 // errorClassSrc makes a class extending Error whose name is the given one.
-const errorClassSrc = `(function (name) {
+// errorClassSrc makes an error class from the Error constructor captured when the VM was
+// built (and the Go side names it), so a program that replaced Error or
+// Object.defineProperty before its first failed call still gets a real error class.
+const errorClassSrc = `(function (E) {
 	'use strict';
-	const C = class extends Error {};
-	Object.defineProperty(C, 'name', { value: name });
-	Object.defineProperty(C.prototype, 'name', { value: name, writable: true, configurable: true });
-	return C;
+	return class extends E {};
 })`
 
 var errorClassPrg = compileOnce("errorclass.js", errorClassSrc)
@@ -270,11 +270,21 @@ func (o *nsObject) errorClass() *goja.Object {
 			panic(err)
 		}
 		mk, _ := goja.AssertFunction(f)
-		c, err := mk(goja.Undefined(), o.r.vm.ToValue(o.ns.errorClass))
+		c, err := mk(goja.Undefined(), o.r.in.errorCtor)
 		if err != nil {
 			panic(err)
 		}
-		o.ctor = c.ToObject(o.r.vm)
+		ctor := c.ToObject(o.r.vm)
+		name := o.r.vm.ToValue(o.ns.errorClass)
+		// As `class X extends Error {}` would have them: X.name read-only, and a
+		// writable X.prototype.name, neither enumerable.
+		if err := ctor.DefineDataProperty("name", name, goja.FLAG_FALSE, goja.FLAG_TRUE, goja.FLAG_FALSE); err != nil {
+			panic(err)
+		}
+		if err := ctor.Get("prototype").ToObject(o.r.vm).DefineDataProperty("name", name, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE); err != nil {
+			panic(err)
+		}
+		o.ctor = ctor
 	}
 	return o.ctor
 }

@@ -33,6 +33,13 @@ func TestNamespaceCalls(t *testing.T) {
 			calls: []string{"fail {}"},
 		},
 		{name: "a plain Go error carries no fields", code: "try { await tools.plain({}) } catch (e) { return [e.toolName, 'code' in e, e.message] }", want: "[\n  \"plain\",\n  false,\n  \"plain failure\"\n]", calls: []string{"plain {}"}},
+		{
+			name:  "the error class survives replaced intrinsics",
+			// The class's name is not in the text, so it is built at the first failure.
+			code:  "const E = Error; Error = function Fake() {}; Object.defineProperty = null; try { await tools.fail({}) } catch (e) { const C = e.constructor; return [e instanceof E, C.name, Object.getOwnPropertyDescriptor(C, 'name').writable, Object.getPrototypeOf(C) === E, Object.prototype.toString.call(e), String(e)] }",
+			want:  "[\n  true,\n  \"ToolCallError\",\n  false,\n  true,\n  \"[object Error]\",\n  \"ToolCallError: deliberate failure\"\n]",
+			calls: []string{"fail {}"},
+		},
 		{name: "a logged failure shows its fields", code: "try { await tools.fail({}) } catch (e) { console.log(e) }", want: "ToolCallError: deliberate failure {\n  toolName: 'fail',\n  code: 'TOOL_FAILED'\n}", calls: []string{"fail {}"}},
 		{name: "an uncaught failure fails the run", code: "await tools.fail({})", want: "Error: code run failed (exception): ToolCallError: deliberate failure", calls: []string{"fail {}"}},
 		{name: "no arguments", code: "try { await tools.echo() } catch (e) { return e.message }", want: "tool arguments must be lossless JSON (call the tool with an arguments object, e.g. `{}`)"},
