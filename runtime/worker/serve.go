@@ -35,7 +35,7 @@ func Serve(r io.Reader, w io.Writer) error {
 	// instead of 3.3-3.4 s. So a run still going after wideAfter gets every CPU (see
 	// start), and the next run begins on one P again. The collector's work counts against
 	// the host's CPU ceiling (2x the compute budget) either way.
-	goruntime.GOMAXPROCS(1)
+	wideProcs = goruntime.GOMAXPROCS(1)
 	s := &server{fw: frameWriter{w: w, max: DefaultMaxFrame}, nss: map[string]*runtime.Namespace{}}
 	fr := newFrameReader(pollable(r), DefaultMaxFrame)
 	m, err := fr.read()
@@ -195,6 +195,10 @@ func (s *server) start(m *message) error {
 // wideAfter is how long a run keeps one P before it gets every CPU (see Serve).
 const wideAfter = 20 * time.Millisecond
 
+// wideProcs is the GOMAXPROCS the Go runtime chose for the worker (it follows the CPUs
+// the process may use, cgroup quota included), which a long run widens to.
+var wideProcs = 1
+
 // widenLater gives the process every CPU once wideAfter has passed, unless the returned
 // narrow is called first; narrow puts it back on one P either way.
 func widenLater() (narrow func()) {
@@ -206,7 +210,7 @@ func widenLater() (narrow func()) {
 		mu.Lock()
 		defer mu.Unlock()
 		if !ended {
-			goruntime.GOMAXPROCS(goruntime.NumCPU())
+			goruntime.GOMAXPROCS(wideProcs)
 		}
 	})
 	return func() {
