@@ -34,7 +34,7 @@ func TestNamespaceCalls(t *testing.T) {
 		},
 		{name: "a plain Go error carries no fields", code: "try { await tools.plain({}) } catch (e) { return [e.toolName, 'code' in e, e.message] }", want: "[\n  \"plain\",\n  false,\n  \"plain failure\"\n]", calls: []string{"plain {}"}},
 		{
-			name:  "the error class survives replaced intrinsics",
+			name: "the error class survives replaced intrinsics",
 			// The class's name is not in the text, so it is built at the first failure.
 			code:  "const E = Error; Error = function Fake() {}; Object.defineProperty = null; try { await tools.fail({}) } catch (e) { const C = e.constructor; return [e instanceof E, C.name, Object.getOwnPropertyDescriptor(C, 'name').writable, Object.getPrototypeOf(C) === E, Object.prototype.toString.call(e), String(e)] }",
 			want:  "[\n  true,\n  \"ToolCallError\",\n  false,\n  true,\n  \"[object Error]\",\n  \"ToolCallError: deliberate failure\"\n]",
