@@ -259,6 +259,7 @@ func (p *Pool) execute(ctx context.Context, r *run, prg *Program, limits Limits,
 			r.exec()
 		}
 		r.finish()
+		r.release()
 	}()
 
 	select {
