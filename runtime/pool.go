@@ -252,6 +252,7 @@ func (p *Pool) execute(ctx context.Context, r *run, prg *Program, limits Limits,
 		defer p.hosts.Done()
 		defer p.slots.Release(1) // after finish: an abandoned VM holds its slot
 		defer close(done)
+		growStack()
 		if err := r.installNamespaces(nss); err != nil {
 			r.fail(KindException, "internal error: installing namespaces: "+err.Error())
 		} else {
