@@ -100,7 +100,7 @@ func BenchmarkRun(b *testing.B) {
 // hand), which leaves the runtime's own round trip: snapshot the argument, make the
 // promise, settle it through the loop, resume the awaiting code.
 func BenchmarkHostCalls(b *testing.B) {
-	sync := func(_ context.Context, _ string, args json.RawMessage, done func(json.RawMessage, error)) {
+	atOnce := func(_ context.Context, _ string, args json.RawMessage, done func(json.RawMessage, error)) {
 		done(args, nil)
 	}
 	for _, kind := range []string{"async", "sync"} {
@@ -109,7 +109,7 @@ func BenchmarkHostCalls(b *testing.B) {
 				ns := echoNamespace(b, 10)
 				if kind == "sync" {
 					var err error
-					if ns, err = NewNamespace("tools", []string{"t0"}, sync, nil); err != nil {
+					if ns, err = NewNamespace("tools", []string{"t0"}, atOnce, nil); err != nil {
 						b.Fatal(err)
 					}
 				}
