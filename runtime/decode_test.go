@@ -29,10 +29,16 @@ var loneSurrogate = regexp.MustCompile(`\\u[dD][89a-fA-F]`)
 
 func checkDecode(t *testing.T, text string) {
 	t.Helper()
+	checkDecodeIn(t, goja.New(), text)
+}
+
+// checkDecodeIn is checkDecode in a VM a program may have changed.
+func checkDecodeIn(t *testing.T, vm *goja.Runtime, text string) {
+	t.Helper()
 	if loneSurrogate.MatchString(text) {
 		return
 	}
-	r := &run{vm: goja.New()}
+	r := &run{vm: vm}
 	parse, _ := goja.AssertFunction(r.vm.Get("JSON").ToObject(r.vm).Get("parse"))
 	want, perr := parse(goja.Undefined(), r.vm.ToValue(text))
 	got, err := r.decodeJSON([]byte(text))
@@ -73,6 +79,45 @@ func TestDecodeLikeJSONParse(t *testing.T) {
 	arr := v.ToObject(r.vm)
 	if arr.Get("0").StrictEquals(arr.Get("1")) || !arr.Get("0").ToObject(r.vm).Get("a").StrictEquals(arr.Get("1").ToObject(r.vm).Get("a")) {
 		t.Error("rows must be distinct objects with equal strings")
+	}
+}
+
+// A program may give Object.prototype setters, read-only properties and new names; the
+// decoder still creates own data properties, as JSON.parse does, in every object of a
+// result (the first is built differently from the rest).
+func TestDecodeIgnoresObjectPrototype(t *testing.T) {
+	vm := goja.New()
+	if _, err := vm.RunString(`
+		globalThis.setterCalls = 0;
+		Object.defineProperty(Object.prototype, 'id', { set(v) { setterCalls++; }, get() { return 'inherited'; } });
+		Object.defineProperty(Object.prototype, 'qty', { value: 'read-only', writable: false });
+		Object.prototype.extra = 'added';
+		Object.defineProperty(Object.prototype, 'toString', { set(v) { setterCalls++; } });
+	`); err != nil {
+		t.Fatal(err)
+	}
+	rows := `[{"id":1,"qty":2,"extra":3,"toString":4,"__proto__":5,"plain":6},` +
+		`{"id":7,"qty":8,"extra":9,"toString":10,"__proto__":11,"plain":12},` +
+		`{"plain":13,"__proto__":{"id":14},"id":15,"qty":16}]`
+	checkDecodeIn(t, vm, rows)
+	r := &run{vm: vm}
+	v, err := r.decodeJSON([]byte(rows))
+	if err != nil {
+		t.Fatal(err)
+	}
+	vm.Set("rows", v)
+	got, err := vm.RunString(`JSON.stringify([setterCalls, rows.map(o => Reflect.ownKeys(o).map(k => {
+		const d = Object.getOwnPropertyDescriptor(o, k);
+		return k + '=' + JSON.stringify(d.value) + (d.writable && d.enumerable && d.configurable ? '' : ' (not a plain data property)');
+	}).join(' ')), Object.getPrototypeOf(rows[2]) === Object.prototype])`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `[0,["id=1 qty=2 extra=3 toString=4 __proto__=5 plain=6",` +
+		`"id=7 qty=8 extra=9 toString=10 __proto__=11 plain=12",` +
+		`"plain=13 __proto__={\"id\":14} id=15 qty=16"],true]`
+	if got.String() != want {
+		t.Errorf("got  %s\nwant %s", got, want)
 	}
 }
 
