@@ -96,6 +96,8 @@ type Namespace struct {
 	snapshot   map[string]string
 }
 
+// identRe matches an ASCII JavaScript identifier: a global or error-class name, and a
+// member that dot access can spell.
 var identRe = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*$`)
 
 // reservedGlobals are names a namespace or error class cannot take: the host globals, the

@@ -54,8 +54,6 @@ func editDistance(a, b string) int {
 // noMember is goja's message for calling a member an object does not have.
 var noMember = regexp.MustCompile(`^TypeError: Object has no member '(.+)'`)
 
-var identifier = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*$`)
-
 // memberHint adds a did-you-mean to goja's "Object has no member 'x'" when x is close to
 // a member of an installed namespace (tools.raed_file -> tools.read_file). goja does not
 // say which object it was, so the hint names the namespace and the member it suggests,
@@ -71,7 +69,7 @@ func (r *run) memberHint(first string) string {
 		}
 		if best := Suggest(m[1], ns.members); best != "" {
 			access := ns.global + "." + best
-			if !identifier.MatchString(best) {
+			if !identRe.MatchString(best) {
 				access = fmt.Sprintf("%s[%q]", ns.global, best)
 			}
 			return fmt.Sprintf("%s has no member %q; did you mean %s?", ns.global, m[1], access)
