@@ -396,6 +396,7 @@ type hostRun struct {
 func (w *proc) bind(rs *hostRun) {
 	w.rmu.Lock()
 	w.run = rs
+	w.sp.on.Store(rs != nil)
 	w.rmu.Unlock()
 }
 
@@ -432,6 +433,7 @@ func (w *proc) take(rs *hostRun, m *message) *runtime.Result {
 	}
 	if res != nil {
 		w.run = nil // frames after done are not this run's
+		w.sp.on.Store(false)
 	}
 	return res
 }
@@ -615,6 +617,7 @@ type proc struct {
 	readErr chan error    // the reader's last error
 	exited  chan struct{}
 	stderr  *headBuffer
+	sp      spin          // on while a run is bound; see spinReader
 	gone    chan struct{} // closed when the host is done with the worker
 	retired sync.Once
 	runs    uint64 // runs sent so far; only the run holding the worker touches it
@@ -709,7 +712,7 @@ func (p *Pool) spawn(heap int64) (*proc, error) {
 	}()
 	go func() {
 		defer p.bg.Done()
-		w.read(newFrameReader(rawOrFile(w.out), p.maxFrame))
+		w.read(newFrameReader(newSpinReader(w.out, rawOrFile(w.out), &w.sp, true), p.maxFrame))
 	}()
 
 	fail := func(err error) (*proc, error) {
@@ -771,6 +774,7 @@ func (w *proc) read(fr *frameReader) {
 func (w *proc) send(m *message) error {
 	w.wmu.Lock()
 	defer w.wmu.Unlock()
+	defer w.sp.wrote()
 	return w.fw.write(m)
 }
 
@@ -782,6 +786,7 @@ func (w *proc) sendIf(rs *hostRun, m *message) error {
 	if rs.over {
 		return nil
 	}
+	defer w.sp.wrote()
 	return w.fw.write(m)
 }
 

@@ -37,7 +37,13 @@ func Serve(r io.Reader, w io.Writer) error {
 	// the host's CPU ceiling (2x the compute budget) either way.
 	wideProcs = goruntime.GOMAXPROCS(1)
 	s := &server{fw: frameWriter{w: w, max: DefaultMaxFrame}, nss: map[string]*runtime.Namespace{}}
-	fr := newFrameReader(pollable(r), DefaultMaxFrame)
+	// While a run is in flight, a read that finds no frame polls for one for a while
+	// before it waits in the poller (spinReader, spin_linux.go).
+	in := pollable(r)
+	if f, ok := in.(*os.File); ok {
+		in = newSpinReader(f, f, &s.sp, false)
+	}
+	fr := newFrameReader(in, DefaultMaxFrame)
 	m, err := fr.read()
 	if err != nil {
 		if errors.Is(err, io.EOF) {
@@ -91,6 +97,7 @@ type server struct {
 	pool *runtime.Pool
 	mem  *memLimits
 	nss  map[string]*runtime.Namespace // proxy namespaces by spec, reused across runs
+	sp   spin                          // on while a run is in flight; see spinReader
 
 	mu  sync.Mutex
 	cur *wrun // the run in progress, if any
@@ -113,6 +120,7 @@ type runKey struct{}
 func (s *server) send(m *message) error {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
+	defer s.sp.wrote()
 	return s.fw.write(m)
 }
 
@@ -163,6 +171,7 @@ func (s *server) start(m *message) error {
 	s.mu.Lock()
 	s.cur = r
 	s.mu.Unlock()
+	s.sp.on.Store(true)
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
@@ -170,6 +179,7 @@ func (s *server) start(m *message) error {
 		logs := &logStream{s: s, id: m.ID}
 		res, err := s.pool.Run(ctx, m.Code, &runtime.RunOptions{Namespaces: nss, Limits: m.Limits, ProgramBytes: m.ProgramBytes, OnLog: logs.add})
 		narrow()
+		s.sp.on.Store(false)
 		logs.flush() // every streamed entry reaches the host before done
 		cancel(nil)
 		close(r.done) // before done is sent: the host may send the next run at once
