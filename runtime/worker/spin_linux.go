@@ -34,15 +34,26 @@ import (
 // (BenchmarkSubCall/process 230-240 µs with 100 µs windows, in about one run in four);
 // with the back-off such a run costs what it did without spinning (100-115 µs).
 //
-// The numbers (the 2-CPU VM, BenchmarkSubCall/process and a per-run histogram of it,
-// alternating binaries): without spinning 77-119 µs per sub-call (in process 12-15 µs);
-// spinning with 100 µs windows and the back-off, medians 39-63 µs. Shorter windows miss
-// more often, and every miss risks the shared CPU above: 20-50 µs windows gave medians of
-// 49-129 µs, 70 µs 55-80 µs; 150 µs was no better than 100. Spinning on one end only gained
-// nothing (83-102 µs): the end it wakes lands behind it. Giving the CPU away between tries
-// or after each write (sched_yield(2)) made it worse (medians 70-160 µs). The CPU time of
-// the whole benchmark (both processes, /usr/bin/time) went down, 1.54-1.69 s -> 1.13-1.25 s
-// for 10,000 sub-calls: spinning less than the wake-ups it replaces cost.
+// The numbers (the 2-CPU VM, alternating binaries of the same commit with and without):
+// BenchmarkSubCall/process went from 101-128 µs per sub-call to 50-68 µs (5 runs of 1 s;
+// in process 14-21 µs either way), and from 86-90 to 45-47 µs in runs of 150x; a per-run
+// histogram put the median at 39-63 µs. The CPU time of both processes (/usr/bin/time)
+// went down, from about 111 to 75 µs per sub-call: the spin costs less than the wake-ups
+// it replaces (futex, epoll and nanosleep system calls; most of the old CPU time was the
+// kernel's). With a tool that takes 1 ms the back-off keeps the cost in the noise (0.66-0.70
+// s -> 0.67-0.73 s of CPU for 2,000 sub-calls, same latency); two or four sequential
+// programs at once on as many workers: 63-70 -> 50-53 µs and 60-68 -> 54-61 µs per
+// sub-call. BenchmarkSubCallParallel, BenchmarkRun and bench scenario S3 in process mode
+// stayed within their noise; S2 (ten sequential calls through the whole pipeline, whose
+// host takes longer per call, so that more spins run out) came out no faster, its median
+// of 15 alternating runs 1.97 -> 2.10 ms a run (each 1.66-3.28 and 1.89-2.61 ms).
+//
+// How the bounds were chosen: shorter windows miss more often, and every miss risks the
+// shared CPU above: 20-50 µs windows gave medians of 49-129 µs, 70 µs 55-80 µs; 150 µs was
+// no better than 100. Spinning on one end only gained nothing (83-102 µs): the end it wakes
+// lands behind it. Giving the CPU away between tries or after each write (sched_yield(2))
+// made it worse (medians 70-160 µs); so did a longer window on S2, whose host takes longer
+// per call (1 ms: 1.9-2.2 -> 3.3-3.8 ms a run).
 //
 // raw chooses the system call. The host reads with RawSyscall, as rawPipe does. The worker
 // makes ordinary system calls (which wake a parked sysmon, see pollable): its sysmon is what
