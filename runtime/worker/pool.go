@@ -712,7 +712,7 @@ func (p *Pool) spawn(heap int64) (*proc, error) {
 	}()
 	go func() {
 		defer p.bg.Done()
-		w.read(newFrameReader(newSpinReader(w.out, rawOrFile(w.out), &w.sp, true), p.maxFrame))
+		w.read(newFrameReader(newSpinReader(w.out, rawOrFile(w.out), &w.sp), p.maxFrame))
 	}()
 
 	fail := func(err error) (*proc, error) {

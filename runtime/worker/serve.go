@@ -41,7 +41,7 @@ func Serve(r io.Reader, w io.Writer) error {
 	// before it waits in the poller (spinReader, spin_linux.go).
 	in := pollable(r)
 	if f, ok := in.(*os.File); ok {
-		in = newSpinReader(f, f, &s.sp, false)
+		in = newSpinReader(f, f, &s.sp)
 	}
 	fr := newFrameReader(in, DefaultMaxFrame)
 	m, err := fr.read()

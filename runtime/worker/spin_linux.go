@@ -55,25 +55,38 @@ import (
 // made it worse (medians 70-160 µs); so did a longer window on S2, whose host takes longer
 // per call (1 ms: 1.9-2.2 -> 3.3-3.8 ms a run).
 //
-// raw chooses the system call. The host reads with RawSyscall, as rawPipe does. The worker
-// makes ordinary system calls (which wake a parked sysmon, see pollable): its sysmon is what
-// preempts a busy VM goroutine, and a frame read raw after the P went idle could start a
-// busy program with sysmon asleep.
+// The tries are raw system calls (RawSyscall), on both ends. In the worker that is safe
+// where rawPipe is not (see pollable) because of when they happen: a spin runs only right
+// after the reader handled a frame, and its P stays busy from then on (the reader yields to
+// the VM and is run again, the P never goes idle), so sysmon, which parks only when every
+// P is idle or the world is stopped (and is woken when it starts again), has been awake
+// since the ordinary read that followed the last wait in the poller; a frame a try reads
+// starts no busy program behind a sleeping sysmon (a program that computes right after a
+// sub-call still ends at its own compute budget, 0.33 s with a 300 ms budget, as before).
+// Raw tries also keep sysmon from handing the P to another thread when a try's thread is
+// descheduled inside its system call: a new thread, if none is idle, adds its stack (and,
+// with cgo, a malloc arena) to the address space the worker's hard memory limit counts.
 type spinReader struct {
 	f    *os.File
 	rc   syscall.RawConn
 	next io.Reader
 	sp   *spin
-	raw  bool
 
-	// The back-off, touched only by the reading goroutine: misses is the number of spins in
-	// a row that ran out, skip the number of waits left that do not spin.
+	// The rest is touched only by the reading goroutine. The back-off: misses is the number
+	// of spins in a row that ran out, skip the number of waits left that do not spin. One
+	// try: try is r.read1 bound once, and buf, n, errno and got its argument and results,
+	// so that a try allocates nothing.
 	misses, skip int
+	try          func(fd uintptr) bool
+	buf          []byte
+	n            int
+	errno        syscall.Errno
+	got          bool
 }
 
 // newSpinReader returns a spinReader for f, falling back to next, or next itself if f is not
 // in the poller (a blocking descriptor, whose read(2) would block rather than poll).
-func newSpinReader(f *os.File, next io.Reader, sp *spin, raw bool) io.Reader {
+func newSpinReader(f *os.File, next io.Reader, sp *spin) io.Reader {
 	rc, err := f.SyscallConn()
 	if err != nil {
 		return next
@@ -85,7 +98,9 @@ func newSpinReader(f *os.File, next io.Reader, sp *spin, raw bool) io.Reader {
 	}); err != nil || !nonblock {
 		return next
 	}
-	return &spinReader{f: f, rc: rc, next: next, sp: sp, raw: raw}
+	r := &spinReader{f: f, rc: rc, next: next, sp: sp}
+	r.try = r.read1
+	return r
 }
 
 func (r *spinReader) Read(b []byte) (int, error) {
@@ -97,40 +112,24 @@ func (r *spinReader) Read(b []byte) (int, error) {
 		return r.next.Read(b)
 	}
 	start := spinClock()
+	r.buf = b
+	defer func() { r.buf = nil }()
 	for {
-		var (
-			n     int
-			errno syscall.Errno
-			got   bool
-		)
 		// One try per RawConn.Read, whose function never asks to wait: the descriptor stays
 		// referenced only for the one read(2), so a Close does not wait for a spin.
-		err := r.rc.Read(func(fd uintptr) bool {
-			var (
-				rn uintptr
-				e  syscall.Errno
-			)
-			if r.raw {
-				rn, _, e = syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
-			} else {
-				rn, _, e = syscall.Syscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
-			}
-			if e != syscall.EAGAIN && e != syscall.EINTR {
-				n, errno, got = int(rn), e, true
-			}
-			return true
-		})
+		r.got = false
+		err := r.rc.Read(r.try)
 		switch {
 		case err != nil:
 			return 0, err
-		case !got:
-		case errno != 0:
-			return 0, &os.PathError{Op: "read", Path: r.f.Name(), Err: errno}
-		case n == 0:
+		case !r.got:
+		case r.errno != 0:
+			return 0, &os.PathError{Op: "read", Path: r.f.Name(), Err: r.errno}
+		case r.n == 0:
 			return 0, io.EOF
 		default:
 			r.misses = 0
-			return n, nil
+			return r.n, nil
 		}
 		if !r.sp.on.Load() {
 			return r.next.Read(b)
@@ -142,4 +141,13 @@ func (r *spinReader) Read(b []byte) (int, error) {
 		}
 		goruntime.Gosched()
 	}
+}
+
+// read1 is one try: one read(2) into buf that never waits.
+func (r *spinReader) read1(fd uintptr) bool {
+	n, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&r.buf[0])), uintptr(len(r.buf)))
+	if e != syscall.EAGAIN && e != syscall.EINTR {
+		r.n, r.errno, r.got = int(n), e, true
+	}
+	return true
 }

@@ -8,4 +8,4 @@ import (
 )
 
 // newSpinReader returns next: spinning on the pipe (spin_linux.go) is a Linux measure.
-func newSpinReader(f *os.File, next io.Reader, sp *spin, raw bool) io.Reader { return next }
+func newSpinReader(f *os.File, next io.Reader, sp *spin) io.Reader { return next }
