@@ -48,6 +48,11 @@ import (
 // host takes longer per call, so that more spins run out) came out no faster, its median
 // of 15 alternating runs 1.97 -> 2.10 ms a run (each 1.66-3.28 and 1.89-2.61 ms).
 //
+// Under load it gains nothing and loses little: with one CPU taken by a busy process,
+// BenchmarkSubCall/process was 85-120 µs before and 93-119 after, S2 1.6-2.7 and 1.9-2.6
+// ms a run; with both taken, 168-238 and 162-191 µs, S2 3.7-5.8 and 3.9-6.9 ms. The back-off
+// is what keeps it so: spins that run out stop being tried.
+//
 // How the bounds were chosen: shorter windows miss more often, and every miss risks the
 // shared CPU above: 20-50 µs windows gave medians of 49-129 µs, 70 µs 55-80 µs; 150 µs was
 // no better than 100. Spinning on one end only gained nothing (83-102 µs): the end it wakes
