@@ -344,6 +344,8 @@ func (r *wrun) deliver(m *message) error {
 // timer can fire. With raw reads, a program that went busy right after a frame ran on until
 // the host's CPU ceiling killed its worker (TestHostilePrograms, "busy loop swallowing
 // exceptions": 0.35 s -> 2-2.7 s, then a timeout from the host instead of the worker).
+// (The tries of a spin, which come only while the P has stayed busy since such a read,
+// are raw: see spinReader.)
 func pollable(r io.Reader) io.Reader {
 	f, ok := r.(*os.File)
 	if !ok {
