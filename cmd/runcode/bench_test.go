@@ -5,8 +5,13 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
+
+	"github.com/runcode-go/runcode/registry"
 )
 
 // writeScenario writes a scenario file into a temporary directory and returns its path.
@@ -330,5 +335,98 @@ func TestGoFloorSkipsWithoutGo(t *testing.T) {
 	got, ok := goFloor(context.Background(), 2, 1).(*skippedFloor)
 	if !ok || !got.Skipped || got.Reason != "go is not on PATH, so no hello-world binary can be built" {
 		t.Fatalf("got %#v", got)
+	}
+}
+
+const s3Text = `{"format":"codemode-bench-scenario/v1","id":"S3","name":"fanout","description":"d","mode":"warm",
+  "iterations":{"warmup":5,"measured":50},
+  "tools":[{"name":"slow_lookup","description":"d","inputSchema":{"type":"object","properties":{"i":{"type":"integer"}},"required":["i"],"additionalProperties":false},"behavior":{"type":"sleep","ms":10}}],
+  "code":"const pending = [];\nfor (let i = 0; i < 100; i++) {\n  pending.push(tools.slow_lookup({ i: i }));\n}\nconst answers = await Promise.all(pending);\nlet sum = 0;\nfor (const a of answers) sum += a.i;\nconsole.log(\"answers\", answers.length);\nreturn { n: answers.length, sum: sum };",
+  "expect":{"result":{"n":100,"sum":4950},"logs":["answers 100"]}}`
+
+// BenchmarkS3Timeline splits a run of bench scenario S3 (100 calls under Promise.all to a
+// tool that answers after a 10 ms timer) into where its time goes, as medians over the
+// runs: from the run's start to the first tool body's start, from the first body's start
+// to the last's, how late the last body resumes after its timer was due, and from then
+// to the end of the run. The tool is the scenario's sleep behaviour, instrumented.
+func BenchmarkS3Timeline(b *testing.B) {
+	sc, err := parseScenario([]byte(s3Text))
+	if err != nil {
+		b.Fatal(err)
+	}
+	env, err := newBenchEnv(context.Background(), sc, &benchFlags{isolation: benchInProcess, maxParallel: 1000})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer env.close()
+	var (
+		mu           sync.Mutex
+		starts, ends []time.Time
+	)
+	scope := registry.New()
+	if _, err := scope.SetMode(registry.ModePTC); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := scope.Register(&registry.Tool{
+		Name:              "slow_lookup",
+		Parameters:        registry.RawSchema(sc.Tools[0].InputSchema),
+		IsConcurrencySafe: func(registry.Value) bool { return true },
+		Execute: func(ctx context.Context, c *registry.Call) (any, error) {
+			start := time.Now()
+			t := time.NewTimer(10 * time.Millisecond)
+			defer t.Stop()
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+				return nil, context.Cause(ctx)
+			}
+			end := time.Now()
+			mu.Lock()
+			starts, ends = append(starts, start), append(ends, end)
+			mu.Unlock()
+			return c.Args, nil
+		},
+	}); err != nil {
+		b.Fatal(err)
+	}
+	if env.set, err = scope.Resolve(context.Background(), registry.Step{}); err != nil {
+		b.Fatal(err)
+	}
+	var first, spread, late, tail []time.Duration
+	n := 0
+	for b.Loop() {
+		n++
+		call := env.call(n)
+		dispose, err := env.create()
+		if err != nil {
+			b.Fatal(err)
+		}
+		starts, ends = starts[:0], ends[:0]
+		t0 := time.Now()
+		value, logs, err := env.exec(context.Background(), call)
+		t1 := time.Now()
+		dispose()
+		if err != nil {
+			b.Fatal(err)
+		}
+		if n == 1 {
+			if err := sc.check(value, logs); err != nil {
+				b.Fatal(err)
+			}
+		}
+		slices.SortFunc(starts, time.Time.Compare)
+		slices.SortFunc(ends, time.Time.Compare)
+		last := starts[len(starts)-1]
+		first = append(first, starts[0].Sub(t0))
+		spread = append(spread, last.Sub(starts[0]))
+		late = append(late, ends[len(ends)-1].Sub(last.Add(10*time.Millisecond)))
+		tail = append(tail, t1.Sub(ends[len(ends)-1]))
+	}
+	for _, m := range []struct {
+		unit string
+		d    []time.Duration
+	}{{"ms-to-first-start", first}, {"ms-first-to-last-start", spread}, {"ms-last-late", late}, {"ms-last-end-to-done", tail}} {
+		slices.Sort(m.d)
+		b.ReportMetric(float64(m.d[len(m.d)/2])/1e6, m.unit)
 	}
 }
