@@ -32,18 +32,28 @@ type rawPipe struct {
 // newRawPipe returns a rawPipe for f, or nil if f is not in the poller (a blocking
 // descriptor, where a raw read would hold its thread and P without the runtime knowing).
 func newRawPipe(f *os.File) *rawPipe {
+	rc, ok := pollerConn(f)
+	if !ok {
+		return nil
+	}
+	return &rawPipe{f: f, rc: rc}
+}
+
+// pollerConn returns f's RawConn if f is a non-blocking descriptor in Go's poller, where a
+// raw read(2) or write(2) returns EAGAIN instead of holding its thread.
+func pollerConn(f *os.File) (syscall.RawConn, bool) {
 	rc, err := f.SyscallConn()
 	if err != nil {
-		return nil
+		return nil, false
 	}
 	nonblock := false
 	if err := rc.Control(func(fd uintptr) {
 		fl, _, e := syscall.RawSyscall(syscall.SYS_FCNTL, fd, syscall.F_GETFL, 0)
 		nonblock = e == 0 && fl&syscall.O_NONBLOCK != 0
 	}); err != nil || !nonblock {
-		return nil
+		return nil, false
 	}
-	return &rawPipe{f: f, rc: rc}
+	return rc, true
 }
 
 func (p *rawPipe) Read(b []byte) (int, error) {

@@ -92,15 +92,8 @@ type spinReader struct {
 // newSpinReader returns a spinReader for f, falling back to next, or next itself if f is not
 // in the poller (a blocking descriptor, whose read(2) would block rather than poll).
 func newSpinReader(f *os.File, next io.Reader, sp *spin) io.Reader {
-	rc, err := f.SyscallConn()
-	if err != nil {
-		return next
-	}
-	nonblock := false
-	if err := rc.Control(func(fd uintptr) {
-		fl, _, e := syscall.RawSyscall(syscall.SYS_FCNTL, fd, syscall.F_GETFL, 0)
-		nonblock = e == 0 && fl&syscall.O_NONBLOCK != 0
-	}); err != nil || !nonblock {
+	rc, ok := pollerConn(f)
+	if !ok {
 		return next
 	}
 	r := &spinReader{f: f, rc: rc, next: next, sp: sp}
