@@ -289,6 +289,22 @@ const s4Text = `{"format":"codemode-bench-scenario/v1","id":"S4","name":"data","
   "code":"const rows = await tools.list_orders({ limit: 10000 });\nconst active = rows.filter(function (r) { return r.active && r.qty > 10; });\nreturn { total: rows.length, active: active.length };",
   "expect":{"result":{"total":10000,"active":5200},"logs":[]}}`
 
+// benchScenarioEnv parses a scenario's text and sets up its in-process bench
+// environment, closed when b ends.
+func benchScenarioEnv(b *testing.B, text string) (*scenario, *benchEnv) {
+	b.Helper()
+	sc, err := parseScenario([]byte(text))
+	if err != nil {
+		b.Fatal(err)
+	}
+	env, err := newBenchEnv(context.Background(), sc, &benchFlags{isolation: benchInProcess, maxParallel: 1000})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(env.close)
+	return sc, env
+}
+
 // BenchmarkScenario times one run of a scenario as runcode bench does (create, exec,
 // dispose: a fresh VM and one run_code call through the pipeline). Run narrowly, e.g.
 //
@@ -296,15 +312,7 @@ const s4Text = `{"format":"codemode-bench-scenario/v1","id":"S4","name":"data","
 func BenchmarkScenario(b *testing.B) {
 	for _, c := range []struct{ name, text string }{{"S1", s1Text}, {"S2", s2Text}, {"S4-rows", s4Text}} {
 		b.Run(c.name, func(b *testing.B) {
-			sc, err := parseScenario([]byte(c.text))
-			if err != nil {
-				b.Fatal(err)
-			}
-			env, err := newBenchEnv(context.Background(), sc, &benchFlags{isolation: benchInProcess, maxParallel: 1000})
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer env.close()
+			sc, env := benchScenarioEnv(b, c.text)
 			b.ReportAllocs()
 			n := 0
 			for b.Loop() {
@@ -350,15 +358,7 @@ const s3Text = `{"format":"codemode-bench-scenario/v1","id":"S3","name":"fanout"
 // to the last's, how late the last body resumes after its timer was due, and from then
 // to the end of the run. The tool is the scenario's sleep behaviour, instrumented.
 func BenchmarkS3Timeline(b *testing.B) {
-	sc, err := parseScenario([]byte(s3Text))
-	if err != nil {
-		b.Fatal(err)
-	}
-	env, err := newBenchEnv(context.Background(), sc, &benchFlags{isolation: benchInProcess, maxParallel: 1000})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer env.close()
+	sc, env := benchScenarioEnv(b, s3Text)
 	var (
 		mu           sync.Mutex
 		starts, ends []time.Time
@@ -389,9 +389,11 @@ func BenchmarkS3Timeline(b *testing.B) {
 	}); err != nil {
 		b.Fatal(err)
 	}
-	if env.set, err = scope.Resolve(context.Background(), registry.Step{}); err != nil {
+	set, err := scope.Resolve(context.Background(), registry.Step{})
+	if err != nil {
 		b.Fatal(err)
 	}
+	env.set = set
 	var first, spread, late, tail []time.Duration
 	n := 0
 	for b.Loop() {
