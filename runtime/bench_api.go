@@ -44,23 +44,14 @@ func (p *Pool) NewSandbox() (*Sandbox, error) {
 
 // Run prepares code (see Prepare) and runs it on the sandbox, like Pool.Run.
 func (s *Sandbox) Run(ctx context.Context, code string, opts *RunOptions) (*Result, error) {
-	var max int
-	if opts != nil {
-		max = opts.ProgramBytes
-	}
-	prg, err := Prepare(code, &PrepareOptions{MaxBytes: max})
-	if err != nil {
-		var f *Failure
-		if errors.As(err, &f) {
-			if s.p.isClosed() {
-				return nil, ErrClosed
-			}
+	prg, failed, err := s.p.prepare(code, opts)
+	if prg == nil {
+		if failed != nil {
 			s.mu.Lock()
 			s.ran = true // a program was handed to the sandbox; it will not get another
 			s.mu.Unlock()
-			return &Result{Failure: f}, nil
 		}
-		return nil, err
+		return failed, err
 	}
 	return s.RunProgram(ctx, prg, opts)
 }

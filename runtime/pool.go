@@ -141,6 +141,17 @@ func (p *Pool) acquire() (*run, error) {
 // Run prepares code (see Prepare) and runs it. A program that does not parse is a failed
 // Result of kind exception, not an error.
 func (p *Pool) Run(ctx context.Context, code string, opts *RunOptions) (*Result, error) {
+	prg, failed, err := p.prepare(code, opts)
+	if prg == nil {
+		return failed, err
+	}
+	return p.RunProgram(ctx, prg, opts)
+}
+
+// prepare is the Prepare step of Run: the program, or else a failed Result for a program
+// that does not parse (or is over opts.ProgramBytes), or else an error (ErrClosed when
+// the pool is closed).
+func (p *Pool) prepare(code string, opts *RunOptions) (*Program, *Result, error) {
 	var max int
 	if opts != nil {
 		max = opts.ProgramBytes
@@ -150,13 +161,13 @@ func (p *Pool) Run(ctx context.Context, code string, opts *RunOptions) (*Result,
 		var f *Failure
 		if errors.As(err, &f) {
 			if p.isClosed() {
-				return nil, ErrClosed
+				return nil, nil, ErrClosed
 			}
-			return &Result{Failure: f}, nil
+			return nil, &Result{Failure: f}, nil
 		}
-		return nil, err
+		return nil, nil, err
 	}
-	return p.RunProgram(ctx, prg, opts)
+	return prg, nil, nil
 }
 
 // checkRun validates a run's program and options, and returns the options (never nil)
