@@ -54,18 +54,10 @@ func TestPrograms(t *testing.T) {
 		name := strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			args := append([]string{"run", "--json"}, programArgs(t, file)...)
-			args = append(args, "--description", "corpus program "+name, file)
-			var stdout, stderr bytes.Buffer
-			code := run(context.Background(), args, strings.NewReader(""), &stdout, &stderr)
-			var rep jsonReport
-			if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil {
-				t.Fatalf("exit %d, output is not the --json object: %v\n%s%s", code, err, stdout.String(), stderr.String())
-			}
+			code, rep, got := runCorpusProgram(t, file, name)
 			if want := map[bool]int{false: exitOK, true: exitFail}[rep.IsError]; code != want {
 				t.Errorf("exit status %d with isError=%v", code, rep.IsError)
 			}
-			got := durations.ReplaceAll(stdout.Bytes(), []byte(`"durationMs": 0`))
 			wantFile := filepath.Join(programsDir, name+".want.json")
 			if *update {
 				if err := os.WriteFile(wantFile, got, 0o644); err != nil {
@@ -82,6 +74,22 @@ func TestPrograms(t *testing.T) {
 			}
 		})
 	}
+}
+
+// runCorpusProgram runs one corpus program with --json and the flags its header asks for,
+// plus extra flags, and returns the exit status, the parsed report and the output with
+// durations zeroed.
+func runCorpusProgram(t *testing.T, file, name string, extra ...string) (int, jsonReport, []byte) {
+	t.Helper()
+	args := append(append([]string{"run", "--json"}, extra...), programArgs(t, file)...)
+	args = append(args, "--description", "corpus program "+name, file)
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), args, strings.NewReader(""), &stdout, &stderr)
+	var rep jsonReport
+	if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil {
+		t.Fatalf("exit %d, output is not the --json object: %v\n%s%s", code, err, stdout.String(), stderr.String())
+	}
+	return code, rep, durations.ReplaceAll(stdout.Bytes(), []byte(`"durationMs": 0`))
 }
 
 // TestBinary builds the real binary and runs the quickstart program and a failing

@@ -33,15 +33,7 @@ func TestProgramsIsolated(t *testing.T) {
 		name := strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			args := append([]string{"run", "--json", "--isolation", "process"}, programArgs(t, file)...)
-			args = append(args, "--description", "corpus program "+name, file)
-			var stdout, stderr bytes.Buffer
-			code := run(context.Background(), args, strings.NewReader(""), &stdout, &stderr)
-			var rep jsonReport
-			if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil {
-				t.Fatalf("exit %d, output is not the --json object: %v\n%s%s", code, err, stdout.String(), stderr.String())
-			}
-			got := durations.ReplaceAll(stdout.Bytes(), []byte(`"durationMs": 0`))
+			_, _, got := runCorpusProgram(t, file, name, "--isolation", "process")
 			want, err := os.ReadFile(filepath.Join(programsDir, name+".want.json"))
 			if err != nil {
 				t.Fatal(err)
