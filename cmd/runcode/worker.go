@@ -46,11 +46,16 @@ func newRunner(isolation string, size int) (ptc.Runner, func() error, error) {
 		if err != nil {
 			return nil, nil, fmt.Errorf("--isolation process: finding this executable: %v", err)
 		}
+		release := worker.ShareCPUs(size)
 		pool, err := worker.New(&worker.Options{Command: []string{exe, workerArg}, Size: size})
 		if err != nil {
+			release()
 			return nil, nil, err
 		}
-		return pool, pool.Close, nil
+		return pool, func() error {
+			defer release()
+			return pool.Close()
+		}, nil
 	}
 	return nil, nil, fmt.Errorf("--isolation must be %s or %s, got %q", isolationInProcess, isolationProcess, isolation)
 }

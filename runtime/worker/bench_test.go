@@ -17,6 +17,8 @@ type runner interface {
 	Run(context.Context, string, *runtime.RunOptions) (*runtime.Result, error)
 }
 
+// benchPools runs f on each pool as it is configured in use: in process with every CPU, the
+// worker pool with the host sharing the CPUs with its worker (ShareCPUs, as the CLI does).
 func benchPools(b *testing.B, f func(b *testing.B, p runner)) {
 	b.Run("in-process", func(b *testing.B) {
 		p, err := runtime.NewPool(&runtime.PoolOptions{Size: 4})
@@ -27,6 +29,7 @@ func benchPools(b *testing.B, f func(b *testing.B, p runner)) {
 		f(b, p)
 	})
 	b.Run("process", func(b *testing.B) {
+		defer ShareCPUs(1)()
 		p, err := New(&Options{Command: []string{os.Args[0], "__worker"}, Size: 1})
 		if err != nil {
 			b.Fatal(err)

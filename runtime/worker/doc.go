@@ -13,6 +13,9 @@
 //     in-process run); enforces the wall clock and cancellation from outside with SIGKILL as
 //     the last resort; maps a dead worker to worker-exit (or to timeout, abort or
 //     memory-limit when that is what killed it); and replaces dead workers;
+//   - ShareCPUs, which a host calls to leave a CPU to each worker (the CLI does, in process
+//     isolation): a worker runs its program on one P, and a host with a P for every CPU
+//     takes the worker's CPU for threads it wakes on each sub-call;
 //   - the protocol between them: length-prefixed JSON frames, bounded in size and validated
 //     strictly on both sides (see protocol.go). A worker that breaks it is killed.
 //
