@@ -62,9 +62,14 @@ func BenchmarkRun(b *testing.B) {
 // VM (medians of 5 alternating 1 s runs): 138 -> 92 µs per call (in process 15-16 µs),
 // with the hand-written hot frames, the host dispatching in its reader, one P per worker,
 // and raw pipe I/O on the host; then 106 -> 55 µs (medians of 5) with both ends polling
-// the pipe for a while before they wait in the poller (spinReader, spin_linux.go). What is
-// left is scheduling: futex wakes of idle threads, sysmon wakes on the worker's system
-// calls, and the two processes sharing one CPU when a wake puts them there.
+// the pipe for a while before they wait in the poller (spinReader, spin_linux.go); then,
+// with the host leaving the worker a CPU (ShareCPUs), the extra over in process went from
+// 27-44 µs (median 40) to 18-26 µs (median 25), 6 runs of each alternated, and was 14-22
+// µs (median 19) in 10 more. Half a sub-call's cycle is then as fast as in process (a
+// median of 16-17 µs, timestamps at each step); the mean is in the tail: cycles that a
+// pause of the VM's vCPU hits (a C busy loop pinned to one CPU of the 2-CPU VM loses 5-6%
+// of it in about 1,250 gaps a second of 20-100 µs), and the two ends landing on one CPU
+// (see spinReader).
 func BenchmarkSubCall(b *testing.B) {
 	benchPools(b, func(b *testing.B, p runner) {
 		var f fakeTools

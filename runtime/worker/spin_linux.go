@@ -53,6 +53,20 @@ import (
 // ms a run; with both taken, 168-238 and 162-191 µs, S2 3.7-5.8 and 3.9-6.9 ms. The back-off
 // is what keeps it so: spins that run out stop being tried.
 //
+// Why the two ends share a CPU so often: a pipe write wakes its reader with a sync wake-up
+// (the kernel assumes the writer is about to sleep), and a sync wake-up from a CPU running
+// only the writer puts the reader on the writer's CPU, unless the reader's previous CPU is
+// idle and shares a cache with it, which the 2-CPU VM's CPUs (no cache topology shown)
+// likely do not count as. So a wait that went to the poller often ends on the other end's
+// CPU, behind a writer that now spins: in a perf sched trace of S2, 64% of the host's
+// wake-ups of the worker's threads, and 47% the other way, ran on the waker's CPU. Without
+// the back-off, bench scenario S2 in process isolation (host at one P) took 2.7-2.9 ms a
+// run against 1.2-1.35 ms with it (4 alternated runs each). Tried and dropped (2026-11-30,
+// same method, no gain beyond the noise): giving the CPU away (sched_yield(2)) between
+// tries once a spin had run 30 µs; spinning with sched_yield(2) instead of waiting in the
+// poller while backing off, up to spinMax; raw writes in the worker; the host's reader not
+// spinning at all. What did help was the host leaving the worker its CPU (ShareCPUs).
+//
 // How the bounds were chosen: shorter windows miss more often, and every miss risks the
 // shared CPU above: 20-50 µs windows gave medians of 49-129 µs, 70 µs 55-80 µs; 150 µs was
 // no better than 100. Spinning on one end only gained nothing (83-102 µs): the end it wakes
