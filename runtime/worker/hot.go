@@ -16,9 +16,11 @@ import (
 // leaves every other body, however valid, to the strict decoder.
 
 // appendHot appends m's JSON body to b if m is a call or a result that uses only its own
-// fields, and reports whether it did. Raw values (args, value) must be valid JSON, as the
-// senders guarantee (the runtime's lossless encoder, json.Valid in reply); they are written
-// as they are, where encoding/json would compact them.
+// fields, and reports whether it did. A call's args must be valid JSON, as the runtime's
+// lossless encoder guarantees; a result's value is the tool's output as it came, JSON or not
+// (see the protocol), and a result with a value has nothing else, so that the value is the
+// last field. Both are written as they are, where encoding/json would compact them (and
+// refuse a value that is not JSON).
 func appendHot(b []byte, m *message) ([]byte, bool) {
 	if m.Grace != 0 || m.MaxFrame != 0 || m.Limits != nil || m.PID != 0 || m.VMBytes != 0 || m.ASLimit != 0 ||
 		m.Code != "" || m.ProgramBytes != 0 || m.NS != nil || m.Reason != "" || m.Logs != nil || m.Failure != nil {
@@ -26,7 +28,7 @@ func appendHot(b []byte, m *message) ([]byte, bool) {
 	}
 	switch m.T {
 	case tCall:
-		if m.Value != nil || m.Error != nil || m.Invalid || m.Panic != "" {
+		if m.Value != nil || m.Error != nil || m.Panic != "" {
 			return b, false
 		}
 		b = append(b, `{"t":"call"`...)
@@ -47,7 +49,7 @@ func appendHot(b []byte, m *message) ([]byte, bool) {
 			b = append(b, m.Args...)
 		}
 	case tResult:
-		if m.NSI != 0 || m.Member != "" || m.Args != nil {
+		if m.NSI != 0 || m.Member != "" || m.Args != nil || len(m.Value) != 0 && (m.Error != nil || m.Panic != "") {
 			return b, false
 		}
 		b = append(b, `{"t":"result"`...)
@@ -80,9 +82,6 @@ func appendHot(b []byte, m *message) ([]byte, bool) {
 				b = append(b, '}')
 			}
 			b = append(b, '}')
-		}
-		if m.Invalid {
-			b = append(b, `,"invalid":true`...)
 		}
 		if m.Panic != "" {
 			b = append(b, `,"panic":`...)
@@ -127,10 +126,14 @@ func plain[S ~string | ~[]byte](s S) bool {
 //	{"t":"call","id":N,"nsi":N,"member":"plain","args":RAW}   ("nsi" only when not 0)
 //	{"t":"result","id":N,"value":RAW}
 //
-// where N is a positive decimal without leading zeros, "plain" a string without escapes
-// (printable ASCII), and RAW one valid JSON value that is not null and has no whitespace
-// around it. Anything else, valid or not, is left to decodeStrict (ok false). Everything
-// decodeHot accepts, decodeStrict accepts as the same message (FuzzDecode).
+// where N is a positive decimal without leading zeros and "plain" a string without escapes
+// (printable ASCII). A call's RAW is one valid JSON value that is not null and has no
+// whitespace around it: a call comes from the worker, which the host does not trust. A
+// result's RAW is whatever lies between "value": and the body's final '}', at least one
+// byte: the host's tool output as it came, which the runtime decodes as it would in
+// process. Anything else, valid or not, is left to decodeStrict (ok false). Every call
+// decodeHot accepts, decodeStrict accepts as the same message, and so every result whose
+// value is one valid JSON value (FuzzDecode).
 func decodeHot(body []byte) (m *message, ok bool) {
 	p := hotParser{b: body}
 	switch {
@@ -161,7 +164,7 @@ func decodeHot(body []byte) (m *message, ok bool) {
 		if m.ID, ok = p.uint(); !ok || !p.lit(`,"value":`) {
 			return nil, false
 		}
-		if m.Value, ok = p.lastRaw(); !ok {
+		if m.Value, ok = p.rest(); !ok {
 			return nil, false
 		}
 		return m, true
@@ -211,16 +214,26 @@ func (p *hotParser) plainString() (string, bool) {
 	return string(s), true
 }
 
-// lastRaw reads the last field's value: everything up to the body's final '}', which must
-// be one valid JSON value, not null, without whitespace around it. The value aliases the
-// body, which belongs to this frame alone (readFrame allocates it), as decodeStrict's
-// RawMessage would be a copy of it.
-func (p *hotParser) lastRaw() (json.RawMessage, bool) {
+// rest reads the last field's value: everything up to the body's final '}', at least one
+// byte. The value aliases the body, which belongs to this frame alone (readFrame allocates
+// it), as decodeStrict's RawMessage would be a copy of it.
+func (p *hotParser) rest() (json.RawMessage, bool) {
 	n := len(p.b)
 	if n-p.i < 2 || p.b[n-1] != '}' {
 		return nil, false
 	}
 	raw := p.b[p.i : n-1]
+	p.i = n
+	return json.RawMessage(raw), true
+}
+
+// lastRaw reads the last field's value as rest does, if it is one valid JSON value, not
+// null, without whitespace around it.
+func (p *hotParser) lastRaw() (json.RawMessage, bool) {
+	raw, ok := p.rest()
+	if !ok {
+		return nil, false
+	}
 	switch raw[0] {
 	case '{', '[', '"', 't', 'f', '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
 	default:
@@ -230,9 +243,5 @@ func (p *hotParser) lastRaw() (json.RawMessage, bool) {
 	case ' ', '\t', '\n', '\r':
 		return nil, false
 	}
-	if !json.Valid(raw) {
-		return nil, false
-	}
-	p.i = n
-	return json.RawMessage(raw), true
+	return raw, json.Valid(raw)
 }

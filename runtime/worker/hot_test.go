@@ -19,7 +19,6 @@ var hotMessages = []*message{
 	{T: tResult, ID: 3},
 	{T: tResult, ID: 4, Error: &callError{Message: "deliberate failure", Fields: map[string]string{"code": "TOOL_FAILED", "a": "b\n"}}},
 	{T: tResult, ID: 4, Error: &callError{Message: "bad \xff utf-8 \x01 <&>", Fields: map[string]string{}}},
-	{T: tResult, ID: 5, Invalid: true},
 	{T: tResult, ID: 6, Panic: "wait exploded"},
 }
 
@@ -56,6 +55,8 @@ func TestHotEncoding(t *testing.T) {
 		{T: tCall, ID: 1, Member: "x", Args: json.RawMessage(`{}`), Value: json.RawMessage(`1`)},
 		{T: tResult, ID: 1, Member: "x"},
 		{T: tResult, ID: 1, Logs: []string{"x"}},
+		{T: tResult, ID: 1, Value: json.RawMessage(`1`), Error: &callError{Message: "x"}}, // the value would not be last
+		{T: tResult, ID: 1, Value: json.RawMessage(`1`), Panic: "x"},
 		{T: tCancel, Reason: "stop"},
 	} {
 		if b, ok := appendHot(nil, m); ok {
@@ -71,6 +72,14 @@ func TestHotDecoding(t *testing.T) {
 		{T: tCall, ID: 12, NSI: 2, Member: "read_file", Args: json.RawMessage(`{"p":"\n"}`)},
 		{T: tResult, ID: 3, Value: json.RawMessage(`[1,"x",{"y":null}]`)},
 		{T: tResult, ID: 3, Value: json.RawMessage(`0`)},
+		// A result's value is the tool's output as it came: the worker's runtime decodes it
+		// (and rejects what is not JSON) as it would in process.
+		{T: tResult, ID: 4, Value: json.RawMessage(`null`)},
+		{T: tResult, ID: 4, Value: json.RawMessage(" {\"a\":1}\n")},
+		{T: tResult, ID: 4, Value: json.RawMessage(`{not json`)},
+		{T: tResult, ID: 4, Value: json.RawMessage(`1,"error":{"message":"x"}`)},
+		{T: tResult, ID: 4, Value: json.RawMessage(`}`)},
+		{T: tResult, ID: 4, Value: json.RawMessage("\xff\x00")},
 	} {
 		b, _ := appendHot(nil, m)
 		got, ok := decodeHot(b)
@@ -84,7 +93,10 @@ func TestHotDecoding(t *testing.T) {
 	}
 }
 
-// FuzzDecode: whatever the fast path accepts, the strict decoder accepts as the same message.
+// FuzzDecode: whatever call the fast path accepts, the strict decoder accepts as the same
+// message; a result's value is exactly the bytes its frame holds after "value": (framing it
+// again gives the same body), and when they are one JSON value, the strict decoder reads the
+// same message, but for whitespace around the value.
 func FuzzDecode(f *testing.F) {
 	for _, m := range hotMessages {
 		b, _ := appendHot(nil, m)
@@ -102,6 +114,9 @@ func FuzzDecode(f *testing.F) {
 		`{"t":"result","id":99999999999999999999,"value":1}`,
 		`{"t":"result","id":1,"value":1}x`,
 		`{"t":"result","id":1,"value":"\ud800"}`,
+		`{"t":"result","id":1,"value":null}`,
+		`{"t":"result","id":1,"value": [1] }`,
+		`{"t":"result","id":1,"value":{not json}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -109,6 +124,15 @@ func FuzzDecode(f *testing.F) {
 		hot, ok := decodeHot(body)
 		if !ok {
 			return
+		}
+		if hot.T == tResult {
+			if again, ok := appendHot(nil, hot); !ok || !bytes.Equal(again, body) {
+				t.Fatalf("decodeHot(%q) = %+v, which frames as %q", body, hot, again)
+			}
+			if !json.Valid(hot.Value) {
+				return // not JSON: the worker's runtime rejects it, as it would in process
+			}
+			hot.Value = bytes.TrimSpace(hot.Value)
 		}
 		strict, err := decodeStrict(body)
 		if err != nil {

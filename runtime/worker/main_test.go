@@ -78,6 +78,7 @@ func runCode(t testing.TB, p interface {
 //   - plain: rejects with a plain Go error;
 //   - hang: blocks until the run ends;
 //   - bad: resolves with invalid JSON;
+//   - raw: resolves with its argument "text", as it is, JSON or not;
 //   - none: resolves with no value (undefined);
 //   - boom: its wait function panics.
 type fakeTools struct {
@@ -87,7 +88,7 @@ type fakeTools struct {
 
 func (f *fakeTools) namespace(t testing.TB) *runtime.Namespace {
 	t.Helper()
-	ns, err := runtime.NewNamespace("tools", []string{"echo", "fail", "plain", "hang", "bad", "none", "boom", "__proto__"}, f.start, &runtime.NamespaceOptions{
+	ns, err := runtime.NewNamespace("tools", []string{"echo", "fail", "plain", "hang", "bad", "raw", "none", "boom", "__proto__"}, f.start, &runtime.NamespaceOptions{
 		ErrorClass: "ToolCallError", MemberProperty: "toolName", Noun: "tool",
 	})
 	if err != nil {
@@ -115,6 +116,12 @@ func (f *fakeTools) call(ctx context.Context, member string, args json.RawMessag
 		return nil, context.Cause(ctx)
 	case "bad":
 		return json.RawMessage(`{not json`), nil
+	case "raw":
+		var a struct{ Text string }
+		if err := json.Unmarshal(args, &a); err != nil {
+			return nil, err
+		}
+		return json.RawMessage(a.Text), nil
 	case "none":
 		return nil, nil
 	case "boom":

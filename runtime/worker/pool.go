@@ -554,11 +554,11 @@ func reply(id uint64, out json.RawMessage, err error) *message {
 		} else {
 			m.Error = &callError{Message: err.Error()}
 		}
-	case len(out) == 0:
-	case json.Valid(out):
-		m.Value = out
 	default:
-		m.Invalid = true
+		// As it came, JSON or not (see the protocol): the worker's runtime decodes it as it
+		// would in process. Checking it here was a scan of the whole output on the critical
+		// path, and the worker scanned it again (bench S4, 1 MB of rows: about 3 ms each).
+		m.Value = out
 	}
 	return m
 }

@@ -17,12 +17,15 @@ import (
 // one JSON object, a message. Frames over the maximum size, bodies that are not exactly one
 // JSON object of the message shape (unknown fields included), and messages out of protocol
 // are errors: the host kills a worker that sends one, and a worker exits when its host does.
+// One exception: a result's value is the tool's output as it came, whether or not it is
+// JSON, written last (see appendHot), so that neither side scans it: the worker's runtime
+// decodes it as it would in process, and rejects what is not JSON the same way.
 //
 // Host to worker:
 //
 //	init    {t, limits, grace, maxFrame}          first frame; answered by ready
 //	run     {t, id, code, programBytes, limits, ns}   one program; answered by done
-//	result  {t, id, value | error | invalid | panic}  the outcome of call id
+//	result  {t, id, value | error | panic}        the outcome of call id
 //	cancel  {t, reason}                           abort the current run with reason
 //
 // Worker to host:
@@ -82,9 +85,8 @@ type message struct {
 	Value json.RawMessage `json:"value,omitempty"`
 
 	// result
-	Error   *callError `json:"error,omitempty"`
-	Invalid bool       `json:"invalid,omitempty"` // the host's result was not JSON
-	Panic   string     `json:"panic,omitempty"`   // the host's call panicked (runtime.PanicError)
+	Error *callError `json:"error,omitempty"`
+	Panic string     `json:"panic,omitempty"` // the host's call panicked (runtime.PanicError)
 
 	// cancel
 	Reason string `json:"reason,omitempty"`

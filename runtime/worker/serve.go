@@ -326,8 +326,6 @@ func (r *wrun) deliver(m *message) error {
 		done(nil, runtime.PanicError(m.Panic))
 	case m.Error != nil:
 		done(nil, &runtime.CallError{Message: m.Error.Message, Fields: m.Error.Fields})
-	case m.Invalid:
-		done(json.RawMessage("{"), nil) // the runtime rejects it as in-process
 	default:
 		done(m.Value, nil)
 	}

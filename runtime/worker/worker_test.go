@@ -26,6 +26,13 @@ func TestSameAsInProcess(t *testing.T) {
 		`try { await tools.fail({}) } catch (e) { return [e instanceof ToolCallError, e.name, e.message, e.toolName, e.code] }`,
 		`try { await tools.plain({}) } catch (e) { return [e.name, e.message, e.toolName, Object.keys(e)] }`,
 		`try { await tools.bad({}) } catch (e) { return e.message }`,
+		// A result's value crosses the channel as the tool gave it, JSON or not, and the
+		// worker's runtime decodes it as in process.
+		`const out = [];
+		 for (const text of ['null', ' {"a":[1,{}]} \n', '1,"error":{"message":"x"}', '"\\ud800"', '[1]x', '', '{"t":"result"}}', '\u00e9"']) {
+		   try { out.push(String(JSON.stringify(await tools.raw({text})))) } catch (e) { out.push(e.message) }
+		 }
+		 return out`,
 		`return [await tools.none({}), await tools.__proto__({p: 1})]`,
 		`await tools.boom({})`,
 		`tools.hang({}); return 'left it hanging'`,
