@@ -79,6 +79,7 @@ func runCode(t testing.TB, p interface {
 //   - hang: blocks until the run ends;
 //   - bad: resolves with invalid JSON;
 //   - raw: resolves with its argument "text", as it is, JSON or not;
+//   - repeat: resolves with a JSON string of its argument "n" x's;
 //   - none: resolves with no value (undefined);
 //   - boom: its wait function panics.
 type fakeTools struct {
@@ -88,7 +89,7 @@ type fakeTools struct {
 
 func (f *fakeTools) namespace(t testing.TB) *runtime.Namespace {
 	t.Helper()
-	ns, err := runtime.NewNamespace("tools", []string{"echo", "fail", "plain", "hang", "bad", "raw", "none", "boom", "__proto__"}, f.start, &runtime.NamespaceOptions{
+	ns, err := runtime.NewNamespace("tools", []string{"echo", "fail", "plain", "hang", "bad", "raw", "repeat", "none", "boom", "__proto__"}, f.start, &runtime.NamespaceOptions{
 		ErrorClass: "ToolCallError", MemberProperty: "toolName", Noun: "tool",
 	})
 	if err != nil {
@@ -122,6 +123,12 @@ func (f *fakeTools) call(ctx context.Context, member string, args json.RawMessag
 			return nil, err
 		}
 		return json.RawMessage(a.Text), nil
+	case "repeat":
+		var a struct{ N int }
+		if err := json.Unmarshal(args, &a); err != nil {
+			return nil, err
+		}
+		return json.RawMessage(`"` + strings.Repeat("x", a.N) + `"`), nil
 	case "none":
 		return nil, nil
 	case "boom":

@@ -37,7 +37,9 @@ type Options struct {
 	// worker's own deadline (the wall clock, or a cancellation) before it kills the worker.
 	// Zero means 1s.
 	Grace time.Duration
-	// MaxFrame bounds one protocol frame in each direction. Zero means DefaultMaxFrame.
+	// MaxFrame bounds one protocol frame in each direction. Zero means DefaultMaxFrame. A
+	// tool result too large for one frame fails its call with a message that says so (in
+	// process there is no such bound; the run's heap budget applies to both).
 	MaxFrame int
 	// StartTimeout bounds how long a new worker may take to become ready. Zero means 10s.
 	StartTimeout time.Duration
@@ -493,7 +495,12 @@ func (p *Pool) handle(ctx context.Context, w *proc, rs *hostRun, nss []*runtime.
 			go func() {
 				defer p.bg.Done()
 				defer rs.calls.Done()
-				w.sendIf(rs, reply(id, out, err))
+				var fse *frameSizeError
+				if err := w.sendIf(rs, reply(id, out, err)); errors.As(err, &fse) {
+					// Too large to send: the call fails with that rather than never ending
+					// (the worker would wait for it until the run's wall clock).
+					w.sendIf(rs, reply(id, nil, fmt.Errorf("the tool's result is too large to pass to the worker process: %d bytes framed, over the %d-byte limit", fse.n, fse.max)))
+				}
 			}()
 		})
 		return nil, nil

@@ -181,10 +181,20 @@ func appendFrame(b []byte, m *message, max int) ([]byte, error) {
 	}
 	n := len(b) - start - 4
 	if n > max {
-		return b[:start], fmt.Errorf("a %s frame of %d bytes is over the %d-byte limit", m.T, n, max)
+		return b[:start], &frameSizeError{t: m.T, n: n, max: max}
 	}
 	binary.BigEndian.PutUint32(b[start:], uint32(n))
 	return b, nil
+}
+
+// frameSizeError is a message too large to send as one frame.
+type frameSizeError struct {
+	t      string
+	n, max int
+}
+
+func (e *frameSizeError) Error() string {
+	return fmt.Sprintf("a %s frame of %d bytes is over the %d-byte limit", e.t, e.n, e.max)
 }
 
 // frameReader reads frames from one end of the channel through a buffer, so that a header

@@ -342,3 +342,26 @@ func TestLargeFrames(t *testing.T) {
 		t.Errorf("a 2 MiB round trip = %.300q", res.Text())
 	}
 }
+
+// TestResultOverFrameLimit: a tool result too large for one frame fails its call with a
+// message that says so, instead of leaving the program waiting until its wall clock; one
+// that fits still arrives.
+func TestResultOverFrameLimit(t *testing.T) {
+	p, err := New(&Options{Command: []string{os.Args[0], "__worker"}, Size: 1, Limits: testLimits, Grace: 100 * time.Millisecond, MaxFrame: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	var f fakeTools
+	opts := &runtime.RunOptions{Namespaces: []*runtime.Namespace{f.namespace(t)}, Limits: &runtime.Limits{Compute: 5 * time.Second, WallClock: time.Minute}}
+	code := `const out = [];
+	  for (const n of [1000, 2000000]) {
+	    try { out.push((await tools.repeat({n})).length) } catch (e) { out.push(e.message) }
+	  }
+	  return out`
+	res := runCode(t, p, code, opts)
+	const want = `[1000,"the tool's result is too large to pass to the worker process: 2000032 bytes framed, over the 1048576-byte limit"]`
+	if res.Failure != nil || string(res.Value) != want {
+		t.Errorf("result = %.300s, want %s", res.Text(), want)
+	}
+}
