@@ -322,7 +322,13 @@ func (p *Pool) exec(ctx context.Context, w *proc, code string, limits runtime.Li
 		cancelHost(cause)
 	}
 
-	_ = w.sendIf(rs, &message{T: tRun, ID: rs.id, Code: code, ProgramBytes: opts.ProgramBytes, Limits: &limits, NS: specs})
+	var fse *frameSizeError
+	if err := w.sendIf(rs, &message{T: tRun, ID: rs.id, Code: code, ProgramBytes: opts.ProgramBytes, Limits: &limits, NS: specs}); errors.As(err, &fse) {
+		// Nothing was written: the worker waits for a run as before.
+		return &runtime.Result{Failure: &runtime.Failure{Kind: runtime.KindException,
+			Message: fmt.Sprintf("the program is too large to pass to the worker process: %d bytes framed, over the %d-byte limit", fse.n, fse.max)}}, true
+	} // any other error: the worker is gone, and the run sees it exit
+
 	ctxDone, poolDone, readErr := ctx.Done(), p.ctx.Done(), w.readErr
 	ended := func(res *runtime.Result) (*runtime.Result, bool) {
 		f := res.Failure

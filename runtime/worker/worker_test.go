@@ -345,7 +345,8 @@ func TestLargeFrames(t *testing.T) {
 
 // TestResultOverFrameLimit: a tool result too large for one frame fails its call with a
 // message that says so, instead of leaving the program waiting until its wall clock; one
-// that fits still arrives.
+// that fits still arrives. A program too large for one frame fails its run at once, and
+// the worker serves the next.
 func TestResultOverFrameLimit(t *testing.T) {
 	p, err := New(&Options{Command: []string{os.Args[0], "__worker"}, Size: 1, Limits: testLimits, Grace: 100 * time.Millisecond, MaxFrame: 1 << 20})
 	if err != nil {
@@ -363,5 +364,18 @@ func TestResultOverFrameLimit(t *testing.T) {
 	const want = `[1000,"the tool's result is too large to pass to the worker process: 2000032 bytes framed, over the 1048576-byte limit"]`
 	if res.Failure != nil || string(res.Value) != want {
 		t.Errorf("result = %.300s, want %s", res.Text(), want)
+	}
+
+	big := "return 1 //" + strings.Repeat("x", 2<<20)
+	res = runCode(t, p, big, &runtime.RunOptions{ProgramBytes: 4 << 20})
+	if f := res.Failure; f == nil || f.Kind != runtime.KindException ||
+		!strings.HasPrefix(f.Message, "the program is too large to pass to the worker process: ") || !strings.HasSuffix(f.Message, " bytes framed, over the 1048576-byte limit") {
+		t.Errorf("a 2 MiB program = %.300s, want an exception naming the frame limit", res.Text())
+	}
+	if res := runCode(t, p, "return 2", nil); string(res.Value) != "2" {
+		t.Errorf("the run after = %.300s, want 2", res.Text())
+	}
+	if n := p.Spawned(); n != 1 {
+		t.Errorf("%d workers started, want 1 (the worker stays)", n)
 	}
 }
