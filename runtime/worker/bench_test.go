@@ -104,9 +104,11 @@ func BenchmarkSubCallParallel(b *testing.B) {
 	})
 }
 
-// BenchmarkIdleWorker reports the resident memory of one idle, warm worker process.
+// BenchmarkIdleWorker reports the memory of one idle, warm worker process: its resident
+// set, and the part of it that is its own (private pages), which is what one more worker
+// costs. The rest is the executable's pages, shared with the host and every other worker.
 func BenchmarkIdleWorker(b *testing.B) {
-	var rss, total int64
+	var rss, private int64
 	for b.Loop() {
 		p, err := New(&Options{Command: []string{os.Args[0], "__worker"}, Size: 1})
 		if err != nil {
@@ -115,25 +117,29 @@ func BenchmarkIdleWorker(b *testing.B) {
 		time.Sleep(50 * time.Millisecond) // let it settle
 		p.mu.Lock()
 		for w := range p.live {
-			rss = rssOf(w.cmd.Process.Pid)
+			m := memOf(w.cmd.Process.Pid)
+			rss += m["Rss:"]
+			private += m["Private_Clean:"] + m["Private_Dirty:"]
 		}
 		p.mu.Unlock()
-		total += rss
 		p.Close()
 	}
-	b.ReportMetric(float64(total)/float64(b.N)/(1<<20), "MiB-RSS/worker")
+	b.ReportMetric(float64(rss)/float64(b.N)/(1<<20), "MiB-RSS/worker")
+	b.ReportMetric(float64(private)/float64(b.N)/(1<<20), "MiB-private/worker")
 }
 
-func rssOf(pid int) int64 {
-	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+// memOf reads the process's /proc/PID/smaps_rollup: bytes by field name ("Rss:" and so on).
+func memOf(pid int) map[string]int64 {
+	m := map[string]int64{}
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/smaps_rollup")
 	if err != nil {
-		return 0
+		return m
 	}
 	for _, line := range strings.Split(string(data), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-			kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
-			return kb << 10
+		if f := strings.Fields(line); len(f) == 3 && f[2] == "kB" {
+			kb, _ := strconv.ParseInt(f[1], 10, 64)
+			m[f[0]] = kb << 10
 		}
 	}
-	return 0
+	return m
 }
