@@ -135,27 +135,20 @@ func waitExit(pid int) {
 	}
 }
 
-// cpuTime returns the CPU time (user + system) process pid has used, from /proc/<pid>/stat,
-// or -1 if it cannot be read.
+// cpuTime returns the CPU time process pid has used (all its threads, living and exited),
+// or -1 if it cannot be read. It reads the process's CPU-time clock: clock_gettime(2) with
+// the clock id clock_getcpuclockid(3) makes for a process (MAKE_PROCESS_CPUCLOCK(pid,
+// CPUCLOCK_SCHED)), one system call, in nanoseconds. Reading /proc/<pid>/stat instead (open,
+// read, close, parse; 10 ms ticks) cost the host about 33 µs of CPU at the start of every
+// run, half of BenchmarkRun/process's CPU profile.
 func cpuTime(pid int) time.Duration {
-	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
+	if pid <= 0 || pid >= 1<<28 { // 0 would be this process; pids stay under 2^22
 		return -1
 	}
-	i := bytes.LastIndexByte(data, ')')
-	if i < 0 {
+	clock := int32(^pid)<<3 | 2 // sign-extended below; the kernel takes the low 32 bits
+	var ts syscall.Timespec
+	if _, _, e := syscall.RawSyscall(syscall.SYS_CLOCK_GETTIME, uintptr(clock), uintptr(unsafe.Pointer(&ts)), 0); e != 0 {
 		return -1
 	}
-	f := bytes.Fields(data[i+1:])
-	if len(f) < 13 {
-		return -1
-	}
-	// After "(comm)": state is field 0, utime 11 and stime 12, in clock ticks (USER_HZ,
-	// 100 on Linux).
-	ut, err1 := strconv.ParseInt(string(f[11]), 10, 64)
-	st, err2 := strconv.ParseInt(string(f[12]), 10, 64)
-	if err1 != nil || err2 != nil {
-		return -1
-	}
-	return time.Duration(ut+st) * (time.Second / 100)
+	return time.Duration(ts.Nano())
 }

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
@@ -136,5 +137,53 @@ func TestRunHeapSizesHardLimit(t *testing.T) {
 	}
 	if got := runCode(t, p, "return 'healthy'", nil).Text(); got != "healthy" { // the pool still serves
 		t.Errorf("the next run = %q", got)
+	}
+}
+
+// TestCPUTime: cpuTime reads another process's CPU time (a child that burns CPU), agrees
+// with what /proc/<pid>/stat says of it, and is -1 for a process that is gone or a pid that
+// cannot be one.
+func TestCPUTime(t *testing.T) {
+	cmd := exec.Command("sh", "-c", "while :; do :; done")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	}()
+	pid := cmd.Process.Pid
+	first := cpuTime(pid)
+	if first < 0 {
+		t.Fatalf("cpuTime(%d) = %v for a running child", pid, first)
+	}
+	var got time.Duration
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if got = cpuTime(pid); got >= first+50*time.Millisecond {
+			break
+		}
+	}
+	if got < first+50*time.Millisecond {
+		t.Fatalf("cpuTime of a busy child went from %v to %v in 10s", first, got)
+	}
+	// /proc counts in 10 ms ticks, read after the clock: it may be ahead, never far behind.
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := strings.Fields(string(data[strings.LastIndexByte(string(data), ')')+1:]))
+	ut, _ := strconv.ParseInt(f[11], 10, 64)
+	st, _ := strconv.ParseInt(f[12], 10, 64)
+	if proc := time.Duration(ut+st) * 10 * time.Millisecond; proc < got-20*time.Millisecond {
+		t.Errorf("cpuTime = %v, /proc/%d/stat says %v", got, pid, proc)
+	}
+	gone := exec.Command("true")
+	if err := gone.Run(); err != nil {
+		t.Fatal(err)
+	}
+	for _, pid := range []int{gone.Process.Pid, 0, -1, 1 << 30} {
+		if got := cpuTime(pid); got != -1 {
+			t.Errorf("cpuTime(%d), no such process = %v, want -1", pid, got)
+		}
 	}
 }
