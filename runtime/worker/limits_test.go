@@ -18,43 +18,42 @@ import (
 // asLimits reads the soft and hard address-space limits of process pid.
 func asLimits(t *testing.T, pid int) (soft, hard int64) {
 	t.Helper()
-	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/limits")
-	if err != nil {
-		t.Skip("no /proc/<pid>/limits")
+	line, rest := procLine(t, pid, "limits", "Max address space")
+	f := strings.Fields(rest)
+	if len(f) < 2 || f[0] == "unlimited" {
+		t.Fatalf("address-space limit %q", line)
 	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if rest, ok := strings.CutPrefix(line, "Max address space"); ok {
-			f := strings.Fields(rest)
-			if len(f) < 2 || f[0] == "unlimited" {
-				t.Fatalf("address-space limit %q", line)
-			}
-			soft, _ = strconv.ParseInt(f[0], 10, 64)
-			hard, _ = strconv.ParseInt(f[1], 10, 64)
-			return soft, hard
-		}
-	}
-	t.Fatal("no address-space limit")
-	return 0, 0
+	soft, _ = strconv.ParseInt(f[0], 10, 64)
+	hard, _ = strconv.ParseInt(f[1], 10, 64)
+	return soft, hard
 }
 
 // vmSize is a process's address-space size (VmSize) in bytes.
 func vmSize(t *testing.T, pid int) int64 {
 	t.Helper()
-	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	line, rest := procLine(t, pid, "status", "VmSize:")
+	kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
 	if err != nil {
-		t.Skip("no /proc/<pid>/status")
+		t.Fatalf("VmSize line %q", line)
+	}
+	return kb << 10
+}
+
+// procLine returns the line of /proc/<pid>/<file> that starts with prefix, and the rest of
+// it after prefix. It skips the test without the file, and fails it without the line.
+func procLine(t *testing.T, pid int, file, prefix string) (line, rest string) {
+	t.Helper()
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/" + file)
+	if err != nil {
+		t.Skip("no /proc/<pid>/" + file)
 	}
 	for _, line := range strings.Split(string(data), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmSize:"); ok {
-			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-			if err != nil {
-				t.Fatalf("VmSize line %q", line)
-			}
-			return kb << 10
+		if rest, ok := strings.CutPrefix(line, prefix); ok {
+			return line, rest
 		}
 	}
-	t.Fatal("no VmSize")
-	return 0
+	t.Fatalf("no %q line in /proc/%d/%s", prefix, pid, file)
+	return "", ""
 }
 
 // TestRunHeapSizesHardLimit: a run's own HeapBytes sizes the hard memory limit it runs
