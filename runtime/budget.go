@@ -2,8 +2,6 @@ package runtime
 
 import (
 	"fmt"
-	goruntime "runtime"
-	"runtime/metrics"
 	"sync"
 	"time"
 
@@ -48,11 +46,11 @@ type Limits struct {
 	// OutputBytes bounds logs plus result as JSON: the logs array as JSON text plus the
 	// completion's JSON (or the failure message as a JSON string). Zero means 1 MiB.
 	OutputBytes int
-	// HeapBytes bounds how much the Go heap may grow during the run, as seen by a sampler
-	// every 10ms; it also sizes the guards on allocation-heavy built-ins (a single string
-	// can hold at most HeapBytes/4 characters, a single fill/join/sort at most HeapBytes/16
-	// elements). Zero means 512 MiB. The sampler sees the whole process, so concurrent
-	// runs share the headroom; a hard limit needs worker isolation.
+	// HeapBytes bounds the live heap the run's own allocations hold (see memory.go for how
+	// in-process runs are measured; a worker process also has a hard limit sized from it).
+	// It also sizes the guards on allocation-heavy built-ins (a single string can hold at
+	// most HeapBytes/4 characters, a single fill/join/sort at most HeapBytes/16 elements).
+	// Zero means 512 MiB.
 	HeapBytes int64
 	// StackDepth bounds the JavaScript call stack; deeper recursion fails the run with
 	// "RangeError: Maximum call stack size exceeded". Zero means 10000.
@@ -166,50 +164,6 @@ func (r *run) computeExpired() {
 		return
 	}
 	r.fail(KindTimeout, fmt.Sprintf("compute budget exhausted (%dms busy)", r.limits.Compute.Milliseconds()))
-}
-
-// heapObjects is the runtime/metrics sample the heap sampler reads.
-const heapObjects = "/memory/classes/heap/objects:bytes"
-
-// startHeapSampler fails the run once the heap has grown by more than the budget since
-// the run started, checking every sampleEvery. It is a timer that re-arms itself rather
-// than a goroutine with a ticker: most runs end before the first check, and then cost
-// no goroutine at all. stop is safe to call once, from any goroutine.
-func (r *run) startHeapSampler() (stop func()) {
-	sample := []metrics.Sample{{Name: heapObjects}}
-	read := func() int64 {
-		metrics.Read(sample)
-		if sample[0].Value.Kind() != metrics.KindUint64 {
-			return 0
-		}
-		return int64(sample[0].Value.Uint64())
-	}
-	base := read()
-	var (
-		mu      sync.Mutex
-		stopped bool
-		t       *time.Timer
-	)
-	mu.Lock()
-	defer mu.Unlock()
-	t = time.AfterFunc(sampleEvery, func() {
-		mu.Lock()
-		over := !stopped && read()-base > r.limits.HeapBytes
-		if !stopped && !over {
-			t.Reset(sampleEvery)
-		}
-		mu.Unlock()
-		if over {
-			r.fail(KindMemoryLimit, fmt.Sprintf("heap limit of %d MiB exceeded", r.limits.HeapBytes>>20))
-			goruntime.GC() // give back what the interrupted program held, for the next runs
-		}
-	})
-	return func() {
-		mu.Lock()
-		defer mu.Unlock()
-		stopped = true
-		t.Stop()
-	}
 }
 
 // installGuards replaces the built-ins that can allocate or spin inside one native call,

@@ -29,6 +29,13 @@ type PoolOptions struct {
 	// interrupt reaches) and for host calls that ignore cancellation. After it, Run returns
 	// and leaves them to finish on their own; Close waits for them. Zero means 1s.
 	Grace time.Duration
+	// MemoryCeiling bounds the live heap of the whole process while in-process runs are in
+	// flight: above it, Run waits before it starts another program, and the run holding
+	// the most memory fails with kind memory-limit (each run is still bound by its own
+	// HeapBytes too). With several pools in one process the lowest ceiling applies. Zero
+	// means no ceiling; a negative value means the Go runtime's memory limit (GOMEMLIMIT,
+	// debug.SetMemoryLimit) when one is set, and no ceiling otherwise.
+	MemoryCeiling int64
 }
 
 // RunOptions configures one run. A nil *RunOptions means the defaults. Run reads it and
@@ -105,6 +112,7 @@ func NewPool(opts *PoolOptions) (*Pool, error) {
 	}
 	p.ready = make(chan *run, size)
 	p.ctx, p.cancel = context.WithCancel(context.Background())
+	gov.addPool(p, opts.MemoryCeiling)
 	if _, err := newRun(p); err != nil { // fail fast if VMs cannot be built at all
 		return nil, err
 	}
@@ -204,7 +212,7 @@ func (p *Pool) admit(ctx context.Context) (*Result, error) {
 	}
 	p.runs.Add(1)
 	p.mu.Unlock()
-	if ctx.Err() == nil && p.slots.Acquire(ctx, 1) == nil {
+	if ctx.Err() == nil && gov.admit(ctx) == nil && p.slots.Acquire(ctx, 1) == nil {
 		return nil, nil
 	}
 	p.runs.Done()
@@ -255,7 +263,7 @@ func (p *Pool) execute(ctx context.Context, r *run, prg *Program, limits Limits,
 	})
 	stopCtx := context.AfterFunc(ctx, func() { r.fail(KindAbort, context.Cause(ctx).Error()) })
 	stopPool := context.AfterFunc(p.ctx, func() { r.fail(KindAbort, msgPoolClosed) })
-	stopSampler := r.startHeapSampler()
+	slot := gov.start(r)
 
 	done := make(chan struct{})
 	p.hosts.Add(1)
@@ -263,14 +271,17 @@ func (p *Pool) execute(ctx context.Context, r *run, prg *Program, limits Limits,
 		defer p.hosts.Done()
 		defer p.slots.Release(1) // after finish: an abandoned VM holds its slot
 		defer close(done)
-		growStack()
-		if err := r.installNamespaces(nss); err != nil {
-			r.fail(KindException, "internal error: installing namespaces: "+err.Error())
-		} else {
-			r.exec()
-		}
-		r.finish()
-		r.release()
+		defer gov.stop(r)
+		runOnSlot(slot, func() {
+			growStack()
+			if err := r.installNamespaces(nss); err != nil {
+				r.fail(KindException, "internal error: installing namespaces: "+err.Error())
+			} else {
+				r.exec()
+			}
+			r.finish()
+			r.release()
+		})
 	}()
 
 	select {
@@ -286,7 +297,6 @@ func (p *Pool) execute(ctx context.Context, r *run, prg *Program, limits Limits,
 	wall.Stop()
 	stopCtx()
 	stopPool()
-	stopSampler()
 
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -316,6 +326,7 @@ func (p *Pool) Close() error {
 	p.closed = true
 	p.mu.Unlock()
 	p.cancel()
+	gov.removePool(p)
 	p.refill.Wait()
 	p.runs.Wait()
 	p.hosts.Wait()

@@ -34,6 +34,8 @@ type run struct {
 	host      sync.WaitGroup // host goroutines of this run
 	hostCalls int
 	pool      *Pool
+	slot      int   // the run's slot with the memory governor, -1 for none
+	memStart  int64 // the process's live heap besides runs when it started
 
 	namespaces      []*Namespace
 	onLog           func(string) // RunOptions.OnLog

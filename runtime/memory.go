@@ -1,0 +1,421 @@
+package runtime
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"math"
+	goruntime "runtime"
+	"runtime/debug"
+	"runtime/metrics"
+	"runtime/pprof"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// The heap budget of in-process runs. The Go heap is one per process and goja has no
+// allocation accounting, so a run's memory is found where the Go runtime already records
+// it: the heap profile. Each run's VM goroutine starts under a chain of marker frames that
+// spells the run's slot number (markSlot), and the profile keeps, for every sampled
+// allocation still live at the last collection, the stack that made it. Summing the live
+// bytes of the stacks that carry a slot's markers gives what that run holds, not what the
+// process as a whole grew by, and not garbage. One governor per process samples the heap
+// every sampleEvery and reads the profile only when the process holds more than the
+// smallest budget of the runs in flight beyond what it held without them, so ordinary runs
+// never pay for it.
+//
+// What this cannot see: allocations made more than about a hundred frames deep (the
+// profile keeps 128 frames from the allocation upwards; deeply nested native callbacks can
+// push the markers out), memory a run makes other goroutines allocate (tools run on the
+// host's goroutines, and are the host's), and any of it when the embedding program turned
+// heap profiling off (runtime.MemProfileRate = 0): then a run is judged by the process's
+// live heap growth since it started, as if it were alone. A process-wide ceiling
+// (PoolOptions.MemoryCeiling) bounds what all runs together may hold.
+
+// slotDigits is the number of base-4 marker frames; it bounds the slots to 4^slotDigits.
+const (
+	slotDigits = 5
+	slotCount  = 1 << (2 * slotDigits)
+)
+
+// markSlot calls f under slotDigits frames of itself, each returning to one of four call
+// sites chosen by a base-4 digit of slot: the return addresses on the goroutine's stack
+// spell slot, and so does the stack of every allocation f makes. The distinct last
+// arguments keep the compiler from merging the four calls.
+//
+//go:noinline
+func markSlot(slot uint, n int, f func(), _ int) {
+	switch {
+	case n == 0:
+		f()
+	case slot&3 == 0:
+		markSlot(slot>>2, n-1, f, 0)
+	case slot&3 == 1:
+		markSlot(slot>>2, n-1, f, 1)
+	case slot&3 == 2:
+		markSlot(slot>>2, n-1, f, 2)
+	default:
+		markSlot(slot>>2, n-1, f, 3)
+	}
+}
+
+// markers are the return addresses markSlot leaves on a stack: inner is the one of its
+// call of f, digit[d] that of its call site for base-4 digit d. ok is false if they could
+// not be told apart, and then no run is attributed.
+var markers = sync.OnceValue(func() (m struct {
+	inner uintptr
+	digit [4]uintptr
+	ok    bool
+}) {
+	for d := range 4 {
+		var pcs [8]uintptr
+		markSlot(uint(d), 1, func() { goruntime.Callers(0, pcs[:]) }, 0)
+		// pcs: Callers, the closure, markSlot(n=0) returning into its call of f,
+		// markSlot(n=1) returning into the call site for digit d.
+		m.inner, m.digit[d] = pcs[2], pcs[3]
+	}
+	seen := map[uintptr]bool{m.inner: true}
+	for _, pc := range m.digit {
+		if pc == 0 || seen[pc] {
+			return m
+		}
+		seen[pc] = true
+	}
+	m.ok = true
+	return m
+})
+
+// runOnSlot runs f on the calling goroutine under slot's markers.
+func runOnSlot(slot int, f func()) {
+	if slot < 0 {
+		f()
+		return
+	}
+	markSlot(uint(slot), slotDigits, f, 0)
+}
+
+// governor judges the memory of every in-process run of the process. Its methods are safe
+// for concurrent use.
+type governor struct {
+	mu    sync.Mutex
+	runs  map[int]*run // in flight, by slot
+	free  []int        // free slots, least recently released first
+	timer *time.Timer
+	pools map[*Pool]int64 // the ceiling of every open pool (0: none)
+	// base is the heap the process holds besides its runs, as of the last attribution
+	// (or the first run's start).
+	base int64
+	// lastLook is when the profile was last read, and the heap then; the profile is read
+	// again only after a pause or further growth.
+	lastLook     time.Time
+	lastLookHeap int64
+	// over is set while the process's live heap is above the ceiling; admission waits
+	// for below to be closed.
+	over  bool
+	below chan struct{}
+}
+
+var gov = &governor{runs: map[int]*run{}, pools: map[*Pool]int64{}}
+
+// heapSample reads the heap's object bytes (live and not yet collected) and the live heap
+// as of the last collection.
+func heapSample() (objects, live int64) {
+	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/gc/heap/live:bytes"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() == metrics.KindUint64 {
+		objects = int64(s[0].Value.Uint64())
+	}
+	if s[1].Value.Kind() == metrics.KindUint64 {
+		live = int64(s[1].Value.Uint64())
+	}
+	return objects, live
+}
+
+// addPool and removePool track the open pools' ceilings; the governor enforces the
+// lowest.
+func (g *governor) addPool(p *Pool, ceiling int64) {
+	g.mu.Lock()
+	g.pools[p] = ceiling
+	g.mu.Unlock()
+}
+
+func (g *governor) removePool(p *Pool) {
+	g.mu.Lock()
+	delete(g.pools, p)
+	g.mu.Unlock()
+}
+
+// ceilingLocked is the lowest ceiling of the open pools, or of the Go runtime's memory
+// limit when a pool asked for that, or 0 for none.
+func (g *governor) ceilingLocked() int64 {
+	var c int64
+	for _, pc := range g.pools {
+		if pc < 0 { // the GOMEMLIMIT, if one is set
+			if l := debug.SetMemoryLimit(-1); l > 0 && l < math.MaxInt64 {
+				pc = l
+			} else {
+				pc = 0
+			}
+		}
+		if pc > 0 && (c == 0 || pc < c) {
+			c = pc
+		}
+	}
+	return c
+}
+
+// admit waits while the process is over its memory ceiling and runs are in flight (they
+// are what can give memory back), or until ctx ends.
+func (g *governor) admit(ctx context.Context) error {
+	for {
+		g.mu.Lock()
+		if !g.over {
+			g.mu.Unlock()
+			return nil
+		}
+		below := g.below
+		g.mu.Unlock()
+		select {
+		case <-below:
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		}
+	}
+}
+
+// start registers r for the rest of its run and returns its slot.
+func (g *governor) start(r *run) int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.free == nil {
+		g.free = make([]int, slotCount)
+		for i := range g.free {
+			g.free[i] = i
+		}
+	}
+	slot := -1
+	if len(g.free) > 0 {
+		slot, g.free = g.free[0], g.free[1:]
+	}
+	if len(g.runs) == 0 {
+		_, live := heapSample()
+		g.base = live
+	}
+	r.slot = slot
+	if slot >= 0 {
+		g.runs[slot] = r
+	}
+	r.memStart = g.base
+	if g.timer == nil {
+		g.timer = time.AfterFunc(sampleEvery, g.tick)
+	}
+	return slot
+}
+
+// stop unregisters r; its slot is reused last.
+func (g *governor) stop(r *run) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if r.slot >= 0 && g.runs[r.slot] == r {
+		delete(g.runs, r.slot)
+		g.free = append(g.free, r.slot)
+	}
+	if len(g.runs) == 0 {
+		g.setOverLocked(false) // nothing in flight can give memory back; let runs start
+	}
+}
+
+func (g *governor) setOverLocked(over bool) {
+	switch {
+	case over && !g.over:
+		g.below = make(chan struct{})
+	case !over && g.over:
+		close(g.below)
+	}
+	g.over = over
+}
+
+// tick samples the heap and, when the process holds more than its runs' smallest budget
+// beyond its base (or more than the ceiling), attributes the heap to the runs.
+func (g *governor) tick() {
+	objects, live := heapSample()
+	g.mu.Lock()
+	if len(g.runs) == 0 {
+		g.timer = nil
+		g.mu.Unlock()
+		return
+	}
+	minBudget := int64(math.MaxInt64)
+	for _, r := range g.runs {
+		minBudget = min(minBudget, r.limits.HeapBytes)
+	}
+	ceiling := g.ceilingLocked()
+	if g.over && objects < ceiling {
+		g.setOverLocked(false) // everything, garbage included, fits again
+	}
+	look := objects-g.base > minBudget || ceiling > 0 && objects > ceiling
+	// Read the profile again only after it could have changed enough to matter: a pause,
+	// or growth by a good part of the smallest budget.
+	if look && time.Since(g.lastLook) < 10*sampleEvery && objects-g.lastLookHeap < minBudget/4 {
+		look = false
+	}
+	g.mu.Unlock()
+	if look {
+		g.attribute(objects, live, minBudget, ceiling)
+	}
+	g.mu.Lock()
+	if len(g.runs) == 0 {
+		g.timer = nil
+	} else {
+		g.timer.Reset(sampleEvery)
+	}
+	g.mu.Unlock()
+}
+
+// attribute reads what each run holds and fails the runs over their budget, and the
+// largest holder while the process is over its ceiling. The profile and the live heap are
+// as of the last collection; when they cannot explain the growth it forces one.
+func (g *governor) attribute(objects, live, minBudget, ceiling int64) {
+	held, ok := g.held()
+	var sum int64
+	for _, b := range held {
+		sum += b
+	}
+	g.mu.Lock()
+	base := g.base
+	g.mu.Unlock()
+	if objects-base-sum > minBudget/2 {
+		// Growth the last collection did not see: garbage, or a run that grew since.
+		goruntime.GC()
+		objects, live = heapSample()
+		held, ok = g.held()
+		sum = 0
+		for _, b := range held {
+			sum += b
+		}
+	}
+	g.mu.Lock()
+	g.lastLook, g.lastLookHeap = time.Now(), objects
+	var victims []*run
+	var largest *run
+	var largestHeld int64
+	for slot, r := range g.runs {
+		if r.failed() {
+			continue // already ending; what it holds goes when its goroutine unwinds
+		}
+		h := held[slot]
+		if !ok { // no profile: the process's live growth since the run started
+			h = live - r.memStart
+		}
+		if h > r.limits.HeapBytes {
+			victims = append(victims, r)
+		}
+		if h > largestHeld {
+			largest, largestHeld = r, h
+		}
+	}
+	over := ceiling > 0 && live > ceiling
+	if over && len(victims) == 0 && largest != nil {
+		victims = append(victims, largest)
+	}
+	g.setOverLocked(over)
+	if ok {
+		g.base = max(live-sum, 0)
+	}
+	g.mu.Unlock()
+	freed := false
+	for _, r := range victims {
+		if r.fail(KindMemoryLimit, fmt.Sprintf("heap limit of %d MiB exceeded", r.limits.HeapBytes>>20)) {
+			freed = true
+		}
+	}
+	if freed {
+		// The failed runs' VMs are garbage once their goroutines unwind; collecting soon
+		// gives the memory to the runs still going.
+		go goruntime.GC()
+	}
+}
+
+// held returns the live bytes each slot's allocations hold as of the last collection, and
+// false when the heap profile cannot say (profiling off, or markers not recognisable).
+func (g *governor) held() (map[int]int64, bool) {
+	m := markers()
+	rate := goruntime.MemProfileRate
+	if !m.ok || rate <= 0 {
+		return nil, false
+	}
+	var buf bytes.Buffer
+	if err := pprof.Lookup("heap").WriteTo(&buf, 1); err != nil {
+		return nil, false
+	}
+	return parseHeldBySlot(buf.Bytes(), rate, m.inner, m.digit), true
+}
+
+// parseHeldBySlot sums, per slot, the estimated live bytes of the records of a heap
+// profile in the legacy text format (pprof.Lookup("heap").WriteTo(w, 1)): a record line
+// "<inuse objects>: <inuse bytes> [<alloc objects>: <alloc bytes>] @ <pc> <pc> ..." lists
+// the allocation's stack from the allocating frame outwards. Sampled counts are scaled
+// to estimates the way pprof does: a sample of an average size s stands for
+// 1/(1-exp(-s/rate)) of its bytes.
+func parseHeldBySlot(profile []byte, rate int, inner uintptr, digit [4]uintptr) map[int]int64 {
+	held := map[int]int64{}
+	sc := bufio.NewScanner(bytes.NewReader(profile))
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		line := sc.Bytes()
+		at := bytes.Index(line, []byte(" @ "))
+		if at < 0 || len(line) == 0 || line[0] == '#' {
+			continue
+		}
+		head := bytes.Fields(line[:at])
+		if len(head) < 2 {
+			continue
+		}
+		objs, err1 := strconv.ParseFloat(string(bytes.TrimSuffix(head[0], []byte(":"))), 64)
+		size, err2 := strconv.ParseFloat(string(head[1]), 64)
+		if err1 != nil || err2 != nil || objs <= 0 || size <= 0 {
+			continue
+		}
+		slot, ok := slotOf(bytes.Fields(line[at+3:]), inner, digit)
+		if !ok {
+			continue
+		}
+		held[slot] += int64(size / (1 - math.Exp(-size/objs/float64(rate))))
+	}
+	return held
+}
+
+// slotOf finds markSlot's frames in a stack (innermost first) and decodes the slot.
+func slotOf(pcs [][]byte, inner uintptr, digit [4]uintptr) (int, bool) {
+	for i, f := range pcs {
+		pc, err := strconv.ParseUint(string(bytes.TrimPrefix(f, []byte("0x"))), 16, 64)
+		if err != nil || uintptr(pc) != inner {
+			continue
+		}
+		if i+slotDigits >= len(pcs) {
+			return 0, false // truncated: the marker frames did not fit
+		}
+		slot := 0
+		for k := 0; k < slotDigits; k++ {
+			// Frames outward from the inner call: the most significant digit first.
+			v, err := strconv.ParseUint(string(bytes.TrimPrefix(pcs[i+1+k], []byte("0x"))), 16, 64)
+			if err != nil {
+				return 0, false
+			}
+			d := -1
+			for j, pc := range digit {
+				if uintptr(v) == pc {
+					d = j
+				}
+			}
+			if d < 0 {
+				return 0, false
+			}
+			slot = slot<<2 | d
+		}
+		return slot, true
+	}
+	return 0, false
+}

@@ -1,0 +1,163 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+	goruntime "runtime"
+	"runtime/debug"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestMarkersDistinct checks that markSlot's call sites leave distinguishable return
+// addresses: without them no run could be attributed.
+func TestMarkersDistinct(t *testing.T) {
+	if !markers().ok {
+		t.Fatalf("markSlot's call sites are not distinguishable: %+v", markers())
+	}
+}
+
+// TestParseHeldBySlot decodes a synthetic profile: records under a slot's markers count
+// for that slot, scaled like pprof's estimates; records without markers or with a
+// truncated chain count for nobody.
+func TestParseHeldBySlot(t *testing.T) {
+	inner := uintptr(0x100)
+	digit := [4]uintptr{0x200, 0x201, 0x202, 0x203}
+	rec := func(objs, bytes int, pcs ...uintptr) string {
+		s := fmt.Sprintf("%d: %d [%d: %d] @", objs, bytes, objs, bytes)
+		for _, pc := range pcs {
+			s += fmt.Sprintf(" %#x", pc)
+		}
+		return s + "\n#\t0x1\tsomething+0x1\tfile.go:1\n\n"
+	}
+	// Slot 6 is 0b00_00_00_01_10: digits outward from the inner frame, most significant first.
+	slot6 := []uintptr{0x10, 0x11, inner, 0x200, 0x200, 0x200, 0x201, 0x202, 0x1000}
+	profile := "heap profile: 3: 3 [3: 3] @ heap/1048576\n" +
+		rec(1, 1<<30, slot6...) + // one large sample: counted as itself
+		rec(2, 64, append([]uintptr{0x12}, slot6...)...) +
+		rec(5, 500, 0x10, 0x11, 0x1000) + // not a run's
+		rec(1, 100, 0x10, inner, 0x200, 0x201) // truncated chain
+	got := parseHeldBySlot([]byte(profile), 512<<10, inner, digit)
+	if len(got) != 1 || got[6] < 1<<30 || got[6] > 1<<30+4<<20 {
+		t.Errorf("held = %v, want slot 6 about 1 GiB plus two small samples", got)
+	}
+}
+
+// TestMemoryAttribution runs a memory bomb next to a busy loop, a run that holds a
+// moderate amount of memory, a run that churns garbage and quick runs: only the bomb
+// fails with memory-limit, the busy loop with its own kind, the rest succeed.
+func TestMemoryAttribution(t *testing.T) {
+	p := newTestPool(t, &Limits{HeapBytes: 48 << 20, Compute: 30 * time.Second, WallClock: 60 * time.Second})
+	tests := []struct {
+		name   string
+		code   string
+		limits *Limits
+		kind   Kind // "" for success
+		want   string
+	}{
+		{name: "bomb", code: "const a = []; while (true) a.push('v'.repeat(1e5) + a.length)", kind: KindMemoryLimit},
+		{name: "busy loop", code: "while (true) {}", limits: &Limits{Compute: time.Second}, kind: KindTimeout},
+		{name: "holds a little", code: "const a = []; for (let i = 0; i < 2e4; i++) a.push({i}); await new Promise(r => setTimeout(r, 1500)); return a.length", want: "20000"},
+		{name: "garbage churner", code: "let n = 0; for (let i = 0; i < 100; i++) { const a = new Array(1e4).fill(i); n += a.length } return n", want: "1000000"},
+		{name: "quick", code: "return [1, 2, 3].map(x => x * 2).join()", want: "2,4,6"},
+		{name: "quick later", code: "await new Promise(r => setTimeout(r, 500)); return 'ok'", want: "ok"},
+	}
+	var wg sync.WaitGroup
+	results := make([]*Result, len(tests))
+	for i, tt := range tests {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res, err := p.Run(context.Background(), tt.code, &RunOptions{Limits: tt.limits})
+			if err != nil {
+				t.Errorf("%s: Run: %v", tt.name, err)
+				return
+			}
+			results[i] = res
+		}()
+	}
+	wg.Wait()
+	for i, tt := range tests {
+		res := results[i]
+		if res == nil {
+			continue
+		}
+		switch {
+		case tt.kind == "" && res.Failure != nil:
+			t.Errorf("%s: failed with %s, want %s", tt.name, res.Text(), tt.want)
+		case tt.kind == "":
+			if diff := cmp.Diff(tt.want, res.Text()); diff != "" {
+				t.Errorf("%s: text mismatch (-want +got):\n%s", tt.name, diff)
+			}
+		case res.Failure == nil || res.Failure.Kind != tt.kind:
+			t.Errorf("%s: result %.200s, want kind %s", tt.name, res.Text(), tt.kind)
+		}
+	}
+}
+
+// TestMemoryJudgesLiveHeap runs a program that allocates many times its heap budget in
+// garbage while the collector runs rarely: it succeeds, since only what it holds counts.
+func TestMemoryJudgesLiveHeap(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(800))
+	goruntime.GC()
+	p := newTestPool(t, &Limits{HeapBytes: 24 << 20, Compute: 30 * time.Second})
+	res := runCode(t, p, "let n = 0; for (let i = 0; i < 100; i++) { const s = 'y'.repeat(1 << 19) + i; n += s.length } return n", nil)
+	if res.Failure != nil {
+		t.Fatalf("run failed: %s", res.Text())
+	}
+}
+
+// TestMemoryCeiling holds memory in several runs, each within its own budget, past the
+// pool's ceiling: the largest holder fails with memory-limit, and once it is gone a run
+// waiting at admission starts.
+func TestMemoryCeiling(t *testing.T) {
+	goruntime.GC()
+	_, live := heapSample()
+	p, err := NewPool(&PoolOptions{Size: 2, Grace: 100 * time.Millisecond, MemoryCeiling: live + 120<<20,
+		Limits: &Limits{HeapBytes: 1 << 30, Compute: 20 * time.Second, WallClock: 60 * time.Second}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	hog := "const a = []; for (let i = 0; i < 1.5e6; i++) a.push({i}); await new Promise(r => setTimeout(r, 20000)); return a.length"
+	res, err := p.Run(ctx, hog, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Failure == nil || res.Failure.Kind != KindMemoryLimit {
+		t.Errorf("a run holding more than the ceiling: %.200s, want memory-limit", res.Text())
+	}
+	if got := runCode(t, p, "return 'next'", nil).Text(); got != "next" {
+		t.Errorf("the next run = %q", got)
+	}
+}
+
+// TestGovernorAdmit pins admission: while the process is over its ceiling, admit waits
+// until it is below again or the caller's context ends.
+func TestGovernorAdmit(t *testing.T) {
+	g := &governor{runs: map[int]*run{}, pools: map[*Pool]int64{}}
+	if err := g.admit(context.Background()); err != nil {
+		t.Fatalf("admit under the ceiling: %v", err)
+	}
+	g.mu.Lock()
+	g.setOverLocked(true)
+	g.mu.Unlock()
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(context.DeadlineExceeded)
+	if err := g.admit(ctx); err != context.DeadlineExceeded {
+		t.Errorf("admit over the ceiling with a done context = %v, want its cause", err)
+	}
+	admitted := make(chan error)
+	go func() { admitted <- g.admit(context.Background()) }()
+	g.mu.Lock()
+	g.setOverLocked(false)
+	g.mu.Unlock()
+	if err := <-admitted; err != nil {
+		t.Errorf("admit after the heap went below the ceiling: %v", err)
+	}
+}
