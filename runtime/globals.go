@@ -327,8 +327,10 @@ func (r *run) makeHostGlobal(name string) goja.Value {
 	case "URL", "URLSearchParams":
 		return r.urlModule().Get(name)
 	case "TextEncoder":
+		r.guardTypedArrays() // its results are typed arrays
 		return r.encoding().Get("0")
 	case "TextDecoder":
+		r.guardTypedArrays()
 		return r.encoding().Get("1")
 	case "structuredClone":
 		v, err := r.vm.RunProgram(clonePrg())

@@ -34,8 +34,10 @@ type run struct {
 	host      sync.WaitGroup // host goroutines of this run
 	hostCalls int
 	pool      *Pool
-	slot      int   // the run's slot with the memory governor, -1 for none
-	memStart  int64 // the process's live heap besides runs when it started
+	slot      int // the run's slot with the memory governor, -1 for none
+	// typedGuarded is set once the typed-array constructors are guarded (typedarrays.go).
+	typedGuarded bool
+	memStart     int64 // the process's live heap besides runs when it started
 
 	namespaces      []*Namespace
 	onLog           func(string) // RunOptions.OnLog
@@ -72,6 +74,8 @@ type intrinsics struct {
 	// Filled by helpers() on first use.
 	entries, date, typedName       goja.Callable
 	fnLabel                        goja.Callable
+	fillTyped                      goja.Callable // see typedarrays.go
+	hasInstance                    goja.Value
 	compare                        goja.Value
 	mapProto, setProto, typedProto *goja.Object
 }
@@ -167,6 +171,7 @@ func (r *run) exec() {
 		}
 	}()
 	r.scope.settleNamed(r.prg.code)
+	r.guardTypedArraysFor(r.prg.code)
 	r.enter()
 	v, err := r.vm.RunProgram(r.prg.prg)
 	r.leave()
