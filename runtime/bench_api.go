@@ -79,6 +79,7 @@ func (s *Sandbox) RunProgram(ctx context.Context, prg *Program, opts *RunOptions
 	}
 	defer p.runs.Done()
 	r.onLog = opts.OnLog
+	r.argBytes = opts.ArgBytes
 	return p.execute(ctx, r, prg, limits, opts.Namespaces), nil
 }
 

@@ -104,6 +104,9 @@ func (e *encoder) value(v goja.Value) encodeResult {
 	}
 	switch x := v.(type) {
 	case goja.String:
+		if len(e.buf)+x.Length() > e.max {
+			return encodeTooLarge // before copying a string that cannot fit
+		}
 		e.buf = appendJSONString(e.buf, x)
 		return encodeOK
 	case *goja.Symbol:
@@ -135,9 +138,18 @@ func (e *encoder) value(v goja.Value) encodeResult {
 	return encodeOK
 }
 
+// MaxDepth bounds the nesting of a completion or of a call's arguments: a deeper value is
+// not lossless JSON here. It leaves ample room under the tool pipeline's own bound, which
+// also counts the containers a result is carried in.
+const MaxDepth = 1000
+
 func (e *encoder) object(o *goja.Object) encodeResult {
 	if e.isOnPath(o) {
 		return e.lossy("a cycle")
+	}
+	if len(e.onPath) >= MaxDepth {
+		e.detail = fmt.Sprintf("nesting deeper than %d levels", MaxDepth)
+		return encodeLossy
 	}
 	proto := o.Prototype()
 	cls := o.ClassName()

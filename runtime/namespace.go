@@ -302,13 +302,17 @@ func (r *run) hostCall(o *nsObject, member string, call goja.FunctionCall) goja.
 		_ = reject(r.callError(o, member, o.ns.noun+" arguments must be lossless JSON (call the "+o.ns.noun+" with an arguments object, e.g. `{}`)", o.ns.snapshot))
 		return vm.ToValue(p)
 	}
-	args, res, detail := r.encode(arg, maxArgBytes)
+	limit := r.argBytes
+	if limit <= 0 {
+		limit = MaxArgBytes
+	}
+	args, res, detail := r.encode(arg, limit)
 	switch res {
 	case encodeLossy:
 		_ = reject(r.callError(o, member, o.ns.noun+" arguments must be lossless JSON: "+detail, o.ns.snapshot))
 		return vm.ToValue(p)
 	case encodeTooLarge:
-		_ = reject(r.callError(o, member, fmt.Sprintf("%s arguments must be lossless JSON: larger than %d bytes", o.ns.noun, maxArgBytes), o.ns.snapshot))
+		_ = reject(r.callError(o, member, fmt.Sprintf("%s arguments are over the limit of %d bytes", o.ns.noun, limit), o.ns.snapshot))
 		return vm.ToValue(p)
 	case encodeStopped:
 		return vm.ToValue(p)
@@ -356,8 +360,10 @@ func (r *run) hostCall(o *nsObject, member string, call goja.FunctionCall) goja.
 	return vm.ToValue(p)
 }
 
-// maxArgBytes bounds one call's arguments as JSON.
-const maxArgBytes = 64 << 20
+// MaxArgBytes is the default bound on one call's arguments as JSON (RunOptions.ArgBytes).
+// A call over it is rejected before it starts, with the namespace's snapshot fields (for
+// tools, code INVALID_ARGS).
+const MaxArgBytes = 16 << 20
 
 // callError builds a rejection: an instance of the namespace's error class (or a plain
 // Error) with the member property and extra fields as read-only enumerable properties.

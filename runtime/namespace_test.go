@@ -69,9 +69,19 @@ func TestNamespaceCalls(t *testing.T) {
 		},
 		{
 			name:  "deep arguments round-trip",
-			code:  "let v = 1; for (let i = 0; i < 5000; i++) v = {v}; let r = await tools.echo(v), d = 0; while (typeof r === 'object') { r = r.v; d++ } return d",
-			want:  "5000",
-			calls: []string{`echo ` + strings.Repeat(`{"v":`, 5000) + "1" + strings.Repeat("}", 5000)},
+			code:  "let v = 1; for (let i = 0; i < 1000; i++) v = {v}; let r = await tools.echo(v), d = 0; while (typeof r === 'object') { r = r.v; d++ } return d",
+			want:  "1000",
+			calls: []string{`echo ` + strings.Repeat(`{"v":`, 1000) + "1" + strings.Repeat("}", 1000)},
+		},
+		{
+			name: "arguments nested past MaxDepth are refused before the call",
+			code: "let v = 1; for (let i = 0; i < 1001; i++) v = {v}; try { await tools.echo(v) } catch (e) { return e.message }",
+			want: "tool arguments must be lossless JSON: nesting deeper than 1000 levels",
+		},
+		{
+			name: "arguments over ArgBytes are refused before the call",
+			code: "try { await tools.echo({s: 'x'.repeat(17 << 20)}) } catch (e) { return e.message }",
+			want: "tool arguments are over the limit of 16777216 bytes",
 		},
 	}
 	for _, tt := range tests {

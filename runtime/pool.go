@@ -49,6 +49,9 @@ type RunOptions struct {
 	Limits *Limits
 	// ProgramBytes bounds the program text for Run. Zero means 1 MiB.
 	ProgramBytes int
+	// ArgBytes bounds one namespace call's arguments as JSON; a larger call is rejected
+	// before it starts. Zero means MaxArgBytes.
+	ArgBytes int
 	// OnLog, if set, is called with each log entry as the output ledger accepts it, in
 	// order, on the VM goroutine; it must not block for long. The entries it sees are
 	// Result.Logs as they accrue, so a caller that may lose the Result (a worker process
@@ -198,6 +201,9 @@ func (p *Pool) checkRun(prg *Program, opts *RunOptions) (*RunOptions, Limits, er
 	if prg == nil {
 		return nil, Limits{}, &OptionError{Field: "program", Reason: "must not be nil"}
 	}
+	if opts.ArgBytes < 0 {
+		return nil, Limits{}, &OptionError{Field: "RunOptions.ArgBytes", Reason: "must not be negative"}
+	}
 	return opts, limits, nil
 }
 
@@ -245,6 +251,7 @@ func (p *Pool) RunProgram(ctx context.Context, prg *Program, opts *RunOptions) (
 		return nil, err
 	}
 	r.onLog = opts.OnLog
+	r.argBytes = opts.ArgBytes
 	return p.execute(ctx, r, prg, limits, opts.Namespaces), nil
 }
 

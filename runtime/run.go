@@ -41,6 +41,7 @@ type run struct {
 
 	namespaces      []*Namespace
 	onLog           func(string) // RunOptions.OnLog
+	argBytes        int          // RunOptions.ArgBytes
 	urlExports      *goja.Object
 	encodingExports *goja.Object
 	rejected        []*goja.Promise // rejected without a handler, in order; nil once handled

@@ -56,7 +56,7 @@ func TestIsolationFlag(t *testing.T) {
 	}
 	stdout.Reset()
 	stderr.Reset()
-	code = run(context.Background(), []string{"run", "--isolation", "process", "-"}, strings.NewReader("console.log('x'); return new ArrayBuffer(3e10).byteLength"), &stdout, &stderr)
+	code = run(context.Background(), []string{"run", "--isolation", "process", "-"}, strings.NewReader("console.log('x'); const a = []; for (;;) a.push(new ArrayBuffer(256 << 20))"), &stdout, &stderr)
 	if want := "Error: code run failed (memory-limit): heap limit of 512 MiB exceeded\nCaptured output:\nx\n"; code != exitFail || stdout.String() != want {
 		t.Errorf("exit %d, stdout %q, stderr %q; want exit 1, %q", code, stdout.String(), stderr.String(), want)
 	}

@@ -177,7 +177,7 @@ func (s *server) start(m *message) error {
 		defer s.wg.Done()
 		narrow := widenLater()
 		logs := &logStream{s: s, id: m.ID}
-		res, err := s.pool.Run(ctx, m.Code, &runtime.RunOptions{Namespaces: nss, Limits: m.Limits, ProgramBytes: m.ProgramBytes, OnLog: logs.add})
+		res, err := s.pool.Run(ctx, m.Code, &runtime.RunOptions{Namespaces: nss, Limits: m.Limits, ProgramBytes: m.ProgramBytes, OnLog: logs.add, ArgBytes: s.argBytes()})
 		narrow()
 		s.sp.on.Store(false)
 		logs.flush() // every streamed entry reaches the host before done
@@ -201,6 +201,16 @@ func (s *server) start(m *message) error {
 	}()
 	return nil
 }
+
+// argBytes bounds a call's arguments as in process, or lower when the frames are too small
+// to carry that much: the call is then refused in the same way, naming the lower limit.
+func (s *server) argBytes() int {
+	return max(1, min(runtime.MaxArgBytes, s.fw.max-callFrameRoom))
+}
+
+// callFrameRoom is what a call frame needs besides its arguments (the member's name is
+// at most a few hundred bytes).
+const callFrameRoom = 64 << 10
 
 // wideAfter is how long a run keeps one P before it gets every CPU (see Serve).
 const wideAfter = 20 * time.Millisecond

