@@ -61,7 +61,10 @@ func (s *Sandbox) Run(ctx context.Context, code string, opts *RunOptions) (*Resu
 // program or after Dispose.
 func (s *Sandbox) RunProgram(ctx context.Context, prg *Program, opts *RunOptions) (*Result, error) {
 	p := s.p
-	opts, limits, err := p.checkRun(prg, opts)
+	if prg == nil {
+		return nil, &OptionError{Field: "program", Reason: "must not be nil"}
+	}
+	opts, limits, err := p.checkRun(opts)
 	if err != nil {
 		return nil, err
 	}
@@ -80,7 +83,7 @@ func (s *Sandbox) RunProgram(ctx context.Context, prg *Program, opts *RunOptions
 	defer p.runs.Done()
 	r.onLog = opts.OnLog
 	r.argBytes = opts.ArgBytes
-	return p.execute(ctx, r, prg, limits, opts.Namespaces), nil
+	return p.execute(ctx, r, prg, "", limits, opts.Namespaces), nil
 }
 
 // Dispose drops the sandbox's VM. It does not wait for anything: a run has already ended

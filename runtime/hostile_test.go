@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -34,6 +35,9 @@ func TestHostilePrograms(t *testing.T) {
 		{name: "accumulating timers", code: "for (;;) setTimeout(() => {}, 1e9)", kinds: []Kind{KindTimeout, KindMemoryLimit}},
 		{name: "throwing getter on the completion", code: "return {get x() { throw new Error('gotcha') }}", kinds: []Kind{KindInvalidOutput}},
 		{name: "toString bomb thrown", code: "throw {toString() { for (;;) {} }}", kinds: []Kind{KindTimeout, KindException}},
+		// goja's compiler is quadratic in the length of operator chains: compiling is work
+		// of the run, under its budget.
+		{name: "slow to compile", code: strings.Repeat("x = 1"+strings.Repeat("+1", 200)+";\n", 2500) + "let x", kinds: []Kind{KindTimeout}, limit: &Limits{Compute: 50 * time.Millisecond}},
 	}
 	// A pool per case: Close waits for a VM abandoned inside a native call, so one case's
 	// leftovers never count against the next case's heap budget (the sampler sees the

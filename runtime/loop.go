@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"container/heap"
 	"sync"
 	"time"
 
@@ -73,14 +74,38 @@ func (l *loop) close() {
 // reservation, so a pending timer keeps the run alive; the run's wall clock bounds it.
 // Methods are called on the VM goroutine.
 type timers struct {
-	r    *run
-	next int64
-	live map[int64]*timer
+	r     *run
+	next  int64
+	live  map[int64]*timer
+	armed timerHeap // armed timers by due time; cleared ones stay until popped
 }
 
 type timer struct {
+	id     int64
 	t      *time.Timer
 	settle func(func() error)
+	due    time.Time
+	fn     goja.Callable
+	args   []goja.Value
+}
+
+// timerHeap orders timers by due time, then by the order they were set.
+type timerHeap []*timer
+
+func (h timerHeap) Len() int { return len(h) }
+func (h timerHeap) Less(i, j int) bool {
+	if c := h[i].due.Compare(h[j].due); c != 0 {
+		return c < 0
+	}
+	return h[i].id < h[j].id
+}
+func (h timerHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *timerHeap) Push(x any)   { *h = append(*h, x.(*timer)) }
+func (h *timerHeap) Pop() any {
+	old := *h
+	t := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return t
 }
 
 func (ts *timers) setTimeout(call goja.FunctionCall) goja.Value {
@@ -102,26 +127,37 @@ func (ts *timers) setTimeout(call goja.FunctionCall) goja.Value {
 	}
 	ts.next++
 	id := ts.next
-	t := &timer{settle: ts.r.loop.reserve()}
-	ts.live[id] = t
 	d := time.Duration(delay * float64(time.Millisecond))
+	t := &timer{id: id, settle: ts.r.loop.reserve(), due: time.Now().Add(d), fn: fn, args: args}
+	ts.live[id] = t
 	if d >= time.Until(ts.r.deadline) {
 		// It could only fire after the wall clock ends the run: it keeps the run alive
 		// but is not armed. (Clamping it to the deadline made it race the wall clock,
 		// so a program awaiting a long timer could end as a success.)
 		return vm.ToValue(id)
 	}
-	t.t = time.AfterFunc(d, func() {
-		t.settle(func() error {
-			if _, ok := ts.live[id]; !ok {
-				return nil // cleared after it fired
-			}
-			delete(ts.live, id)
-			_, err := fn(goja.Undefined(), args...)
-			return err // an exception thrown by a timer callback fails the run, as in Node
-		})
-	})
+	heap.Push(&ts.armed, t)
+	t.t = time.AfterFunc(d, func() { t.settle(ts.runDue) })
 	return vm.ToValue(id)
+}
+
+// runDue runs every timer that is due, earliest first (ties in the order they were set),
+// as Node does: timers fire on goroutines of their own, which a loaded machine may run
+// out of order. A timer run here before its own goroutine settled it finds nothing to do
+// when it does.
+func (ts *timers) runDue() error {
+	now := time.Now()
+	for len(ts.armed) > 0 && !ts.armed[0].due.After(now) {
+		t := heap.Pop(&ts.armed).(*timer)
+		if ts.live[t.id] != t {
+			continue // cleared
+		}
+		delete(ts.live, t.id)
+		if _, err := t.fn(goja.Undefined(), t.args...); err != nil {
+			return err // an exception thrown by a timer callback fails the run, as in Node
+		}
+	}
+	return nil
 }
 
 func (ts *timers) clearTimeout(call goja.FunctionCall) goja.Value {

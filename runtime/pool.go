@@ -149,17 +149,25 @@ func (p *Pool) acquire() (*run, error) {
 	}
 }
 
-// Run prepares code (see Prepare) and runs it. A program that does not parse is a failed
-// Result of kind exception, not an error.
+// Run prepares code (see Prepare) and runs it. The preparation happens on the run's VM
+// goroutine under the run's budgets, so a program that takes long to parse and compile
+// ends as a timeout, like one that takes long to run. A program that does not parse (or is
+// over opts.ProgramBytes) is a failed Result of kind exception, not an error.
 func (p *Pool) Run(ctx context.Context, code string, opts *RunOptions) (*Result, error) {
-	prg, failed, err := p.prepare(code, opts)
-	if prg == nil {
-		return failed, err
+	var max int
+	if opts != nil {
+		max = opts.ProgramBytes
 	}
-	return p.RunProgram(ctx, prg, opts)
+	if f := checkSize(code, max); f != nil {
+		if p.isClosed() {
+			return nil, ErrClosed
+		}
+		return &Result{Failure: f}, nil
+	}
+	return p.run(ctx, nil, code, opts)
 }
 
-// prepare is the Prepare step of Run: the program, or else a failed Result for a program
+// prepare is the Prepare step of Sandbox.Run: the program, or else a failed Result for a program
 // that does not parse (or is over opts.ProgramBytes), or else an error (ErrClosed when
 // the pool is closed).
 func (p *Pool) prepare(code string, opts *RunOptions) (*Program, *Result, error) {
@@ -181,9 +189,9 @@ func (p *Pool) prepare(code string, opts *RunOptions) (*Program, *Result, error)
 	return prg, nil, nil
 }
 
-// checkRun validates a run's program and options, and returns the options (never nil)
-// and the run's limits with the pool's defaults filled in.
-func (p *Pool) checkRun(prg *Program, opts *RunOptions) (*RunOptions, Limits, error) {
+// checkRun validates a run's options, and returns them (never nil) and the run's limits
+// with the pool's defaults filled in.
+func (p *Pool) checkRun(opts *RunOptions) (*RunOptions, Limits, error) {
 	if opts == nil {
 		opts = &RunOptions{}
 	}
@@ -197,9 +205,6 @@ func (p *Pool) checkRun(prg *Program, opts *RunOptions) (*RunOptions, Limits, er
 	}
 	if err := checkNamespaces(opts.Namespaces); err != nil {
 		return nil, Limits{}, err
-	}
-	if prg == nil {
-		return nil, Limits{}, &OptionError{Field: "program", Reason: "must not be nil"}
 	}
 	if opts.ArgBytes < 0 {
 		return nil, Limits{}, &OptionError{Field: "RunOptions.ArgBytes", Reason: "must not be negative"}
@@ -237,7 +242,15 @@ func (p *Pool) isClosed() bool {
 // for misuse: a closed pool (ErrClosed), bad options (*OptionError) or bad namespaces
 // (*NamespaceError).
 func (p *Pool) RunProgram(ctx context.Context, prg *Program, opts *RunOptions) (*Result, error) {
-	opts, limits, err := p.checkRun(prg, opts)
+	if prg == nil {
+		return nil, &OptionError{Field: "program", Reason: "must not be nil"}
+	}
+	return p.run(ctx, prg, "", opts)
+}
+
+// run runs prg, or else prepares code on the VM goroutine and runs that.
+func (p *Pool) run(ctx context.Context, prg *Program, code string, opts *RunOptions) (*Result, error) {
+	opts, limits, err := p.checkRun(opts)
 	if err != nil {
 		return nil, err
 	}
@@ -252,12 +265,14 @@ func (p *Pool) RunProgram(ctx context.Context, prg *Program, opts *RunOptions) (
 	}
 	r.onLog = opts.OnLog
 	r.argBytes = opts.ArgBytes
-	return p.execute(ctx, r, prg, limits, opts.Namespaces), nil
+	r.programBytes = opts.ProgramBytes
+	return p.execute(ctx, r, prg, code, limits, opts.Namespaces), nil
 }
 
-// execute arms the budgets, runs the program on a VM goroutine and waits for it, giving up
-// Grace after a failure if the VM is stuck in native code.
-func (p *Pool) execute(ctx context.Context, r *run, prg *Program, limits Limits, nss []*Namespace) *Result {
+// execute arms the budgets, runs the program (prg, or code prepared first) on a VM
+// goroutine and waits for it, giving up Grace after a failure if the VM is stuck in native
+// code.
+func (p *Pool) execute(ctx context.Context, r *run, prg *Program, code string, limits Limits, nss []*Namespace) *Result {
 	r.prg = prg
 	r.limits = limits
 	r.parent = ctx
@@ -281,7 +296,9 @@ func (p *Pool) execute(ctx context.Context, r *run, prg *Program, limits Limits,
 		defer gov.stop(r)
 		runOnSlot(slot, func() {
 			growStack()
-			if err := r.installNamespaces(nss); err != nil {
+			if r.prg == nil && !r.prepare(code) {
+				// failed: nothing to run
+			} else if err := r.installNamespaces(nss); err != nil {
 				r.fail(KindException, "internal error: installing namespaces: "+err.Error())
 			} else {
 				r.exec()

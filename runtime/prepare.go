@@ -50,13 +50,12 @@ type PrepareOptions struct {
 // line, the column and the offending line of the model's own text. Prepare is safe for
 // concurrent use.
 func Prepare(code string, opts *PrepareOptions) (*Program, error) {
-	limit := 1 << 20
-	if opts != nil && opts.MaxBytes > 0 {
-		limit = opts.MaxBytes
+	var max int
+	if opts != nil {
+		max = opts.MaxBytes
 	}
-	if len(code) > limit {
-		return nil, &Failure{Kind: KindException,
-			Message: fmt.Sprintf("program of %d bytes exceeds the limit of %d bytes", len(code), limit)}
+	if f := checkSize(code, max); f != nil {
+		return nil, f
 	}
 	wrapped := wrapOpen + code + wrapClose
 	tree, jsErr := parser.ParseFile(nil, "program.js", wrapped, 0, parser.WithDisableSourceMaps)
@@ -86,6 +85,18 @@ func Prepare(code string, opts *PrepareOptions) (*Program, error) {
 		return nil, tsFail.failure
 	}
 	return nil, jsFail.failure
+}
+
+// checkSize fails a program over max bytes (1 MiB when max is not positive).
+func checkSize(code string, max int) *Failure {
+	limit := 1 << 20
+	if max > 0 {
+		limit = max
+	}
+	if len(code) > limit {
+		return &Failure{Kind: KindException, Message: fmt.Sprintf("program of %d bytes exceeds the limit of %d bytes", len(code), limit)}
+	}
+	return nil
 }
 
 // tsOptions strips types and lowers only what goja lacks: goja supports everything from

@@ -42,6 +42,7 @@ type run struct {
 	namespaces      []*Namespace
 	onLog           func(string) // RunOptions.OnLog
 	argBytes        int          // RunOptions.ArgBytes
+	programBytes    int          // RunOptions.ProgramBytes
 	urlExports      *goja.Object
 	encodingExports *goja.Object
 	rejected        []*goja.Promise // rejected without a handler, in order; nil once handled
@@ -161,6 +162,27 @@ func touchStack(b []byte) { b[len(b)-1] = 1 }
 func (r *run) release() {
 	r.parent, r.ctx, r.cancel = nil, nil, nil
 	r.prg, r.onLog, r.namespaces = nil, nil, nil
+}
+
+// prepare prepares code for this run, as compute time of the run, and reports whether
+// there is a program to run: a program that does not parse fails the run.
+func (r *run) prepare(code string) bool {
+	r.enter()
+	prg, err := Prepare(code, &PrepareOptions{MaxBytes: r.programBytes})
+	r.leave()
+	if err != nil {
+		var f *Failure
+		if !errors.As(err, &f) {
+			f = &Failure{Kind: KindException, Message: "internal error: " + err.Error()}
+		}
+		r.fail(f.Kind, f.Message)
+		return false
+	}
+	if r.failed() { // a budget ran out while it compiled
+		return false
+	}
+	r.prg = prg
+	return true
 }
 
 // exec runs the program to completion on the calling goroutine (the VM goroutine),
