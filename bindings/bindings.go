@@ -118,7 +118,7 @@ func Begin(ctx context.Context, p *pipeline.Pipeline, set *registry.ResolvedTool
 	r.cancel = cancel
 	sched, err := p.NewScheduler(schedCtx, set, &pipeline.SchedulerOptions{
 		MaxParallel: o.MaxParallel,
-		Abandon: func(c registry.Call) *pipeline.ToolError {
+		Abandon: func(c registry.Call, _ bool) *pipeline.ToolError {
 			return &pipeline.ToolError{Code: pipeline.CodeAbortedBeforeDispatch,
 				Message: fmt.Sprintf("run_code run is over (%s); %s tool call abandoned", r.endReason(), c.Name)}
 		},
