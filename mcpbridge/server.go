@@ -255,6 +255,18 @@ func (s *Server) HandlerContext(ctx context.Context) http.Handler {
 	})
 }
 
+// CloseSessions closes every session the server is serving, once its calls in flight
+// have returned: an HTTP client's open streams end with it, which an HTTP server's
+// Shutdown otherwise waits for. Cancel the calls first (see HandlerContext), or it
+// waits for them.
+func (s *Server) CloseSessions() {
+	var wg sync.WaitGroup
+	for ss := range s.srv.Sessions() {
+		wg.Go(func() { ss.Close() })
+	}
+	wg.Wait()
+}
+
 type nopCloser struct{ io.Writer }
 
 func (nopCloser) Close() error { return nil }
