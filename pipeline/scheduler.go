@@ -142,8 +142,9 @@ func (s *Scheduler) Submit(call registry.Call) *Pending { return s.SubmitThen(ca
 
 // SubmitThen is Submit with a function called with the call's result once it has one
 // (after Done is closed): the call's own, or the abandonment's. It is called exactly
-// once, on the goroutine that finished or abandoned the call, and must not block. It
-// lets a caller act on a result without a goroutine waiting for it.
+// once, on the goroutine that finished or abandoned the call (one of its own for a
+// call abandoned before it started), and must not block. It lets a caller act on a
+// result without a goroutine waiting for it.
 func (s *Scheduler) SubmitThen(call registry.Call, then func(*Result)) *Pending {
 	j := &Pending{call: call, done: make(chan struct{}), submitted: time.Now(), then: then}
 	s.mu.Lock()

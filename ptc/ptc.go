@@ -267,7 +267,7 @@ func (b *step) runProgram(ctx context.Context, call *registry.Call, code string,
 	switch {
 	case ctx.Err() != nil:
 		reason = fmt.Sprint(context.Cause(ctx))
-	case err == nil && res.Failure != nil && res.Failure.Kind != runtime.KindException:
+	case err == nil && res != nil && res.Failure != nil && res.Failure.Kind != runtime.KindException:
 		reason = res.Failure.Message // a budget, say: "wall-clock ceiling reached (3000ms)"
 	}
 	cancel(errors.New(reason))
