@@ -57,18 +57,35 @@ type Options struct {
 	// MaxCalls caps the sub-calls one run may dispatch; a call past the cap is
 	// rejected with `sub-call budget of <N> calls exhausted`. Zero means no cap.
 	MaxCalls int
+	// Grace bounds how long End waits for sub-calls still running once the run is
+	// over, counted from when the runtime cancelled them (as the program settled or was
+	// stopped). A sub-call still running then is abandoned (SubCall.AbandonedRunning),
+	// so a tool that ignores cancellation cannot hold run_code past its budgets. Zero
+	// means runtime.DefaultGrace; negative is an error.
+	Grace time.Duration
 }
 
-// SubCall is the record of one sub-call of a run, complete once [Run.End] returned.
+// SubCall is the record of one sub-call of a run, complete once [Run.End] returned. At
+// most one of NeverStarted and AbandonedRunning is set.
 type SubCall struct {
 	ID   string
 	Name string
 	Args registry.Value
-	// Result is the final outcome.
+	// Result is the final outcome: the call's own, or the error of a call the run gave
+	// up on.
 	Result *pipeline.Result
-	// Abandoned reports a call that never started (the run ended first).
-	Abandoned bool
-	// Duration runs from submission to settlement.
+	// NeverStarted reports a call the run ended before it started: no stage, event or
+	// observer ran for it, and Result is `run_code run is over (<reason>); <name> tool
+	// call abandoned` (ABORTED_BEFORE_DISPATCH).
+	NeverStarted bool
+	// AbandonedRunning reports a call that started and was still running Grace after
+	// the run cancelled it: the run stopped waiting for it, tool/code-dispatch-abandoned
+	// was emitted, and Result is `run_code run is over (<reason>); <name> tool call
+	// abandoned: still running <grace> after it was cancelled` (ABORTED). If its body
+	// returns later, its finalizeContent and observers still run, but its outcome
+	// reaches neither the program nor this record.
+	AbandonedRunning bool
+	// Duration runs from submission to settlement (or abandonment).
 	Duration time.Duration
 
 	pending *pipeline.Pending
@@ -110,6 +127,12 @@ func Begin(ctx context.Context, p *pipeline.Pipeline, set *registry.ResolvedTool
 	if o.MaxCalls < 0 {
 		return nil, nil, fmt.Errorf("the sub-call budget must not be negative, got %d", o.MaxCalls)
 	}
+	if o.Grace < 0 {
+		return nil, nil, fmt.Errorf("the sub-call grace must not be negative, got %v", o.Grace)
+	}
+	if o.Grace == 0 {
+		o.Grace = runtime.DefaultGrace
+	}
 	if o.Parent.RootID == "" {
 		o.Parent.RootID = o.Parent.ID
 	}
@@ -118,7 +141,12 @@ func Begin(ctx context.Context, p *pipeline.Pipeline, set *registry.ResolvedTool
 	r.cancel = cancel
 	sched, err := p.NewScheduler(schedCtx, set, &pipeline.SchedulerOptions{
 		MaxParallel: o.MaxParallel,
-		Abandon: func(c registry.Call) *pipeline.ToolError {
+		Grace:       o.Grace,
+		Abandon: func(c registry.Call, started bool) *pipeline.ToolError {
+			if started {
+				return &pipeline.ToolError{Code: pipeline.CodeAborted,
+					Message: fmt.Sprintf("run_code run is over (%s); %s tool call abandoned: still running %v after it was cancelled", r.endReason(), c.Name, o.Grace)}
+			}
 			return &pipeline.ToolError{Code: pipeline.CodeAbortedBeforeDispatch,
 				Message: fmt.Sprintf("run_code run is over (%s); %s tool call abandoned", r.endReason(), c.Name)}
 		},
@@ -142,9 +170,11 @@ func (r *Run) endReason() string {
 }
 
 // End finishes the run's sub-calls: queued ones are abandoned (rejecting with
-// `run_code run is over (<reason>); <name> tool call abandoned`, nothing logged) and
-// in-flight ones are cancelled through the run's context by the caller and awaited
-// here. reason is "run_code settled" when empty. End is idempotent.
+// `run_code run is over (<reason>); <name> tool call abandoned`, nothing logged);
+// in-flight ones, which the runtime cancelled when the run ended, are awaited up to
+// Grace from then, and those still running after it are abandoned too (see
+// SubCall.AbandonedRunning), so End returns within Grace of the run's end whatever
+// the tools do. reason is "run_code settled" when empty. End is idempotent.
 func (r *Run) End(reason string) {
 	r.mu.Lock()
 	if !r.ended {
@@ -166,7 +196,8 @@ func (r *Run) Calls() []*SubCall {
 	for i, c := range r.calls {
 		select {
 		case <-c.pending.Done():
-			c.Result, c.Abandoned, c.Duration = c.pending.Wait(), !c.pending.Started(), c.pending.Elapsed()
+			c.Result, c.Duration = c.pending.Wait(), c.pending.Elapsed()
+			c.NeverStarted, c.AbandonedRunning = !c.pending.Started(), c.pending.Abandoned()
 		default: // still in flight: End has not returned yet
 		}
 		out[i] = c

@@ -3,8 +3,11 @@ package bindings
 import (
 	"context"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/runcode-go/runcode/pipeline"
 	"github.com/runcode-go/runcode/registry"
 	"github.com/runcode-go/runcode/runtime"
@@ -97,5 +100,78 @@ func TestNamespace(t *testing.T) {
 	res, _ = pool.Run(context.Background(), `try { await tools["my-tool"]({}) } catch (e) { return e.message }`, &runtime.RunOptions{Namespaces: []*runtime.Namespace{tools.Namespace()}})
 	if got := string(res.Value); !strings.Contains(got, "only be called inside a run_code run") || ran != before {
 		t.Errorf("outside a run: %s, body ran %d times", got, ran-before)
+	}
+}
+
+// TestStuckCallAbandoned: a sub-call whose body ignores cancellation is abandoned a
+// grace after the run ended at its wall clock. End returns without it, the record says
+// so, and when the body returns later its value reaches neither the program (whose log
+// stream stays silent) nor the record.
+func TestStuckCallAbandoned(t *testing.T) {
+	pool, err := runtime.NewPool(&runtime.PoolOptions{Size: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	entered, release, late := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	set := resolved(t, &registry.Tool{Name: "hang", Execute: func(context.Context, *registry.Call) (any, error) {
+		close(entered)
+		<-release
+		return "late value", nil
+	}})
+	var events []string
+	var mu sync.Mutex
+	p := pipeline.New(&pipeline.Options{
+		Events: pipeline.SinkFunc(func(e pipeline.Event) {
+			mu.Lock()
+			events = append(events, e.Type+" "+e.CallID)
+			mu.Unlock()
+		}),
+		Observers: []pipeline.ObserverFunc{func(*pipeline.Call, pipeline.Result) { close(late) }},
+	})
+	defer func() { <-late }() // runs after the release below, before the pool closes
+	var once sync.Once
+	free := func() { once.Do(func() { close(release) }) }
+	defer free()
+	tools, err := New(set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, run, err := Begin(context.Background(), p, set, &Options{Parent: registry.Call{ID: "call-1"}, Grace: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logs []string
+	res, err := pool.Run(ctx, `try { console.log("got " + await tools.hang({})) } catch (e) { console.log("caught " + e.message) }`, &runtime.RunOptions{
+		Namespaces: []*runtime.Namespace{tools.Namespace()},
+		Limits:     &runtime.Limits{WallClock: 200 * time.Millisecond},
+		OnLog:      func(s string) { logs = append(logs, s) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run.End("")
+	<-entered
+	if res.Failure == nil || res.Failure.Kind != runtime.KindTimeout {
+		t.Errorf("failure %+v, want a timeout", res.Failure)
+	}
+	calls := run.Calls()
+	want := "Error: run_code run is over (run_code settled); hang tool call abandoned: still running 50ms after it was cancelled"
+	if len(calls) != 1 || !calls[0].AbandonedRunning || calls[0].NeverStarted || calls[0].Result.Content[0].Text != want {
+		t.Fatalf("calls: %+v", calls)
+	}
+	mu.Lock()
+	if diff := cmp.Diff([]string{"tool/code-dispatch-start call-1:code:1", "tool/code-dispatch-abandoned call-1:code:1"}, events); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
+	}
+	mu.Unlock()
+
+	free()
+	<-late
+	if again := run.Calls(); !again[0].AbandonedRunning || again[0].Result.Content[0].Text != want {
+		t.Errorf("the late outcome reached the record: %+v", again[0])
+	}
+	if len(logs) != 0 {
+		t.Errorf("the program saw the call settle: %q", logs)
 	}
 }

@@ -10,7 +10,9 @@
 // the canonical value after post-execute, or rejected with a ToolCallError carrying
 // toolName, message (exactly what a direct call would show after "Error: ") and code.
 // When the run ends, queued calls are abandoned and in-flight ones cancelled and
-// awaited ([Run.End]), so no sub-call outlives run_code.
+// awaited up to a grace ([Options.Grace]); a call still running after it (its tool
+// ignores cancellation) is abandoned too and recorded as such ([Run.End]), so every
+// budget bounds run_code whatever its tools do.
 //
 // It does not run programs (package runtime does) or render run_code's result
 // (package ptc does).

@@ -20,7 +20,9 @@
 // description, since MCP clients have no system prompt to carry them), the tools
 // themselves (native), or both. The image contexts of a run come back as image
 // content blocks after the text, each preceded by a text block naming the sub-call
-// that produced it.
+// that produced it. Stopping it cancels the calls in flight: ServeStdio's context,
+// or the context given to [Server.HandlerContext] (the MCP SDK itself only waits
+// for them when a session closes).
 //
 // It does not parse manifests (package manifest does; the CLI converts its servers
 // to [Upstream] values), run programs (package ptc does) or decide policy (package

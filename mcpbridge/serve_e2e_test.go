@@ -178,3 +178,58 @@ func TestServeHTTP(t *testing.T) {
 		t.Errorf("upstream server not stopped: %q %v", data, err)
 	}
 }
+
+// TestServeHTTPStop: SIGTERM stops `runcode serve --http` at once while a Go SDK
+// client is connected (its stream of server messages open), rather than after the
+// shutdown's bound, which it would report on stderr.
+func TestServeHTTPStop(t *testing.T) {
+	bin := runcodeBinary(t)
+	manifest := filepath.Join(t.TempDir(), "tools.json")
+	if err := os.WriteFile(manifest, []byte(`{"tools":[{"name":"one","description":"One.","inputSchema":{"type":"object"},"mock":{"result":1}}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "serve", "--tools", manifest, "--http", "127.0.0.1:0")
+	stderrPipe, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	sc := bufio.NewScanner(stderrPipe)
+	var url string
+	for url == "" && sc.Scan() {
+		_, url, _ = strings.Cut(sc.Text(), "streamable HTTP at ")
+	}
+	if url == "" {
+		t.Fatal("no address on stderr")
+	}
+	var rest []string
+	drained := make(chan struct{})
+	go func() {
+		for sc.Scan() {
+			if strings.HasPrefix(sc.Text(), "runcode serve: ") { // not the MCP SDK's log
+				rest = append(rest, sc.Text())
+			}
+		}
+		close(drained)
+	}()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test"}, &mcp.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {},
+	}).Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	if res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "run_code", Arguments: map[string]any{"description": "One", "code": "return await tools.one({})"}}); err != nil || res.IsError {
+		t.Fatalf("call: %v %+v", err, res)
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	<-drained
+	if err := cmd.Wait(); err != nil || len(rest) > 0 {
+		t.Errorf("runcode serve after SIGTERM: %v; stderr %q", err, rest)
+	}
+}

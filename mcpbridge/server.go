@@ -177,8 +177,26 @@ func runCodeDescription(desc string, sections []pipeline.Section) string {
 	return b.String()
 }
 
+// stopKey carries, in a session's context, the context whose end cancels the session's
+// calls in flight (see ServeStdio and HandlerContext). The MCP SDK keeps a session's
+// context values for its handlers but not its cancellation, so that a transport's end
+// does not cancel handlers by itself.
+type stopKey struct{}
+
+// withStop returns ctx carrying stop as the context whose end cancels calls.
+func withStop(ctx, stop context.Context) context.Context {
+	return context.WithValue(ctx, stopKey{}, stop)
+}
+
 // handle runs one tools/call as a one-call model step through the executor.
 func (s *Server) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	if stop, ok := ctx.Value(stopKey{}).(context.Context); ok {
+		var cancel context.CancelCauseFunc
+		ctx, cancel = context.WithCancelCause(ctx)
+		defer cancel(nil)
+		unwatch := context.AfterFunc(stop, func() { cancel(context.Cause(stop)) })
+		defer unwatch()
+	}
 	set, err := s.scope.Resolve(ctx, registry.Step{})
 	if err != nil {
 		return nil, err
@@ -210,9 +228,12 @@ func callResult(res *pipeline.Result) *mcp.CallToolResult {
 
 // ServeStdio serves one session over r and w (newline-delimited JSON-RPC, as on a
 // process's stdin and stdout) until r ends, the client closes the session or ctx
-// is done.
+// is done. When r ends, the calls in flight are cancelled (the MCP SDK does it);
+// when ctx is done, they are cancelled with ctx's cause. Either way it returns once
+// they have returned: a run_code run ends a grace after its cancellation, whatever
+// its tools do, but a native tool that ignores cancellation holds it.
 func (s *Server) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error {
-	err := s.srv.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(r), Writer: nopCloser{w}})
+	err := s.srv.Run(withStop(ctx, ctx), &mcp.IOTransport{Reader: io.NopCloser(r), Writer: nopCloser{w}})
 	if ctx.Err() != nil {
 		return nil
 	}
@@ -222,6 +243,28 @@ func (s *Server) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error
 // Handler returns an http.Handler serving streamable HTTP sessions.
 func (s *Server) Handler() http.Handler {
 	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.srv }, nil)
+}
+
+// HandlerContext is Handler whose calls in flight, in every session it serves, are
+// cancelled with ctx's cause when ctx is done: cancel it before shutting the HTTP
+// server down, so that the shutdown is not held by runs going on to their wall clock.
+func (s *Server) HandlerContext(ctx context.Context) http.Handler {
+	h := s.Handler()
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h.ServeHTTP(w, r.WithContext(withStop(r.Context(), ctx)))
+	})
+}
+
+// CloseSessions closes every session the server is serving, once its calls in flight
+// have returned: an HTTP client's open streams end with it, which an HTTP server's
+// Shutdown otherwise waits for. Cancel the calls first (see HandlerContext), or it
+// waits for them.
+func (s *Server) CloseSessions() {
+	var wg sync.WaitGroup
+	for ss := range s.srv.Sessions() {
+		wg.Go(func() { ss.Close() })
+	}
+	wg.Wait()
 }
 
 type nopCloser struct{ io.Writer }

@@ -18,7 +18,8 @@
 //
 // Cancellation is cooperative: it only ever replaces a successful outcome (ABORTED)
 // or ends a call before dispatch (ABORTED_BEFORE_DISPATCH); bodies must observe their
-// context, and the pipeline waits for them.
+// context, and the pipeline waits for them, except that a [Scheduler] with a Grace
+// stops waiting after it and abandons the calls still running.
 //
 // It does not know about JavaScript, render SDKs, or decide which tools are visible
 // (package registry does).

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/runcode-go/runcode/registry"
 )
@@ -68,6 +69,12 @@ const (
 
 func abortedBeforeDispatch() *ToolError {
 	return &ToolError{Code: CodeAbortedBeforeDispatch, Message: msgAbortedBeforeDispatch}
+}
+
+// abandonedRunning is the default result of a started call the scheduler stopped
+// waiting for (see SchedulerOptions.Grace).
+func abandonedRunning(grace time.Duration) *ToolError {
+	return &ToolError{Code: CodeAborted, Message: fmt.Sprintf("tool call abandoned: still running %v after it was cancelled", grace)}
 }
 
 func unknownTool(name string) *ToolError {

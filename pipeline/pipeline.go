@@ -29,8 +29,10 @@ type Options struct {
 	Observers []ObserverFunc
 	// Events receives tool/call and tool/result for model-direct calls, and
 	// tool/code-dispatch-start and tool/code-dispatch for sub-calls (calls with a
-	// ParentID): one pair per call that started, none for an abandoned one. If nil, no
-	// events are produced.
+	// ParentID): one pair per call that started, none for a call abandoned before it
+	// started. A started call a scheduler gave up on also gets tool/abandoned
+	// (tool/code-dispatch-abandoned) when it is given up on. If nil, no events are
+	// produced.
 	Events Sink
 	// Logger records contained failures (observer panics). If nil, slog.Default().
 	Logger *slog.Logger
@@ -331,6 +333,24 @@ func (p *Pipeline) commit(x *execution) *Result {
 			Name: x.call.Name, Args: x.call.Args, IsError: res.Error != nil, Content: res.Content})
 	}
 	return res
+}
+
+// abandoned emits the event of a started call that a scheduler gave up on before it
+// committed; res is the abandonment's result.
+func (p *Pipeline) abandoned(c registry.Call, res *Result) {
+	if p.opts.Events == nil {
+		return
+	}
+	typ := EventAbandoned
+	if c.ParentID != "" {
+		typ = EventDispatchAbandoned
+	}
+	root := c.RootID
+	if root == "" {
+		root = c.ID
+	}
+	p.opts.Events.Event(Event{Type: typ, Time: p.now(), CallID: c.ID, RootID: root, ParentID: c.ParentID,
+		Name: c.Name, Args: c.Args, IsError: true, Content: res.Content})
 }
 
 func (p *Pipeline) postExecute(x *execution) {

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -17,11 +18,23 @@ type SchedulerOptions struct {
 	// MaxParallel bounds how many parallel-safe calls are in flight at once (started
 	// and not yet committed). If zero, [DefaultMaxParallel]; negative is an error.
 	MaxParallel int
-	// Abandon makes the result of a call that was submitted but never started (the
-	// scheduler was closed or its context ended first). No stage, event or observer
-	// runs for such a call. If nil, the result is
-	// `Error: tool call aborted before dispatch` (ABORTED_BEFORE_DISPATCH).
-	Abandon func(call registry.Call) *ToolError
+	// Abandon makes the result of a call the scheduler gives up on: one submitted but
+	// never started (started false: the scheduler was closed or its context ended
+	// first; no stage, event or observer runs for it), or one started but still not
+	// committed when Close's Grace ran out (started true). If nil, or if it returns
+	// nil, the result is `Error: tool call aborted before dispatch`
+	// (ABORTED_BEFORE_DISPATCH) for the first and `Error: tool call abandoned: still
+	// running <grace> after it was cancelled` (ABORTED) for the second.
+	Abandon func(call registry.Call, started bool) *ToolError
+	// Grace bounds how long Close waits for the calls already started, counted from
+	// when the scheduler stopped: its context ended or Close was first called,
+	// whichever came first. Calls still running then are abandoned: their Pending is
+	// done with Abandon's result (and reports Abandoned), the abandoned event is
+	// emitted for each, and Close returns without them. Their late outcome still goes
+	// through the commit stages (post-execute, finalizeContent, observers, the settle
+	// event) exactly once when the body returns, but reaches no Pending. Zero means
+	// Close waits for them however long they take; negative is an error.
+	Grace time.Duration
 }
 
 // Scheduler runs calls through a Pipeline in submission order, the way both executors
@@ -33,34 +46,40 @@ type SchedulerOptions struct {
 // observers), even when bodies finish out of order; only wrappers and bodies overlap.
 //
 // When its context ends or it is closed, a Scheduler starts nothing more: queued calls
-// are abandoned and started ones drain. A Scheduler is safe for concurrent use.
+// are abandoned and started ones drain (up to Grace, if set). A Scheduler is safe for
+// concurrent use.
 type Scheduler struct {
 	p       *Pipeline
 	ctx     context.Context
 	set     *registry.ResolvedToolSet
 	max     int
-	abandon func(registry.Call) *ToolError
+	abandon func(registry.Call, bool) *ToolError
+	grace   time.Duration
 
 	mu         sync.Mutex
 	cond       sync.Cond
 	queue      []*Pending
-	running    bool // the lane goroutine is active
+	live       []*Pending // started and not committed, in start order
+	running    bool       // the lane goroutine is active
 	closed     bool
-	inflight   int  // started and not committed
-	exclusive  bool // the call in flight is exclusive
+	stoppedAt  time.Time // when the context ended or Close was first called
+	exclusive  bool      // the call in flight is exclusive
 	lastCommit chan struct{}
-	wg         sync.WaitGroup
+	busy       int           // lane and finish goroutines not yet done
+	idle       chan struct{} // closed once the scheduler is closed and busy is zero
+	idleClosed bool
 	stopWake   func() bool
 }
 
 // Pending is a submitted call. Its result is available once Done is closed.
 type Pending struct {
-	call    registry.Call
-	done    chan struct{}
-	res     *Result
-	commit  chan struct{} // closed when this call has committed
-	then    func(*Result)
-	started bool
+	call      registry.Call
+	done      chan struct{}
+	res       *Result
+	commit    chan struct{} // closed when this call has committed
+	then      func(*Result)
+	started   bool
+	abandoned bool
 	// submitted and settled time the call, from Submit to its result.
 	submitted, settled time.Time
 }
@@ -68,9 +87,14 @@ type Pending struct {
 // Elapsed is the time from Submit to the result. It is meaningful once Done is closed.
 func (p *Pending) Elapsed() time.Duration { return p.settled.Sub(p.submitted) }
 
-// Started reports whether the call entered the pipeline (false for an abandoned
-// call). It is meaningful once Done is closed.
+// Started reports whether the call entered the pipeline (false for a call abandoned
+// before it started). It is meaningful once Done is closed.
 func (p *Pending) Started() bool { return p.started }
+
+// Abandoned reports whether the call started but was given up on before it committed
+// (see [SchedulerOptions.Grace]): its result is the abandonment's, not the call's own.
+// It is meaningful once Done is closed.
+func (p *Pending) Abandoned() bool { return p.abandoned }
 
 // Done is closed when the call has a result.
 func (p *Pending) Done() <-chan struct{} { return p.done }
@@ -83,15 +107,19 @@ func (p *Pending) Wait() *Result {
 
 // NewScheduler returns a Scheduler for calls against set, cancelled by ctx.
 func (p *Pipeline) NewScheduler(ctx context.Context, set *registry.ResolvedToolSet, opts *SchedulerOptions) (*Scheduler, error) {
-	s := &Scheduler{p: p, ctx: ctx, set: set, max: DefaultMaxParallel}
+	s := &Scheduler{p: p, ctx: ctx, set: set, max: DefaultMaxParallel, idle: make(chan struct{})}
 	if opts != nil {
 		if opts.MaxParallel < 0 {
 			return nil, fmt.Errorf("max parallel calls must be a positive integer, got %d", opts.MaxParallel)
+		}
+		if opts.Grace < 0 {
+			return nil, fmt.Errorf("the scheduler's grace must not be negative, got %v", opts.Grace)
 		}
 		if opts.MaxParallel > 0 {
 			s.max = opts.MaxParallel
 		}
 		s.abandon = opts.Abandon
+		s.grace = opts.Grace
 	}
 	s.cond.L = &s.mu
 	done := make(chan struct{})
@@ -99,6 +127,9 @@ func (p *Pipeline) NewScheduler(ctx context.Context, set *registry.ResolvedToolS
 	s.lastCommit = done
 	s.stopWake = context.AfterFunc(ctx, func() {
 		s.mu.Lock()
+		if s.stoppedAt.IsZero() {
+			s.stoppedAt = time.Now()
+		}
 		s.cond.Broadcast()
 		s.mu.Unlock()
 	})
@@ -110,8 +141,10 @@ func (p *Pipeline) NewScheduler(ctx context.Context, set *registry.ResolvedToolS
 func (s *Scheduler) Submit(call registry.Call) *Pending { return s.SubmitThen(call, nil) }
 
 // SubmitThen is Submit with a function called with the call's result once it has one
-// (after Done is closed), on the goroutine that finished or abandoned the call. It must
-// not block. It lets a caller act on a result without a goroutine waiting for it.
+// (after Done is closed): the call's own, or the abandonment's. It is called exactly
+// once, on the goroutine that finished or abandoned the call (one of its own for a
+// call abandoned before it started), and must not block. It lets a caller act on a
+// result without a goroutine waiting for it.
 func (s *Scheduler) SubmitThen(call registry.Call, then func(*Result)) *Pending {
 	j := &Pending{call: call, done: make(chan struct{}), submitted: time.Now(), then: then}
 	s.mu.Lock()
@@ -123,35 +156,77 @@ func (s *Scheduler) SubmitThen(call registry.Call, then func(*Result)) *Pending 
 	s.queue = append(s.queue, j)
 	if !s.running {
 		s.running = true
-		s.wg.Add(1)
+		s.busy++
 		go s.lane()
 	}
 	return j
 }
 
 // Close stops starting calls, abandons the queued ones and waits until every started
-// call has committed. It is idempotent.
+// call has committed, or with a Grace until it runs out, abandoning the calls still
+// running then. It is idempotent.
 func (s *Scheduler) Close() {
 	s.mu.Lock()
 	s.closed = true
+	if s.stoppedAt.IsZero() {
+		s.stoppedAt = time.Now()
+	}
 	for _, j := range s.queue {
 		s.abandonLocked(j)
 	}
 	s.queue = nil
 	s.cond.Broadcast()
+	s.idleLocked()
+	deadline := s.stoppedAt.Add(s.grace)
 	s.mu.Unlock()
-	s.wg.Wait()
+	if s.grace == 0 {
+		<-s.idle
+	} else {
+		t := time.NewTimer(time.Until(deadline))
+		select {
+		case <-s.idle:
+		case <-t.C:
+			s.abandonLive()
+		}
+		t.Stop()
+	}
 	s.stopWake()
 }
 
-func (s *Scheduler) abandonLocked(j *Pending) {
+// idleLocked closes idle once the scheduler is closed and none of its goroutines is busy.
+func (s *Scheduler) idleLocked() {
+	if s.closed && s.busy == 0 && !s.idleClosed {
+		s.idleClosed = true
+		close(s.idle)
+	}
+}
+
+// release ends one busy goroutine's work.
+func (s *Scheduler) release() {
+	s.mu.Lock()
+	s.busy--
+	s.idleLocked()
+	s.mu.Unlock()
+}
+
+// abandonError is the error of a call given up on.
+func (s *Scheduler) abandonError(c registry.Call, started bool) *ToolError {
 	var err *ToolError
 	if s.abandon != nil {
-		err = s.abandon(j.call)
+		err = s.abandon(c, started)
 	}
-	if err == nil {
-		err = abortedBeforeDispatch()
+	switch {
+	case err != nil:
+		return err
+	case started:
+		return abandonedRunning(s.grace)
+	default:
+		return abortedBeforeDispatch()
 	}
+}
+
+func (s *Scheduler) abandonLocked(j *Pending) {
+	err := s.abandonError(j.call, false)
 	j.res = &Result{CallID: j.call.ID, Name: j.call.Name, Error: err, Content: errorContent(err)}
 	j.settled = time.Now()
 	close(j.done)
@@ -160,15 +235,39 @@ func (s *Scheduler) abandonLocked(j *Pending) {
 	}
 }
 
+// abandonLive gives up on the calls started and not committed: each Pending is done
+// with the abandonment's result, and the abandoned event is emitted for each.
+func (s *Scheduler) abandonLive() {
+	s.mu.Lock()
+	late := s.live
+	s.live = nil
+	now := time.Now()
+	for _, j := range late {
+		err := s.abandonError(j.call, true)
+		j.res = &Result{CallID: j.call.ID, Name: j.call.Name, Error: err, Content: errorContent(err)}
+		j.abandoned = true
+		j.settled = now
+	}
+	s.mu.Unlock()
+	for _, j := range late {
+		close(j.done)
+		s.p.abandoned(j.call, j.res)
+		if j.then != nil {
+			j.then(j.res)
+		}
+	}
+}
+
 // lane starts queued calls one at a time, in submission order, and exits when the
 // queue is empty (Submit starts it again).
 func (s *Scheduler) lane() {
-	defer s.wg.Done()
 	growStack()
 	for {
 		s.mu.Lock()
 		if len(s.queue) == 0 || s.stoppedLocked() {
 			s.running = false
+			s.busy--
+			s.idleLocked()
 			s.mu.Unlock()
 			return
 		}
@@ -189,17 +288,19 @@ func (s *Scheduler) lane() {
 			}
 			s.queue = nil
 			s.running = false
+			s.busy--
+			s.idleLocked()
 			s.mu.Unlock()
 			return
 		}
 		s.queue = s.queue[1:]
 		j.started = true
-		s.inflight++
+		s.live = append(s.live, j)
 		s.exclusive = !safe
 		prev := s.lastCommit
 		j.commit = make(chan struct{})
 		s.lastCommit = j.commit
-		s.wg.Add(1)
+		s.busy++ // the call's own goroutine (finish)
 		s.mu.Unlock()
 
 		s.p.prepare(x) // ordered: on the lane
@@ -212,6 +313,7 @@ func (s *Scheduler) lane() {
 			// already grown (stack growth was about 4 µs per sub-call in the S2 bench
 			// scenario's CPU profile).
 			s.running = false
+			s.busy-- // the lane's own; the call's count stays until finish is done
 			s.mu.Unlock()
 			s.finish(j, x, prev, safe)
 			return
@@ -225,26 +327,35 @@ func (s *Scheduler) stoppedLocked() bool { return s.closed || s.ctx.Err() != nil
 
 func (s *Scheduler) fitsLocked(safe bool) bool {
 	if !safe {
-		return s.inflight == 0
+		return len(s.live) == 0
 	}
-	return !s.exclusive && s.inflight < s.max
+	return !s.exclusive && len(s.live) < s.max
 }
 
-// finish runs the body, then commits after the previous call committed.
+// finish runs the body, then commits after the previous call committed. A call
+// abandoned meanwhile still commits (finalizeContent and observers run once), but its
+// outcome is dropped.
 func (s *Scheduler) finish(j *Pending, x *execution, prev chan struct{}, safe bool) {
-	defer s.wg.Done()
+	defer s.release()
 	s.p.execute(x)
 	<-prev
-	j.res = s.p.commit(x)
+	res := s.p.commit(x)
 	close(j.commit)
 	s.mu.Lock()
-	s.inflight--
+	i := slices.Index(s.live, j)
+	if i >= 0 {
+		s.live = slices.Delete(s.live, i, i+1)
+		j.res = res
+		j.settled = time.Now()
+	}
 	if !safe {
 		s.exclusive = false
 	}
 	s.cond.Broadcast()
 	s.mu.Unlock()
-	j.settled = time.Now()
+	if i < 0 {
+		return // abandoned: its Pending already holds the abandonment
+	}
 	close(j.done)
 	if j.then != nil {
 		j.then(j.res)

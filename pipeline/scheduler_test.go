@@ -328,7 +328,7 @@ func TestSchedulerCloseAbandons(t *testing.T) {
 		var observed []string
 		p := New(&Options{Observers: []ObserverFunc{func(c *Call, _ Result) { observed = append(observed, c.ID) }}})
 		s, _ := p.NewScheduler(context.Background(), resolve(t, g.tool("writer")), &SchedulerOptions{
-			Abandon: func(c registry.Call) *ToolError {
+			Abandon: func(c registry.Call, _ bool) *ToolError {
 				return &ToolError{Code: CodeAborted, Message: fmt.Sprintf("run_code run is over (run_code settled); %s tool call abandoned", c.Name)}
 			},
 		})
@@ -356,6 +356,10 @@ func TestSchedulerOptions(t *testing.T) {
 	if _, err := New(nil).NewScheduler(context.Background(), resolve(t), &SchedulerOptions{MaxParallel: -1}); err == nil ||
 		err.Error() != "max parallel calls must be a positive integer, got -1" {
 		t.Errorf("negative MaxParallel: %v", err)
+	}
+	if _, err := New(nil).NewScheduler(context.Background(), resolve(t), &SchedulerOptions{Grace: -1}); err == nil ||
+		err.Error() != "the scheduler's grace must not be negative, got -1ns" {
+		t.Errorf("negative Grace: %v", err)
 	}
 }
 

@@ -144,7 +144,8 @@ type ObserverFunc func(call *Call, res Result)
 // Event is a log-only record of the pipeline's progress; it never becomes a model
 // message.
 type Event struct {
-	// Type is EventCall, EventResult, EventDispatchStart or EventDispatch.
+	// Type is EventCall, EventResult, EventDispatchStart, EventDispatch, EventAbandoned
+	// or EventDispatchAbandoned.
 	Type     string
 	Time     time.Time
 	CallID   string
@@ -152,17 +153,23 @@ type Event struct {
 	ParentID string
 	Name     string
 	Args     registry.Value
-	// IsError and Content are set on EventResult and EventDispatch.
+	// IsError and Content are set on EventResult and EventDispatch, and on the
+	// abandoned events (the abandonment's error).
 	IsError bool
 	Content []registry.Content
 }
 
-// The event types.
+// The event types. A started call gets EventCall then EventResult (a sub-call:
+// EventDispatchStart then EventDispatch). A started call its scheduler gave up on (see
+// SchedulerOptions.Grace) gets EventAbandoned (EventDispatchAbandoned) when it is given
+// up on, and its EventResult (EventDispatch) later, if its body ever returns.
 const (
-	EventCall          = "tool/call"
-	EventResult        = "tool/result"
-	EventDispatchStart = "tool/code-dispatch-start"
-	EventDispatch      = "tool/code-dispatch"
+	EventCall              = "tool/call"
+	EventResult            = "tool/result"
+	EventAbandoned         = "tool/abandoned"
+	EventDispatchStart     = "tool/code-dispatch-start"
+	EventDispatch          = "tool/code-dispatch"
+	EventDispatchAbandoned = "tool/code-dispatch-abandoned"
 )
 
 // Sink receives events. It is called synchronously from the pipeline's goroutines,

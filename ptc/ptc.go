@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/runcode-go/runcode/bindings"
 	"github.com/runcode-go/runcode/pipeline"
@@ -40,6 +41,10 @@ type Options struct {
 	MaxParallel int
 	// ProgramBytes bounds the program text. Zero means 1 MiB.
 	ProgramBytes int
+	// Grace bounds how long a run, once over, waits for sub-calls still running (see
+	// bindings.Options.Grace): those that ignore cancellation longer are abandoned and
+	// reported as such. Zero means runtime.DefaultGrace; negative is an error.
+	Grace time.Duration
 }
 
 // Executor is the run_code executor. It is immutable and safe for concurrent use.
@@ -69,6 +74,8 @@ func New(p *pipeline.Pipeline, opts *Options) (*Executor, error) {
 		return nil, fmt.Errorf("ptc: MaxParallel must be a positive integer, got %d", o.MaxParallel)
 	case o.ProgramBytes < 0:
 		return nil, fmt.Errorf("ptc: ProgramBytes must not be negative, got %d", o.ProgramBytes)
+	case o.Grace < 0:
+		return nil, fmt.Errorf("ptc: Grace must not be negative, got %v", o.Grace)
 	}
 	e := &Executor{p: p, o: o}
 	tr, err := registry.NewTransport(&registry.Tool{
@@ -133,7 +140,8 @@ type Report struct {
 	Value json.RawMessage
 	// Failure is set when the program failed (or did not parse).
 	Failure *runtime.Failure
-	// Calls are the sub-calls in submission order.
+	// Calls are the sub-calls in submission order, including those the run gave up on
+	// (bindings.SubCall's NeverStarted and AbandonedRunning).
 	Calls []*bindings.SubCall
 	// Contexts are the attributed image contexts and sub-call contexts, in
 	// submission order; they are kept even when the program failed later.
@@ -240,11 +248,12 @@ func (b *step) run(ctx context.Context, call *registry.Call) (any, error) {
 
 func (b *step) runProgram(ctx context.Context, call *registry.Call, code string, rep *Report) (*runtime.Result, error) {
 	// The run's own context ends when the program settles, cancelling sub-calls still
-	// in flight; End then abandons the queued ones and waits for the rest.
+	// in flight; End then abandons the queued ones and waits for the rest, up to the
+	// grace.
 	runCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	runCtx, run, err := bindings.Begin(runCtx, b.e.p, b.set, &bindings.Options{
-		Parent: *call, MaxParallel: b.e.o.MaxParallelSubCalls, MaxCalls: b.e.o.MaxSubCalls,
+		Parent: *call, MaxParallel: b.e.o.MaxParallelSubCalls, MaxCalls: b.e.o.MaxSubCalls, Grace: b.e.o.Grace,
 	})
 	if err != nil {
 		return nil, err
@@ -255,8 +264,11 @@ func (b *step) runProgram(ctx context.Context, call *registry.Call, code string,
 		ProgramBytes: b.e.o.ProgramBytes,
 	})
 	reason := "run_code settled"
-	if ctx.Err() != nil {
+	switch {
+	case ctx.Err() != nil:
 		reason = fmt.Sprint(context.Cause(ctx))
+	case err == nil && res != nil && res.Failure != nil && res.Failure.Kind != runtime.KindException:
+		reason = res.Failure.Message // a budget, say: "wall-clock ceiling reached (3000ms)"
 	}
 	cancel(errors.New(reason))
 	run.End(reason)
@@ -271,7 +283,7 @@ func (b *step) runProgram(ctx context.Context, call *registry.Call, code string,
 func attributed(calls []*bindings.SubCall) []pipeline.Context {
 	var out []pipeline.Context
 	for _, c := range calls {
-		if c.Abandoned || c.Result == nil {
+		if c.NeverStarted || c.AbandonedRunning || c.Result == nil {
 			continue
 		}
 		if !c.Result.IsError() && hasImage(c.Result.Content) {

@@ -351,7 +351,7 @@ func TestAbandonAndDrain(t *testing.T) {
 	if !cancelledSeen.Load() {
 		t.Error("the in-flight sub-call was not cancelled and drained before run_code returned")
 	}
-	if len(rep.Calls) != 2 || rep.Calls[0].Result == nil || rep.Calls[0].Abandoned || !rep.Calls[1].Abandoned {
+	if len(rep.Calls) != 2 || rep.Calls[0].Result == nil || rep.Calls[0].NeverStarted || rep.Calls[0].AbandonedRunning || !rep.Calls[1].NeverStarted {
 		t.Fatalf("calls = %+v", rep.Calls)
 	}
 	if got := rep.Calls[0].Result.Error.Code; got != pipeline.CodeAborted {

@@ -22,7 +22,9 @@ import (
 // too; later calls of done are ignored. The runtime settles the program's promise with
 // the outcome on the VM goroutine: resolved with the JSON value, or rejected with the
 // namespace's error class. ctx is cancelled when the run ends; the runtime waits for
-// done before Run returns (up to PoolOptions.Grace). A panic in StartFunc fails the run
+// done before Run returns, up to PoolOptions.Grace, and then gives up on the call: its
+// outcome is dropped whenever it comes, and Pool.Close waits for it only up to Grace
+// more. A panic in StartFunc fails the run
 // as an internal error. One StartFunc serves every run its namespace is installed in, so
 // it must be safe for concurrent use.
 //
@@ -320,13 +322,13 @@ func (r *run) hostCall(o *nsObject, member string, call goja.FunctionCall) goja.
 	r.hostCalls++
 	settle := r.loop.reserve()
 	r.host.Add(1)
-	r.pool.hosts.Add(1)
+	r.pool.calls.Add(1)
 	var once atomic.Bool
 	done := func(out json.RawMessage, err error) {
 		if !once.CompareAndSwap(false, true) {
 			return
 		}
-		defer r.pool.hosts.Done()
+		defer r.pool.calls.Done()
 		defer r.host.Done()
 		if hp, ok := err.(*hostPanic); ok {
 			r.fail(KindException, fmt.Sprintf("internal error: %s %q panicked: %v", o.ns.noun, member, hp.value))

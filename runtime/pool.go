@@ -27,7 +27,8 @@ type PoolOptions struct {
 	// Grace bounds how long Run keeps waiting after a budget ran out, the context was
 	// cancelled or the program ended, for a VM stuck inside a native built-in (which no
 	// interrupt reaches) and for host calls that ignore cancellation. After it, Run returns
-	// and leaves them to finish on their own; Close waits for them. Zero means 1s.
+	// and leaves them to finish on their own; Close waits for such VMs, and for such host
+	// calls up to Grace more. Zero means DefaultGrace.
 	Grace time.Duration
 	// MemoryCeiling bounds the live heap of the whole process while in-process runs are in
 	// flight: above it, Run waits before it starts another program, and the run holding
@@ -37,6 +38,10 @@ type PoolOptions struct {
 	// debug.SetMemoryLimit) when one is set, and no ceiling otherwise.
 	MemoryCeiling int64
 }
+
+// DefaultGrace is the default of PoolOptions.Grace: long enough for host work that honours
+// cancellation to stop, short enough that a budget stays a bound on how long a run takes.
+const DefaultGrace = 100 * time.Millisecond
 
 // RunOptions configures one run. A nil *RunOptions means the defaults. Run reads it and
 // keeps no reference; one RunOptions may be shared by concurrent runs if nobody mutates it.
@@ -73,7 +78,8 @@ type Pool struct {
 	ctx    context.Context // cancelled by Close
 	cancel context.CancelFunc
 	refill sync.WaitGroup
-	hosts  sync.WaitGroup // host-call goroutines and VM goroutines, which may outlive Run
+	hosts  sync.WaitGroup // VM goroutines, which may outlive Run
+	calls  sync.WaitGroup // host calls whose outcome has not come back; may outlive Run
 	mu     sync.Mutex
 	closed bool
 	runs   sync.WaitGroup
@@ -107,7 +113,7 @@ func NewPool(opts *PoolOptions) (*Pool, error) {
 	}
 	p := &Pool{limits: limits, grace: opts.Grace, slots: semaphore.NewWeighted(int64(maxRuns))}
 	if p.grace == 0 {
-		p.grace = time.Second
+		p.grace = DefaultGrace
 	}
 	size := opts.Size
 	if size == 0 {
@@ -339,8 +345,11 @@ func (p *Pool) execute(ctx context.Context, r *run, prg *Program, code string, l
 var ErrRunOver = errors.New("runtime: the run is over")
 
 // Close aborts the runs in flight (kind abort, "runtime pool closed"), stops the refill,
-// drops the warm VMs and waits for every goroutine the pool started, including VMs and host
-// calls that outlived their Run. Run after Close returns ErrClosed. Close is idempotent.
+// drops the warm VMs and waits for every goroutine the pool started, including VMs that
+// outlived their Run. Host calls that outlived theirs (they ignored cancellation) are
+// waited for up to Grace more, then left behind: whatever they hold (their goroutines,
+// open files) stays held until they return, and their outcomes are dropped. Run after
+// Close returns ErrClosed. Close is idempotent.
 func (p *Pool) Close() error {
 	p.mu.Lock()
 	if p.closed {
@@ -354,6 +363,17 @@ func (p *Pool) Close() error {
 	p.refill.Wait()
 	p.runs.Wait()
 	p.hosts.Wait()
+	calls := make(chan struct{})
+	go func() {
+		p.calls.Wait()
+		close(calls)
+	}()
+	t := time.NewTimer(p.grace)
+	select {
+	case <-calls:
+	case <-t.C:
+	}
+	t.Stop()
 	for {
 		select {
 		case <-p.ready:

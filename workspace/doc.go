@@ -8,6 +8,12 @@
 //	grep      {pattern, path?, glob?}   lines matching a regular expression
 //	stat      {path}                    a file's type, size, mode and modification time
 //
+// Only regular files are read: a named pipe, a socket or a device is refused with an
+// error that names the path and what it is (`fifo: not a regular file (named pipe)`),
+// since reading one could block forever. Every open is non-blocking and the check is made
+// on the opened descriptor, so nothing swapped in between is read. list_dir and stat
+// still show such paths, and grep skips them while walking a directory.
+//
 // It does not write, run commands or follow anything outside the root.
 //
 // It may import: the standard library and registry.

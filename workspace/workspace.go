@@ -43,7 +43,9 @@ func Open(dir string) (*Workspace, error) {
 	if err != nil {
 		return nil, fmt.Errorf("opening workspace root: %w", err)
 	}
-	return &Workspace{root: root, fsys: root.FS()}, nil
+	w := &Workspace{root: root}
+	w.fsys = rootFS{w}
+	return w, nil
 }
 
 // Close releases the root.
@@ -244,24 +246,6 @@ func (w *Workspace) readFile(ctx context.Context, call *registry.Call) (any, err
 	return out, nil
 }
 
-func (w *Workspace) readSmall(p string) ([]byte, error) {
-	info, err := w.root.Stat(p)
-	if err != nil {
-		return nil, fsError(p, err)
-	}
-	if info.IsDir() {
-		return nil, fmt.Errorf("%s: is a directory; use list_dir", p)
-	}
-	if info.Size() > MaxFileBytes {
-		return nil, fmt.Errorf("%s: %d bytes is over the %d-byte limit", p, info.Size(), MaxFileBytes)
-	}
-	data, err := w.root.ReadFile(p)
-	if err != nil {
-		return nil, fsError(p, err)
-	}
-	return data, nil
-}
-
 func imageType(data []byte) string {
 	switch mime := http.DetectContentType(data); mime {
 	case "image/png", "image/jpeg", "image/gif", "image/webp":
@@ -280,9 +264,9 @@ func (w *Workspace) renderRead(_, v registry.Value) ([]registry.Content, error) 
 		return nil, err
 	}
 	if out.MimeType != "" {
-		data, err := w.root.ReadFile(out.Path)
+		data, err := w.readSmall(out.Path)
 		if err != nil {
-			return nil, fsError(out.Path, err)
+			return nil, err
 		}
 		return []registry.Content{
 			registry.Text(fmt.Sprintf("<path>%s</path>\n<type>image</type>", out.Path)),
@@ -443,6 +427,11 @@ func (w *Workspace) grep(ctx context.Context, call *registry.Call) (any, error) 
 	p, err := clean(in.Path)
 	if err != nil {
 		return nil, err
+	}
+	// Named explicitly, a path that is neither a directory nor a regular file is refused;
+	// met during the walk, it is skipped like any file that cannot be read.
+	if info, err := w.root.Stat(p); err == nil && !info.IsDir() && !info.Mode().IsRegular() {
+		return nil, fsError(p, &notRegularError{info.Mode()})
 	}
 	var only *regexp.Regexp
 	if in.Glob != "" {

@@ -44,7 +44,7 @@ func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	fs.IntVar(&f.maxParallel, "max-parallel", 0, "`N` parallel-safe sub-calls that may overlap (default 10)")
 	fs.IntVar(&f.maxCalls, "max-calls", 0, "cap on sub-calls per run, `N` (default no cap)")
 	fs.StringVar(&f.isolation, "isolation", isolationInProcess, "where programs run: in-process, or process (a worker process with a hard memory limit)")
-	fs.StringVar(&f.events, "events", "", "write tool/call, tool/code-dispatch-start, tool/code-dispatch and tool/result events to `FILE` as JSON Lines")
+	fs.StringVar(&f.events, "events", "", "write tool/call, tool/code-dispatch-start, tool/code-dispatch, tool/code-dispatch-abandoned and tool/result events to `FILE` as JSON Lines")
 	if code, ok := parseFlags(fs, args, stdout, stderr); !ok {
 		return code
 	}
@@ -202,6 +202,9 @@ type jsonCall struct {
 	Arguments  json.RawMessage `json:"arguments"`
 	IsError    bool            `json:"isError"`
 	DurationMs float64         `json:"durationMs"`
+	// Abandoned marks a call the run gave up on while it was still running (its tool
+	// ignored cancellation past the grace); its durationMs runs to the abandonment.
+	Abandoned bool `json:"abandoned,omitempty"`
 }
 
 func report(res *pipeline.Result, rep *ptc.Report, text string) jsonReport {
@@ -223,11 +226,11 @@ func report(res *pipeline.Result, rep *ptc.Report, text string) jsonReport {
 	}
 	if rep != nil {
 		for _, c := range rep.Calls {
-			if c.Abandoned {
-				continue // never started: not a call that ran
+			if c.NeverStarted {
+				continue // not a call that ran
 			}
 			out.Calls = append(out.Calls, jsonCall{ID: c.ID, Tool: c.Name, Arguments: json.RawMessage(c.Args.String()),
-				IsError: c.Result.IsError(), DurationMs: float64(c.Duration.Microseconds()) / 1000})
+				IsError: c.Result.IsError(), DurationMs: float64(c.Duration.Microseconds()) / 1000, Abandoned: c.AbandonedRunning})
 		}
 	}
 	return out
@@ -248,6 +251,7 @@ func eventFile(path string) (pipeline.Sink, func(), error) {
 	}
 	w := bufio.NewWriter(file)
 	var mu sync.Mutex
+	closed := false // a late event of an abandoned sub-call may come after the run
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	sink := pipeline.SinkFunc(func(e pipeline.Event) {
@@ -257,16 +261,20 @@ func eventFile(path string) (pipeline.Sink, func(), error) {
 		} else {
 			line["rootCallId"], line["parentCallId"], line["subCallId"] = e.RootID, e.ParentID, e.CallID
 		}
-		if e.Type == pipeline.EventResult || e.Type == pipeline.EventDispatch {
+		switch e.Type {
+		case pipeline.EventResult, pipeline.EventDispatch, pipeline.EventAbandoned, pipeline.EventDispatchAbandoned:
 			line["isError"], line["content"] = e.IsError, e.Content
 		}
 		mu.Lock()
 		defer mu.Unlock()
-		_ = enc.Encode(line)
+		if !closed {
+			_ = enc.Encode(line)
+		}
 	})
 	return sink, func() {
 		mu.Lock()
 		defer mu.Unlock()
+		closed = true
 		w.Flush()
 		file.Close()
 	}, nil

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -24,7 +25,8 @@ import (
 
 // serveCommand is `runcode serve`: an MCP server over stdio (until stdin ends) or
 // streamable HTTP, offering run_code (ptc), the tools (native) or both. It stops on
-// SIGINT or SIGTERM, and then stops the upstream servers it started.
+// SIGINT or SIGTERM, and then stops the upstream servers it started. Stopping cancels
+// the calls in flight and waits for them at most stopGrace.
 func serveCommand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlags("serve", "[--tools F] [--root DIR] [--mode M] [--http ADDR] [--isolation I]", stdout, stderr)
 	tools := fs.String("tools", "", toolsHelp)
@@ -81,13 +83,62 @@ func serveCommand(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	})
 
 	if *addr == "" {
-		if err := srv.ServeStdio(ctx, stdin, stdout); err != nil {
+		return serveStdio(ctx, srv, stdin, stdout, stderr)
+	}
+	return serveHTTP(ctx, srv, *addr, stderr)
+}
+
+// stopGrace bounds how long serve, once it was told to stop (stdin ended, or a signal
+// came), waits for the calls in flight to end and their answers to go out. They are
+// cancelled at once, and a run_code run ends a grace after that whatever its tools
+// do (a worker that no longer answers is killed about a second after), so it is
+// only reached by a native tool that ignores cancellation, or a client that keeps an
+// HTTP stream open.
+const stopGrace = 2 * time.Second
+
+// serveStdio serves one session on stdin and stdout until stdin ends or ctx is done,
+// and then at most stopGrace longer.
+func serveStdio(ctx context.Context, srv *mcpbridge.Server, stdin io.Reader, stdout, stderr io.Writer) int {
+	in := &endReader{r: stdin, ended: make(chan struct{})}
+	done := make(chan error, 1)
+	go func() { done <- srv.ServeStdio(ctx, in, stdout) }()
+	ended := func(err error) int {
+		if err != nil {
 			fmt.Fprintf(stderr, "runcode serve: %v\n", err)
 			return exitFail
 		}
 		return exitOK
 	}
-	return serveHTTP(ctx, srv, *addr, stderr)
+	select {
+	case err := <-done:
+		return ended(err)
+	case <-ctx.Done():
+	case <-in.ended:
+	}
+	t := time.NewTimer(stopGrace)
+	defer t.Stop()
+	select {
+	case err := <-done:
+		return ended(err)
+	case <-t.C:
+		fmt.Fprintf(stderr, "runcode serve: stopping with calls still in flight after %v\n", stopGrace)
+		return exitOK
+	}
+}
+
+// endReader closes ended when a read from r fails (stdin ended).
+type endReader struct {
+	r     io.Reader
+	ended chan struct{}
+	once  sync.Once
+}
+
+func (e *endReader) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err != nil {
+		e.once.Do(func() { close(e.ended) })
+	}
+	return n, err
 }
 
 // serveHTTP serves streamable HTTP on addr until ctx ends, then shuts down.
@@ -97,7 +148,12 @@ func serveHTTP(ctx context.Context, srv *mcpbridge.Server, addr string, stderr i
 		fmt.Fprintf(stderr, "runcode serve: --http: %v\n", err)
 		return exitUsage
 	}
-	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	// The handler's calls are cancelled as soon as serve is told to stop, so that the
+	// shutdown below waits for their answers, not for their runs' wall clocks.
+	hs := &http.Server{Handler: srv.HandlerContext(ctx), ReadHeaderTimeout: 10 * time.Second}
+	// Shutdown waits for every connection to go idle, and a client's stream of server
+	// messages never does: end the sessions, and their streams with them.
+	hs.RegisterOnShutdown(srv.CloseSessions)
 	fmt.Fprintf(stderr, "runcode serve: MCP over streamable HTTP at http://%s/\n", ln.Addr())
 	done := make(chan error, 1)
 	go func() { done <- hs.Serve(ln) }()
@@ -107,9 +163,10 @@ func serveHTTP(ctx context.Context, srv *mcpbridge.Server, addr string, stderr i
 		return exitFail
 	case <-ctx.Done():
 	}
-	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	sctx, cancel := context.WithTimeout(context.Background(), stopGrace)
 	defer cancel()
 	if err := hs.Shutdown(sctx); err != nil {
+		fmt.Fprintf(stderr, "runcode serve: closing connections still busy after %v\n", stopGrace)
 		hs.Close()
 	}
 	if err := <-done; err != nil && !errors.Is(err, http.ErrServerClosed) {

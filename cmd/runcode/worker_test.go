@@ -13,10 +13,14 @@ import (
 )
 
 // TestMain lets the test binary play the worker role: --isolation process re-executes
-// os.Executable() (this binary) with "__worker".
+// os.Executable() (this binary) with "__worker". It plays other roles for the tests of
+// stuck calls (see testRole).
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == workerArg {
 		os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	}
+	if len(os.Args) > 1 && testRole(os.Args[1], os.Args[2:]) {
+		os.Exit(0)
 	}
 	os.Exit(m.Run())
 }

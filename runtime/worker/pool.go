@@ -33,9 +33,11 @@ type Options struct {
 	// sizes each worker's hard memory limit (see Serve); a run with a smaller HeapBytes gets
 	// a lower limit in the same worker, one with a larger HeapBytes a worker of its own.
 	Limits *runtime.Limits
-	// Grace is the worker's runtime.PoolOptions.Grace, and how long the host waits beyond a
-	// worker's own deadline (the wall clock, or a cancellation) before it kills the worker.
-	// Zero means 1s.
+	// Grace is the worker's runtime.PoolOptions.Grace; how long the host, once a run is
+	// over, waits for its host calls that ignore cancellation before it gives up on them
+	// (Run returns without them, Close leaves them behind a Grace later); and, plus a
+	// fixed margin, how long it waits beyond a worker's own deadline (the wall clock, or a
+	// cancellation) before it kills the worker. Zero means runtime.DefaultGrace.
 	Grace time.Duration
 	// MaxFrame bounds one protocol frame in each direction. Zero means DefaultMaxFrame. A
 	// tool result too large for one frame fails its call with a message that says so (in
@@ -69,13 +71,18 @@ type Pool struct {
 	live   map[*proc]struct{}
 	runs   sync.WaitGroup
 	spawns sync.WaitGroup // spawns in progress
-	bg     sync.WaitGroup // every goroutine the pool starts
+	bg     sync.WaitGroup // every goroutine the pool starts, but those of calls
+	calls  sync.WaitGroup // host calls (and waits for them), which may never end
 
 	spawned atomic.Int64
 }
 
 // hardMargin is how much longer than Grace the host waits beyond a deadline the worker
-// should itself have enforced before it kills the worker.
+// should itself have enforced before it kills the worker. It only matters for a worker
+// that no longer answers (a worker whose VM is stuck in a native call still reports its
+// run's failure a Grace after the deadline), so it is generous: a loaded host can delay a
+// healthy worker's report by far more than Grace, and killing it would lose its streamed
+// output's tail and cost a new worker.
 const hardMargin = time.Second
 
 var errPoolClosed = errors.New(msgPoolClosed)
@@ -117,7 +124,7 @@ func New(opts *Options) (*Pool, error) {
 		size: opts.Size, warm: opts.Warm, live: map[*proc]struct{}{},
 	}
 	if p.grace == 0 {
-		p.grace = time.Second
+		p.grace = runtime.DefaultGrace
 	}
 	if p.startTimeout == 0 {
 		p.startTimeout = 10 * time.Second
@@ -489,7 +496,7 @@ func (p *Pool) handle(ctx context.Context, w *proc, rs *hostRun, nss []*runtime.
 			return nil, protocolError("call %d has no arguments", m.ID)
 		}
 		rs.calls.Add(1)
-		p.bg.Add(1) // on the reader (itself in bg) or a run (Close waits for runs first)
+		p.calls.Add(1)
 		id := m.ID
 		var once atomic.Bool
 		start(ctx, ns, m.Member, m.Args, func(out json.RawMessage, err error) {
@@ -499,7 +506,7 @@ func (p *Pool) handle(ctx context.Context, w *proc, rs *hostRun, nss []*runtime.
 			// A goroutine for the write: done may be called on a scheduler's goroutine,
 			// which must not block on a full pipe.
 			go func() {
-				defer p.bg.Done()
+				defer p.calls.Done()
 				defer rs.calls.Done()
 				var fse *frameSizeError
 				if err := w.sendIf(rs, reply(id, out, err)); errors.As(err, &fse) {
@@ -576,12 +583,13 @@ func reply(id uint64, out json.RawMessage, err error) *message {
 	return m
 }
 
-// await waits for wg up to Grace; what is left over is waited for by Close.
+// await waits for wg up to Grace. What is left over (calls that ignore cancellation) is
+// waited for by Close, up to Grace more.
 func (p *Pool) await(wg *sync.WaitGroup) {
 	done := make(chan struct{})
-	p.bg.Add(1)
+	p.calls.Add(1)
 	go func() {
-		defer p.bg.Done()
+		defer p.calls.Done()
 		wg.Wait()
 		close(done)
 	}()
@@ -594,8 +602,10 @@ func (p *Pool) await(wg *sync.WaitGroup) {
 }
 
 // Close aborts the runs in flight (kind abort, "runtime pool closed"), kills every worker and
-// waits for them and for every goroutine the pool started. Run after Close returns
-// runtime.ErrClosed. Close is idempotent.
+// waits for them and for every goroutine the pool started. Host calls that outlived their
+// run (they ignored cancellation) are waited for up to Grace, then left behind: whatever
+// they hold stays held until they return, and their outcomes are dropped. Run after Close
+// returns runtime.ErrClosed. Close is idempotent.
 func (p *Pool) Close() error {
 	p.mu.Lock()
 	if p.closed {
@@ -617,6 +627,17 @@ func (p *Pool) Close() error {
 		p.retire(w)
 	}
 	p.bg.Wait()
+	calls := make(chan struct{})
+	go func() {
+		p.calls.Wait()
+		close(calls)
+	}()
+	t := time.NewTimer(p.grace)
+	select {
+	case <-calls:
+	case <-t.C:
+	}
+	t.Stop()
 	for {
 		select {
 		case <-p.idle:

@@ -1,0 +1,126 @@
+package mcpbridge
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/runcode-go/runcode/pipeline"
+	"github.com/runcode-go/runcode/ptc"
+	"github.com/runcode-go/runcode/registry"
+	"github.com/runcode-go/runcode/runtime"
+)
+
+// stoppable is a Server in mode ptc whose tool "wait" runs until its context ends,
+// and reports why it ended.
+func stoppable(t *testing.T) (srv *Server, entered chan struct{}, why chan error) {
+	t.Helper()
+	scope := servedScope(t, registry.ModePTC)
+	entered, why = make(chan struct{}, 1), make(chan error, 1)
+	if _, err := scope.Register(&registry.Tool{Name: "wait", Description: "Wait until cancelled.", Execute: func(ctx context.Context, _ *registry.Call) (any, error) {
+		entered <- struct{}{}
+		<-ctx.Done()
+		why <- context.Cause(ctx)
+		return nil, ctx.Err()
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	pool, err := runtime.NewPool(&runtime.PoolOptions{Size: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pool.Close() })
+	ex, err := ptc.New(pipeline.New(nil), &ptc.Options{Pool: pool})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if srv, err = NewServer(scope, ex, nil); err != nil {
+		t.Fatal(err)
+	}
+	return srv, entered, why
+}
+
+// waitCall returns new params each time: the SDK's client writes its _meta into them.
+func waitCall() *mcp.CallToolParams {
+	return &mcp.CallToolParams{Name: "run_code", Arguments: map[string]any{"description": "Wait", "code": `await tools.wait({});`}}
+}
+
+// within fails the test if ch yields nothing for a minute: a regression fails
+// instead of hanging.
+func within[T any](t *testing.T, ch <-chan T, what string) T {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(time.Minute):
+		t.Fatalf("%s did not happen", what)
+		panic("unreachable")
+	}
+}
+
+// TestServeStdioStop: when ServeStdio's context ends, the calls in flight are
+// cancelled with its cause (the MCP SDK itself only waits for them), and ServeStdio
+// returns.
+func TestServeStdioStop(t *testing.T) {
+	srv, entered, why := stoppable(t)
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	ctx, stop := context.WithCancelCause(context.Background())
+	served := make(chan error, 1)
+	go func() {
+		served <- srv.ServeStdio(ctx, inR, outW)
+		outW.Close()
+	}()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test"}, nil).Connect(context.Background(), &mcp.IOTransport{Reader: outR, Writer: inW}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	called := make(chan *mcp.CallToolResult, 1)
+	go func() {
+		res, _ := cs.CallTool(context.Background(), waitCall())
+		called <- res
+	}()
+	within(t, entered, "the call")
+	stop(errors.New("server stopping"))
+	within(t, why, "the tool's cancellation")
+	if err := within(t, served, "ServeStdio's return"); err != nil {
+		t.Errorf("ServeStdio: %v", err)
+	}
+	inW.Close()
+	cs.Close()
+	within(t, called, "the client's call")
+}
+
+// TestHandlerContextStop: HandlerContext's context ending cancels the calls in flight
+// of its sessions, which then answer.
+func TestHandlerContextStop(t *testing.T) {
+	srv, entered, why := stoppable(t)
+	ctx, stop := context.WithCancelCause(context.Background())
+	hs := httptest.NewServer(srv.HandlerContext(ctx))
+	defer hs.Close()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test"}, nil).Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: hs.URL, MaxRetries: -1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	called := make(chan *mcp.CallToolResult, 1)
+	go func() {
+		res, err := cs.CallTool(context.Background(), waitCall())
+		if err != nil {
+			t.Errorf("CallTool: %v", err)
+		}
+		called <- res
+	}()
+	within(t, entered, "the call")
+	stop(errors.New("server stopping"))
+	within(t, why, "the tool's cancellation")
+	res := within(t, called, "the answer")
+	if res == nil || !res.IsError || len(res.Content) != 1 || res.Content[0].(*mcp.TextContent).Text != "Error: code run failed (abort): server stopping" {
+		t.Errorf("answer: %+v", res)
+	}
+}
