@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/dlclark/regexp2/v2"
-	"github.com/dop251/goja"
 )
 
 // MatchTimeout bounds one backtracking regexp match (regexp2, which goja uses for
@@ -65,13 +64,6 @@ const (
 	defaultHeap       = 512 << 20
 	defaultStackDepth = 10000
 	sampleEvery       = 10 * time.Millisecond
-	// nativeSortMax is the longest array sorted by goja's native default sort, which no
-	// interrupt can stop; longer ones are sorted through a JavaScript comparator with the
-	// same order, which the compute budget can interrupt.
-	nativeSortMax = 1 << 14
-	// maxBoundName caps the name of a bound function: each bind prepends "bound ", so a
-	// long bind chain would otherwise grow names quadratically and exhaust memory.
-	maxBoundName = 256
 )
 
 // withDefaults fills zero fields from base, then from the spec's defaults, and validates.
@@ -123,9 +115,6 @@ func (l Limits) withDefaults(base *Limits) (Limits, error) {
 	return l, nil
 }
 
-func (r *run) maxStringBytes() int { return int(r.limits.HeapBytes / 4) }
-func (r *run) maxElements() int64  { return r.limits.HeapBytes / 16 }
-
 // enter marks the start of VM work (running the program or a loop callback) and arms the
 // compute watchdog for what is left of the budget. VM goroutine only.
 func (r *run) enter() {
@@ -164,150 +153,4 @@ func (r *run) computeExpired() {
 		return
 	}
 	r.fail(KindTimeout, fmt.Sprintf("compute budget exhausted (%dms busy)", r.limits.Compute.Milliseconds()))
-}
-
-// installGuards replaces the built-ins that can allocate or spin inside one native call,
-// where goja's interrupt cannot reach, with size-checking wrappers. Over a bound they throw
-// a catchable RangeError, as V8 does for an invalid string or array length.
-func installGuards(r *run) error {
-	vm := r.vm
-	// Reach String.prototype and Function.prototype through instances: going through
-	// the String and Function constructors would build them and their statics, about
-	// 5 KB per idle VM that most programs never touch.
-	strProto := vm.ToValue("").ToObject(vm).Prototype()
-	arrProto := r.in.arrayProto
-	fnProto := r.in.errorCtor.Prototype() // Error, like every function, inherits from it
-
-	r.guard(strProto, "repeat", func(call goja.FunctionCall) {
-		n := call.Argument(0).ToFloat()
-		if n > 0 && float64(r.thisLen(call, true))*n > float64(r.maxStringBytes()) {
-			panic(r.rangeError("Invalid string length"))
-		}
-	})
-	for _, name := range []string{"padStart", "padEnd"} {
-		r.guard(strProto, name, func(call goja.FunctionCall) {
-			if call.Argument(0).ToFloat() > float64(r.maxStringBytes()) {
-				panic(r.rangeError("Invalid string length"))
-			}
-		})
-	}
-	r.guard(arrProto, "fill", func(call goja.FunctionCall) {
-		n := r.thisLen(call, false)
-		start, end := relIndex(call.Argument(1), n, 0), relIndex(call.Argument(2), n, n)
-		if end-start > r.maxElements() {
-			panic(r.rangeError("Invalid array length"))
-		}
-	})
-	r.guard(vm.Get("Array").ToObject(vm), "from", func(call goja.FunctionCall) {
-		// Array.from({length: n}) builds n elements in one native call.
-		src, ok := call.Argument(0).(*goja.Object)
-		if !ok || src.GetSymbol(goja.SymIterator) != nil && !goja.IsUndefined(src.GetSymbol(goja.SymIterator)) {
-			return
-		}
-		if src.Get("length") != nil && src.Get("length").ToFloat() > float64(r.maxElements()) {
-			panic(r.rangeError("Invalid array length"))
-		}
-	})
-	r.guard(arrProto, "join", func(call goja.FunctionCall) {
-		n := r.thisLen(call, false)
-		sep := int64(1)
-		if s := call.Argument(0); !goja.IsUndefined(s) {
-			sep = int64(len(s.String()))
-		}
-		if n > r.maxElements() || (n-1)*sep > int64(r.maxStringBytes()) {
-			panic(r.rangeError("Invalid string length"))
-		}
-	})
-	for _, name := range []string{"sort", "toSorted"} {
-		r.guardCall(arrProto, name, func(call goja.FunctionCall, orig goja.Callable) goja.Value {
-			args := call.Arguments
-			if goja.IsUndefined(call.Argument(0)) {
-				n := r.thisLen(call, false)
-				if n > r.maxElements() {
-					panic(r.rangeError("Invalid array length"))
-				}
-				if n > nativeSortMax {
-					args = []goja.Value{r.helpers().compare}
-				}
-			}
-			v, err := orig(call.This, args...)
-			if err != nil {
-				panic(err)
-			}
-			return v
-		})
-	}
-	r.guardCall(fnProto, "bind", func(call goja.FunctionCall, orig goja.Callable) goja.Value {
-		v, err := orig(call.This, call.Arguments...)
-		if err != nil {
-			panic(err)
-		}
-		if f, ok := v.(*goja.Object); ok {
-			if name := f.Get("name"); name != nil && len(name.String()) > maxBoundName {
-				_ = f.DefineDataProperty("name", vm.ToValue(name.String()[:maxBoundName]), goja.FLAG_FALSE, goja.FLAG_TRUE, goja.FLAG_FALSE)
-			}
-		}
-		return v
-	})
-	return nil
-}
-
-// guard wraps proto[name] with a check that runs before the original.
-func (r *run) guard(proto *goja.Object, name string, check func(goja.FunctionCall)) {
-	r.guardCall(proto, name, func(call goja.FunctionCall, orig goja.Callable) goja.Value {
-		check(call)
-		v, err := orig(call.This, call.Arguments...)
-		if err != nil {
-			panic(err) // rethrow the original's exception (or interrupt) unchanged
-		}
-		return v
-	})
-}
-
-// guardCall replaces proto[name] with wrap, keeping the original's name and length.
-func (r *run) guardCall(proto *goja.Object, name string, wrap func(goja.FunctionCall, goja.Callable) goja.Value) {
-	origV := proto.Get(name)
-	orig, ok := goja.AssertFunction(origV)
-	if !ok {
-		return
-	}
-	length := origV.ToObject(r.vm).Get("length")
-	f := r.native(func(call goja.FunctionCall) goja.Value { return wrap(call, orig) }).ToObject(r.vm)
-	_ = f.DefineDataProperty("name", r.vm.ToValue(name), goja.FLAG_FALSE, goja.FLAG_TRUE, goja.FLAG_FALSE)
-	_ = f.DefineDataProperty("length", length, goja.FLAG_FALSE, goja.FLAG_TRUE, goja.FLAG_FALSE)
-	_ = proto.DefineDataProperty(name, f, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
-}
-
-// thisLen is the length of the receiver: its string length, or its "length" property.
-func (r *run) thisLen(call goja.FunctionCall, str bool) int64 {
-	if goja.IsUndefined(call.This) || goja.IsNull(call.This) {
-		return 0 // the original throws the right TypeError
-	}
-	if str {
-		if s, ok := call.This.(goja.String); ok {
-			return int64(s.Length())
-		}
-		return int64(len(call.This.String()))
-	}
-	return call.This.ToObject(r.vm).Get("length").ToInteger()
-}
-
-// relIndex resolves a relative start/end argument the way Array.prototype.fill does.
-func relIndex(v goja.Value, n, def int64) int64 {
-	if goja.IsUndefined(v) {
-		return def
-	}
-	i := v.ToInteger()
-	if i < 0 {
-		return max(n+i, 0)
-	}
-	return min(i, n)
-}
-
-func (r *run) rangeError(msg string) *goja.Object {
-	e, err := r.vm.New(r.in.rangeCtor, r.vm.ToValue(msg))
-	if err != nil {
-		return r.vm.NewTypeError(msg)
-	}
-	return e
 }

@@ -37,6 +37,7 @@ type run struct {
 	slot      int // the run's slot with the memory governor, -1 for none
 	// typedGuarded is set once the typed-array constructors are guarded (typedarrays.go).
 	typedGuarded bool
+	nativeDepth  int   // guarded built-ins in progress on the VM goroutine (guards.go)
 	memStart     int64 // the process's live heap besides runs when it started
 
 	namespaces      []*Namespace
@@ -76,7 +77,9 @@ type intrinsics struct {
 	// Filled by helpers() on first use.
 	entries, date, typedName       goja.Callable
 	fnLabel                        goja.Callable
-	fillTyped                      goja.Callable // see typedarrays.go
+	fillTyped                      goja.Callable    // see typedarrays.go
+	join                           goja.Callable    // the original Array.prototype.join (guards.go)
+	flat                           [2]goja.Callable // flat and flatMap, once built (guards.go)
 	hasInstance                    goja.Value
 	compare                        goja.Value
 	mapProto, setProto, typedProto *goja.Object
