@@ -45,8 +45,8 @@ type PrepareOptions struct {
 
 // Prepare turns model code (the body of an async function, JavaScript or TypeScript) into a
 // Program. It parses the code as plain JavaScript first and strips TypeScript with esbuild
-// only when that fails, so plain programs never pay for esbuild. A program that is too large
-// or does not parse is reported as a *Failure of kind exception, whose message carries the
+// only when that fails, so plain programs never pay for esbuild. A program that is too large,
+// nests deeper than MaxNesting or does not parse is reported as a *Failure of kind exception, whose message carries the
 // line, the column and the offending line of the model's own text. Prepare is safe for
 // concurrent use.
 func Prepare(code string, opts *PrepareOptions) (*Program, error) {
@@ -59,6 +59,10 @@ func Prepare(code string, opts *PrepareOptions) (*Program, error) {
 			Message: fmt.Sprintf("program of %d bytes exceeds the limit of %d bytes", len(code), limit)}
 	}
 	wrapped := wrapOpen + code + wrapClose
+	// Bound nesting before any parser recurses over it.
+	if f := nestingFailure(wrapped, code); f != nil {
+		return nil, f
+	}
 	tree, jsErr := parser.ParseFile(nil, "program.js", wrapped, 0, parser.WithDisableSourceMaps)
 	if jsErr == nil {
 		if f := checkPropertyEscapes(tree, code); f != nil {
@@ -201,13 +205,39 @@ func syntaxFailure(msg string, line, col int, code string) *syntaxError {
 	if col < 1 {
 		col = 1
 	}
-	text := strings.TrimRight(lines[line-1], "\r")
-	caret := strings.Repeat(" ", min(col-1, utf8.RuneCountInString(text))) + "^"
+	text, at := excerpt(strings.TrimRight(lines[line-1], "\r"), col-1)
+	caret := strings.Repeat(" ", at) + "^"
 	m := fmt.Sprintf("SyntaxError: %s (line %d, column %d)\n    %s\n    %s", msg, line, col, text, caret)
 	if usesModules(text) {
 		m += "\n" + importHint
 	}
 	return &syntaxError{line: line, col: col, failure: &Failure{Kind: KindException, Message: m}}
+}
+
+// excerptRunes bounds the offending line shown under a syntax error: a program can be one
+// line of a megabyte.
+const excerptRunes = 160
+
+// excerpt returns line, or a window of it around the 0-based rune index col marked with
+// ellipses when the line is longer than excerptRunes, and col's index in what it returns.
+func excerpt(line string, col int) (string, int) {
+	n := utf8.RuneCountInString(line)
+	col = min(col, n)
+	if n <= excerptRunes {
+		return line, col
+	}
+	runes := []rune(line)
+	from := max(0, min(col-excerptRunes/2, n-excerptRunes))
+	to := min(n, from+excerptRunes)
+	text := string(runes[from:to])
+	at := col - from
+	if from > 0 {
+		text, at = "…"+text, at+1
+	}
+	if to < n {
+		text += "…"
+	}
+	return text, at
 }
 
 // checkPropertyEscapes rejects a regular expression literal with a Unicode property escape

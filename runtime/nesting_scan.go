@@ -1,0 +1,698 @@
+package runtime
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// The lexer of the nesting scanner. It reads JavaScript (and the TypeScript esbuild
+// accepts) only as far as it must to tell code from strings, template text, regular
+// expressions and comments, and follows goja's parser where that depends on the grammar:
+// a / starts a regular expression where an operand is expected.
+
+type tokKind uint8
+
+const (
+	tkWord tokKind = iota + 1
+	tkNum
+	tkStr
+	tkTemplate
+	tkRegExp
+	tkPunct
+)
+
+func (s *nestScanner) run(hashbang bool) {
+	s.frames = append(s.frames[:0], nestFrame{kind: fBase})
+	s.atStmt = true
+	s.local = make([]int32, 0, 8)
+	if s.prefix == 0 {
+		s.limitSet, s.limit = true, MaxNesting
+	}
+	if hashbang && strings.HasPrefix(s.src, "#!") {
+		s.lineComment()
+	}
+	src := s.src
+	for s.pos < len(src) && (s.bad < 0 || s.noLimit) {
+		c := src[s.pos]
+		switch {
+		case c == ' ' || c == '\t' || c == '\v' || c == '\f':
+			s.pos++
+		case c == '\n' || c == '\r':
+			s.nl = true
+			s.pos++
+		case c >= utf8.RuneSelf:
+			r, n := utf8.DecodeRuneInString(src[s.pos:])
+			switch {
+			case r == '\u2028' || r == '\u2029':
+				s.nl = true
+				s.pos += n
+			case r == '\ufeff' || unicode.IsSpace(r):
+				s.pos += n
+			default:
+				s.word(false)
+			}
+		case c == '$' || c == '_' || c == '\\' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z':
+			s.word(false)
+		case '0' <= c && c <= '9' || c == '.' && s.pos+1 < len(src) && '0' <= src[s.pos+1] && src[s.pos+1] <= '9':
+			s.number()
+		case c == '"' || c == '\'':
+			s.str()
+		case c == '`':
+			s.begin(tkTemplate, "`", s.pos)
+			s.pos++
+			s.templateText()
+		case c == '/' && s.pos+1 < len(src) && src[s.pos+1] == '/':
+			s.lineComment()
+		case c == '/' && s.pos+1 < len(src) && src[s.pos+1] == '*':
+			s.blockComment()
+		case c == '/' && !s.prevDiv:
+			s.regExp()
+		case c == '#' && s.pos+1 < len(src) && isWordStart(src[s.pos+1:]):
+			s.word(true)
+		default:
+			s.punct()
+		}
+	}
+}
+
+func isWordStart(rest string) bool {
+	c := rest[0]
+	if c < utf8.RuneSelf {
+		return c == '$' || c == '_' || c == '\\' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+	}
+	r, _ := utf8.DecodeRuneInString(rest)
+	return r != '\u2028' && r != '\u2029' && r != '\ufeff' && !unicode.IsSpace(r)
+}
+
+// begin starts a token at start: it ends a statement where a line break does (automatic
+// semicolon insertion), and processes a pending statement boundary. It reports whether the
+// token starts a statement, and skip when the token is the do statement's own semicolon.
+func (s *nestScanner) begin(kind tokKind, text string, start int) (at, skip bool) {
+	s.reach(start)
+	s.hdrNow, s.header = s.header, 0
+	if s.arrowPending {
+		s.arrowPending = false
+		if kind == tkPunct && text == "{" {
+			s.arrowBody = true
+		} else {
+			s.pushArrow()
+		}
+	}
+	if s.nl && s.prevEnd && !continues(kind, text, s.top()) {
+		s.boundary = true
+	}
+	if s.boundary {
+		if s.skipSemi && kind == tkPunct && text == ";" {
+			s.skipSemi = false
+			return true, true
+		}
+		s.skipSemi = false
+		word := ""
+		if kind == tkWord {
+			word = text
+		}
+		s.endStatement(word)
+	}
+	if s.cur.memberAsync && !(kind == tkPunct && (text == "(" || text == "=" || text == ";" || text == "}")) {
+		s.top().memberAsync = true
+	}
+	at, s.atStmt = s.atStmt, false
+	return at, false
+}
+
+// continues reports whether a token can continue the expression before a line break, so
+// that no semicolon is inserted there.
+func continues(kind tokKind, text string, f *nestFrame) bool {
+	switch kind {
+	case tkWord:
+		return text == "in" || text == "instanceof" || text == "of" && f.role == rForHeader
+	case tkTemplate:
+		return true
+	case tkPunct:
+		switch text {
+		case "{", "!", "~", "++", "--", "@", "#":
+			return false
+		}
+		return true
+	}
+	return false
+}
+
+// finish records the token just handled as the previous one.
+func (s *nestScanner) finish(div, operand, end bool, word string, op byte) {
+	s.prevDiv, s.prevOperand, s.prevEnd = div, operand, end
+	s.prevWord, s.prevOp = word, op
+	if f := s.top(); f.typeAlias || f.declState == 2 {
+		s.prevDiv = false // after a type or a bare binding, / can only start a new statement
+	}
+	s.nl = false
+	s.cur, s.next = s.next, tokenFlags{}
+}
+
+func (s *nestScanner) pushArrow() {
+	c := s.ctx()
+	async := s.arrowAsync
+	if async != (c&ctxInAsync != 0) || async != (c&ctxAwait != 0) {
+		c = 0
+		if async {
+			c = ctxAwait | ctxInAsync
+		}
+	}
+	s.arrows = append(s.arrows, arrowCtx{ternary: s.top().ternary, ctx: c})
+}
+
+// word scans an identifier, keyword or private name (#x) and handles it.
+func (s *nestScanner) word(private bool) {
+	start := s.pos
+	if private {
+		s.pos++
+	}
+	escaped := false
+	src := s.src
+	for s.pos < len(src) {
+		c := src[s.pos]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '$' || c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9':
+				s.pos++
+			case c == '\\':
+				escaped = true
+				s.pos++
+				if s.pos < len(src) && src[s.pos] == 'u' {
+					s.pos++
+					if s.pos < len(src) && src[s.pos] == '{' {
+						for s.pos < len(src) && src[s.pos] != '}' && isHex(src[s.pos]) || s.pos < len(src) && src[s.pos] == '{' {
+							s.pos++
+						}
+						if s.pos < len(src) && src[s.pos] == '}' {
+							s.pos++
+						}
+					} else {
+						for i := 0; i < 4 && s.pos < len(src) && isHex(src[s.pos]); i++ {
+							s.pos++
+						}
+					}
+				}
+			default:
+				goto done
+			}
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(src[s.pos:])
+		if r == '\u2028' || r == '\u2029' || r == '\ufeff' || unicode.IsSpace(r) {
+			break
+		}
+		s.pos += n
+	}
+done:
+	w := src[start:s.pos]
+	if private || escaped {
+		// Never a keyword. goja rejects an escaped keyword used as one.
+		at, _ := s.begin(tkWord, w, start)
+		s.name(w, at)
+		return
+	}
+	s.keyword(w, start)
+}
+
+// peek returns the first byte of the next token after the current position, and the word
+// there if it is one.
+func (s *nestScanner) peek() (byte, string) {
+	src := s.src
+	i := s.pos
+	for i < len(src) {
+		switch c := src[i]; {
+		case c == ' ' || c == '\t' || c == '\v' || c == '\f' || c == '\n' || c == '\r':
+			i++
+		case c == '/' && i+1 < len(src) && src[i+1] == '/':
+			for i < len(src) && src[i] != '\n' && src[i] != '\r' {
+				i++
+			}
+		case c == '/' && i+1 < len(src) && src[i+1] == '*':
+			end := strings.Index(src[i+2:], "*/")
+			if end < 0 {
+				return 0, ""
+			}
+			i += end + 4
+		case c >= utf8.RuneSelf:
+			r, n := utf8.DecodeRuneInString(src[i:])
+			if r != '\u2028' && r != '\u2029' && r != '\ufeff' && !unicode.IsSpace(r) {
+				return c, s.wordAt(i)
+			}
+			i += n
+		default:
+			if isWordStart(src[i:]) {
+				return c, s.wordAt(i)
+			}
+			return c, ""
+		}
+	}
+	return 0, ""
+}
+
+// wordAt returns the word that starts at i.
+func (s *nestScanner) wordAt(i int) string {
+	j := i
+	for j < len(s.src) {
+		c := s.src[j]
+		if c < utf8.RuneSelf {
+			if !(c == '$' || c == '_' || c == '\\' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9') {
+				break
+			}
+			j++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s.src[j:])
+		if r == '\u2028' || r == '\u2029' || r == '\ufeff' || unicode.IsSpace(r) {
+			break
+		}
+		j += n
+	}
+	return s.src[i:j]
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+// name handles a word that is a name: a binding, a reference or a label.
+func (s *nestScanner) name(w string, at bool) {
+	f := s.top()
+	div := true
+	if s.cur.labelNext {
+		div = false // break label\n/re/: the statement ended
+	}
+	switch f.declState {
+	case 1:
+		f.declState = 2
+	case 0:
+		if at && f.stmtFrame() {
+			s.next.labelCand = true
+		}
+	}
+	if s.cur.async && !s.nl && !s.cur.afterDot {
+		s.next.identAsync = true
+	}
+	if at && w == "type" && f.stmtFrame() {
+		s.next.typeAlias = true
+	}
+	if s.cur.typeAlias && !s.nl {
+		f.typeAlias = true
+	}
+	if w == "async" && !s.cur.afterDot {
+		s.next.async = true
+		if at {
+			s.atStmt, s.next.modifierStmt = true, true
+		}
+	}
+	if at && (w == "abstract" || w == "declare" || w == "export") {
+		s.atStmt, s.next.modifierStmt = true, true
+	}
+	s.finish(div, true, true, w, 0)
+}
+
+// member handles a word at a member's position in an object literal or class body: a
+// name or a modifier, never a keyword.
+func (s *nestScanner) member(w string) {
+	switch w {
+	case "async":
+		s.next.memberAsync = true
+	case "static":
+		s.next.static = true
+	}
+	s.finish(true, true, true, w, 0)
+}
+
+func (s *nestScanner) keyword(w string, start int) {
+	at, _ := s.begin(tkWord, w, start)
+	f := s.top()
+	if s.cur.afterDot {
+		s.finish(true, true, true, w, 0)
+		return
+	}
+	if f.memberPos && (f.role == rObject || f.role == rClassDecl || f.role == rClassExpr) {
+		s.member(w)
+		return
+	}
+	div, operand, end := false, false, false
+	switch w {
+	case "if":
+		s.pushHead(hIf, start)
+		s.header = rCondHeader
+	case "with":
+		s.pushHead(hLoop, start)
+		s.header = rCondHeader
+	case "while":
+		if s.topHead(f) == hDoTail {
+			s.header = rDoTail
+		} else {
+			s.pushHead(hLoop, start)
+			s.header = rCondHeader
+		}
+	case "for":
+		s.pushHead(hLoop, start)
+		s.header = rForHeader
+	case "do":
+		s.pushHead(hDo, start)
+		s.atStmt = true
+	case "else":
+		if s.topHead(f) == hIf {
+			s.heads[len(s.heads)-1] = hElse
+		} else {
+			s.pushHead(hElse, start)
+		}
+		s.atStmt = true
+	case "switch", "catch":
+		s.header = rHeader
+		s.atStmt = true // catch { without a parameter
+	case "try", "finally":
+		s.atStmt = true // a block follows
+	case "function":
+		f.fnState, f.fnDecl, f.fnAsync, f.fnGen = 1, at || s.cur.modifierStmt, s.cur.async && !s.nl, false
+	case "class":
+		f.clsState, f.clsDecl = 1, at || s.cur.modifierStmt
+	case "let":
+		// let is a declaration only before a binding, as goja peeks it.
+		if c, next := s.peek(); !(c == '[' || c == '{' || next != "" && next != "in" && next != "instanceof") {
+			s.name(w, at)
+			return
+		}
+		f.declState = 1
+	case "var", "const":
+		f.declState = 1
+	case "typeof", "void", "delete", "new":
+		s.count(f, start)
+	case "in", "instanceof":
+		s.count(f, start)
+		if f.declState == 2 {
+			f.declState = 3
+		}
+	case "return", "debugger":
+		end = true
+	case "break", "continue":
+		end = true
+		s.next.labelNext = true
+	case "case":
+		f.caseColon = true
+	case "default":
+		if at {
+			f.caseColon = true
+		}
+	case "throw", "extends", "import", "export", "enum":
+	case "this", "super", "null", "true", "false":
+		div, operand, end = true, true, true
+	case "await":
+		if s.ctx()&ctxAwait == 0 {
+			s.name(w, at)
+			return
+		}
+		if s.hdrNow == rForHeader {
+			s.header = rForHeader // for await (
+		}
+		s.count(f, start)
+	case "yield":
+		if s.ctx()&ctxYield == 0 {
+			s.name(w, at)
+			return
+		}
+		s.count(f, start)
+		end = true
+	case "of":
+		if f.role != rForHeader || !s.prevOperand {
+			s.name(w, at)
+			return
+		}
+		s.count(f, start)
+		f.declState = 3
+	case "as", "satisfies":
+		if !s.prevOperand || s.nl {
+			s.name(w, at)
+			return
+		}
+		s.count(f, start)
+	default:
+		s.name(w, at)
+		return
+	}
+	s.finish(div, operand, end, w, 0)
+}
+
+func (s *nestScanner) number() {
+	start := s.pos
+	src := s.src
+	i := s.pos
+	digits := func(hex bool) {
+		for i < len(src) && ('0' <= src[i] && src[i] <= '9' || src[i] == '_' || hex && isHex(src[i])) {
+			i++
+		}
+	}
+	switch {
+	case src[i] == '.':
+		i++
+		digits(false)
+	case src[i] == '0' && i+1 < len(src) && strings.IndexByte("xXoObB", src[i+1]) >= 0:
+		i += 2
+		digits(true)
+		goto suffix
+	default:
+		digits(false)
+		if i < len(src) && src[i] == '.' {
+			i++
+			digits(false)
+		}
+	}
+	if i < len(src) && (src[i] == 'e' || src[i] == 'E') {
+		i++
+		if i < len(src) && (src[i] == '+' || src[i] == '-') {
+			i++
+		}
+		digits(false)
+	}
+suffix:
+	if i < len(src) && (src[i] == 'n' || src[i] == 'N') {
+		i++
+	}
+	s.pos = i
+	s.literal(tkNum, start)
+}
+
+// literal handles a number, string, template or regular expression that has been scanned.
+func (s *nestScanner) literal(kind tokKind, start int) {
+	s.begin(kind, "", start)
+	s.finish(true, true, true, "", 0)
+}
+
+func (s *nestScanner) str() {
+	start := s.pos
+	src := s.src
+	q := src[s.pos]
+	i := s.pos + 1
+	for i < len(src) {
+		c := src[i]
+		if c == q {
+			i++
+			break
+		}
+		if c == '\n' || c == '\r' {
+			break // unterminated: goja goes on after the line break
+		}
+		if c == '\\' {
+			i++
+			if i+1 < len(src) && src[i] == '\r' && src[i+1] == '\n' {
+				i++
+			}
+		}
+		i++
+	}
+	s.pos = min(i, len(src))
+	s.noncode(litString, start, s.pos)
+	s.literal(tkStr, start)
+}
+
+// templateText scans template text after ` or after the } that closes a substitution.
+func (s *nestScanner) templateText() {
+	src := s.src
+	a := s.pos
+	for i := s.pos; i < len(src); i++ {
+		switch src[i] {
+		case '\\':
+			i++
+		case '`':
+			s.noncode(litTemplate, a, i)
+			s.pos = i + 1
+			s.finish(true, true, true, "", 0)
+			return
+		case '$':
+			if i+1 < len(src) && src[i+1] == '{' {
+				s.noncode(litTemplate, a, i)
+				s.pos = i + 2
+				s.push(fSubst, rNone, s.ctx(), i)
+				s.finish(false, false, false, "", '{')
+				return
+			}
+		}
+	}
+	s.noncode(litTemplate, a, len(src))
+	s.pos = len(src)
+	s.finish(true, true, true, "", 0)
+}
+
+// regExp scans a regular expression literal the way goja's lexer does, flags included.
+func (s *nestScanner) regExp() {
+	start := s.pos
+	src := s.src
+	i := s.pos + 1
+	class := false
+scan:
+	for i < len(src) {
+		c := src[i]
+		switch {
+		case c == '\n' || c == '\r':
+			break scan
+		case c >= utf8.RuneSelf:
+			r, n := utf8.DecodeRuneInString(src[i:])
+			if !class && (r == '\u2028' || r == '\u2029') {
+				break scan
+			}
+			i += n
+			continue
+		case c == '\\':
+			i++
+			if i >= len(src) {
+				break scan
+			}
+			if n := lineBreakLen(src[i:]); n > 0 {
+				if !class {
+					break scan // goja ends the literal here
+				}
+				i += n
+				continue
+			}
+			if src[i] >= utf8.RuneSelf {
+				_, n := utf8.DecodeRuneInString(src[i:])
+				i += n
+				continue
+			}
+		case c == '[':
+			class = true
+		case c == ']':
+			class = false
+		case c == '/' && !class:
+			i++
+			// Flags: a word right after the literal, unless goja reads it as a keyword.
+			if i < len(src) && isWordStart(src[i:]) {
+				if w := s.wordAt(i); !gojaKeywords[w] {
+					i += len(w)
+				}
+			}
+			break scan
+		}
+		i++
+	}
+	s.pos = min(i, len(src))
+	s.noncode(litRegExp, start, s.pos)
+	s.literal(tkRegExp, start)
+}
+
+// lineBreakLen is the length of the line terminator at the start of rest (\r\n counts as
+// one), or 0.
+func lineBreakLen(rest string) int {
+	switch {
+	case strings.HasPrefix(rest, "\r\n"):
+		return 2
+	case rest[0] == '\n' || rest[0] == '\r':
+		return 1
+	case strings.HasPrefix(rest, "\u2028") || strings.HasPrefix(rest, "\u2029"):
+		return 3
+	}
+	return 0
+}
+
+// gojaKeywords are the words goja's lexer returns as keyword tokens: after a regular
+// expression literal they are the next token, not its flags.
+var gojaKeywords = map[string]bool{
+	"if": true, "in": true, "do": true, "var": true, "for": true, "new": true, "try": true,
+	"this": true, "else": true, "case": true, "void": true, "with": true, "async": true,
+	"while": true, "break": true, "catch": true, "throw": true, "return": true, "typeof": true,
+	"delete": true, "switch": true, "default": true, "finally": true, "function": true,
+	"continue": true, "debugger": true, "instanceof": true, "const": true, "class": true,
+	"enum": true, "export": true, "extends": true, "import": true, "super": true, "let": true,
+	"static": true, "await": true, "yield": true, "false": true, "true": true, "null": true,
+}
+
+func (s *nestScanner) lineComment() {
+	start := s.pos
+	i := s.pos
+	for i < len(s.src) {
+		if c := s.src[i]; c == '\n' || c == '\r' || c == 0xE2 && lineBreakLen(s.src[i:]) > 0 {
+			break
+		}
+		i++
+	}
+	s.pos = i
+	s.noncode(litComment, start, i)
+}
+
+func (s *nestScanner) blockComment() {
+	start := s.pos
+	end := strings.Index(s.src[s.pos+2:], "*/")
+	if end < 0 {
+		s.pos = len(s.src)
+	} else {
+		s.pos += 2 + end + 2
+	}
+	body := s.src[start:s.pos]
+	if strings.ContainsAny(body, "\n\r\u2028\u2029") {
+		s.nl = true
+	}
+	s.noncode(litComment, start, s.pos)
+}
+
+// noncode records a region that is not code and measures the brackets and arrow chains in
+// it as if it were, on top of the depth where it starts, in case a parser reads it as code
+// after all (see shadowLimit).
+func (s *nestScanner) noncode(kind litKind, a, b int) {
+	s.reach(a)
+	if s.spans != nil {
+		*s.spans = append(*s.spans, litSpan{kind: kind, start: a, end: b})
+	}
+	if s.noLimit {
+		return
+	}
+	src := s.src
+	local := append(s.local[:0], 0)
+	sum := int32(0)
+	for i := a; i < b; i++ {
+		switch src[i] {
+		case '(', '[', '{':
+			local = append(local, 0)
+			s.shadow++
+			if s.over(len(local)-1+int(sum), i) {
+				return
+			}
+			if s.limitSet && s.shadow > shadowLimit {
+				s.bad = i
+				return
+			}
+		case ')', ']', '}':
+			if len(local) > 1 {
+				sum -= local[len(local)-1]
+				local = local[:len(local)-1]
+			}
+			s.shadow = max(s.shadow-1, 0)
+		case ',', ';':
+			sum -= local[len(local)-1]
+			local[len(local)-1] = 0
+		case '=':
+			if i+1 < b && src[i+1] == '>' {
+				local[len(local)-1]++
+				sum++
+				if s.over(len(local)-1+int(sum), i) {
+					return
+				}
+			}
+		}
+	}
+	s.local = local
+}
