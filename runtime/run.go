@@ -174,14 +174,13 @@ func (r *run) exec() {
 		r.failFrom(err)
 		return
 	}
-	if v.ExportType() == promiseType {
-		r.main = v.Export().(*goja.Promise)
-	} else {
-		// The program closed the wrapper itself; its completion is the last expression.
-		p, resolve, _ := r.vm.NewPromise()
-		_ = resolve(v)
-		r.main = p
+	// Prepare accepts only programs whose value is the async wrapper's promise.
+	main, ok := v.Export().(*goja.Promise)
+	if !ok {
+		r.fail(KindException, "internal error: the program did not evaluate to its promise")
+		return
 	}
+	r.main = main
 	for !r.failed() && r.main.State() == goja.PromiseStatePending {
 		batch, pending := r.loop.take()
 		if len(batch) == 0 {
