@@ -299,10 +299,13 @@ func (r *run) failMessage(msg string) {
 	r.fail(KindException, msg)
 }
 
-// describe renders a thrown value for the model.
+// describe renders a thrown value for the model: an Error's stack, String(value) otherwise.
 func (r *run) describe(v goja.Value) (s string) {
 	if o, ok := v.(*goja.Object); ok && o.ClassName() == "Error" {
 		return r.errorText(o)
+	}
+	if sym, ok := v.(*goja.Symbol); ok {
+		return "Symbol(" + sym.String() + ")" // goja's String() is the bare description
 	}
 	if ex := r.vm.Try(func() { s = v.String() }); ex != nil {
 		return msgUnrenderable
