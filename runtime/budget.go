@@ -295,7 +295,7 @@ func installGuards(r *run) error {
 		}
 		return v
 	})
-	return nil
+	return installEvalGuards(r)
 }
 
 // guard wraps proto[name] with a check that runs before the original.

@@ -35,13 +35,9 @@ const shadowLimit = 16 * MaxNesting
 // nestingMessage is the SyntaxError's message for a source nested too deeply.
 var nestingMessage = fmt.Sprintf("nesting deeper than %d levels", MaxNesting)
 
-// nestingFailure scans a wrapped program and reports, as Prepare reports syntax errors, the
-// first position where the model's code nests deeper than MaxNesting, or nil.
-func nestingFailure(wrapped, code string) *Failure {
-	off := checkNesting(wrapped, len(wrapOpen), false)
-	if off < 0 {
-		return nil
-	}
+// nestingFailure reports, as Prepare reports syntax errors, that the model's code nests
+// deeper than MaxNesting at byte off of the wrapped program.
+func nestingFailure(wrapped, code string, off int) *Failure {
 	lineStart := strings.LastIndexByte(wrapped[:off], '\n') + 1
 	line := 1 + strings.Count(wrapped[:off], "\n")
 	col := utf8.RuneCountInString(wrapped[lineStart:off]) + 1
@@ -50,12 +46,12 @@ func nestingFailure(wrapped, code string) *Failure {
 
 // checkNesting scans src and returns the byte offset where it first nests deeper than
 // MaxNesting levels below the depth reached at src[prefix] (the part before prefix is a
-// wrapper of ours), or -1. hashbang says whether a leading #! is a comment, as it is for a
-// source that goja parses from its first byte.
-func checkNesting(src string, prefix int, hashbang bool) int {
+// wrapper of ours), or -1, and whether src has generator syntax. hashbang says whether a
+// leading #! is a comment, as it is for a source that goja parses from its first byte.
+func checkNesting(src string, prefix int, hashbang bool) (bad int, generators bool) {
 	s := nestScanner{src: src, bad: -1, prefix: prefix}
 	s.run(hashbang)
-	return s.bad
+	return s.bad, s.generators
 }
 
 // litKind classifies a span of source that is not code, for the differential fuzz test.
@@ -231,6 +227,7 @@ type nestScanner struct {
 	skipSemi     bool // the next ; belongs to the do statement that just ended
 	arrowPending bool // the previous token was =>
 	arrowAsync   bool
+	generators   bool      // a * marked a generator function or method
 	arrowBody    bool      // the { being opened is the body of an arrow function
 	header       frameRole // the keyword before wants its ( to be this
 	hdrNow       frameRole // header, for the token being handled
@@ -503,11 +500,13 @@ func (s *nestScanner) punct() {
 	case "*":
 		switch {
 		case f.fnState == 1:
-			f.fnGen = true
+			f.fnGen, s.generators = true, true
 		case f.memberPos:
-			f.memberGen = true
+			f.memberGen, s.generators = true, true
 		case s.prevWord == "yield" && s.prevEnd:
 		default:
+			// Where no operand precedes it, a * can only be a generator's.
+			s.generators = s.generators || !s.prevOperand
 			s.count(f, start)
 		}
 	case "@", "#":

@@ -31,6 +31,8 @@ type Program struct {
 	lines      int // lines of the model's code; stack frames below them are the wrapper's
 	// code is the model's text, which hostScope.settleNamed reads.
 	code string
+	// generators: it has generator syntax, so the run guards GeneratorFunction first.
+	generators bool
 }
 
 // TypeScript reports whether the program needed TypeScript stripping.
@@ -60,8 +62,9 @@ func Prepare(code string, opts *PrepareOptions) (*Program, error) {
 	}
 	wrapped := wrapOpen + code + wrapClose
 	// Bound nesting before any parser recurses over it.
-	if f := nestingFailure(wrapped, code); f != nil {
-		return nil, f
+	bad, generators := checkNesting(wrapped, len(wrapOpen), false)
+	if bad >= 0 {
+		return nil, nestingFailure(wrapped, code, bad)
 	}
 	tree, jsErr := parser.ParseFile(nil, "program.js", wrapped, 0, parser.WithDisableSourceMaps)
 	if jsErr == nil {
@@ -75,7 +78,7 @@ func Prepare(code string, opts *PrepareOptions) (*Program, error) {
 		if err != nil {
 			return nil, compileFailure(err, code)
 		}
-		return &Program{prg: prg, lines: strings.Count(code, "\n") + 1, code: code}, nil
+		return &Program{prg: prg, lines: strings.Count(code, "\n") + 1, code: code, generators: generators}, nil
 	}
 	prg, tsTree, tsErr := stripTypeScript(wrapped, code)
 	if tsErr == nil {
@@ -83,6 +86,7 @@ func Prepare(code string, opts *PrepareOptions) (*Program, error) {
 			return nil, f
 		}
 		prg.lines, prg.code = strings.Count(code, "\n")+1, code
+		prg.generators = prg.generators || generators
 		return prg, nil
 	}
 	jsFail := parseFailure(jsErr, code)
@@ -152,7 +156,8 @@ func stripTypeScript(wrapped, code string) (*Program, *ast.Program, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	return &Program{prg: prg, typescript: true}, tree, nil
+	// esbuild lowers async generators to generators.
+	return &Program{prg: prg, typescript: true, generators: strings.Contains(string(res.Code), "function*")}, tree, nil
 }
 
 // syntaxError is a parse error positioned in the model's own text.

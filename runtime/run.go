@@ -35,15 +35,16 @@ type run struct {
 	hostCalls int
 	pool      *Pool
 
-	namespaces      []*Namespace
-	onLog           func(string) // RunOptions.OnLog
-	urlExports      *goja.Object
-	encodingExports *goja.Object
-	rejected        []*goja.Promise // rejected without a handler, in order; nil once handled
-	rejectedAt      map[*goja.Promise]int
-	main            *goja.Promise
-	compute         *time.Timer
-	deadline        time.Time // of the wall clock
+	namespaces        []*Namespace
+	generatorsGuarded bool         // eval_guard.go
+	onLog             func(string) // RunOptions.OnLog
+	urlExports        *goja.Object
+	encodingExports   *goja.Object
+	rejected          []*goja.Promise // rejected without a handler, in order; nil once handled
+	rejectedAt        map[*goja.Promise]int
+	main              *goja.Promise
+	compute           *time.Timer
+	deadline          time.Time // of the wall clock
 
 	stopping  atomic.Bool   // a failure was recorded; walkers should give up
 	stopped   chan struct{} // closed with the first failure
@@ -67,6 +68,7 @@ var warmPrg = goja.MustCompile("warm.js", "(async () => {})()", true)
 type intrinsics struct {
 	objectProto, arrayProto *goja.Object
 	errorCtor, rangeCtor    *goja.Object
+	eval                    goja.Callable // the intrinsic, behind the guard of eval_guard.go
 	// Filled by helpers() on first use.
 	entries, date, typedName       goja.Callable
 	fnLabel                        goja.Callable
@@ -165,6 +167,12 @@ func (r *run) exec() {
 		}
 	}()
 	r.scope.settleNamed(r.prg.code)
+	if r.prg.generators {
+		if err := r.guardGenerators(); err != nil {
+			r.fail(KindException, "internal error: "+err.Error())
+			return
+		}
+	}
 	r.enter()
 	v, err := r.vm.RunProgram(r.prg.prg)
 	r.leave()
