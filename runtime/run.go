@@ -167,6 +167,7 @@ func (r *run) exec() {
 		}
 	}()
 	r.scope.settleNamed(r.prg.code)
+	r.removeGoError()
 	if r.prg.generators {
 		if err := r.guardGenerators(); err != nil {
 			r.fail(KindException, "internal error: "+err.Error())
