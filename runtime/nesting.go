@@ -118,6 +118,16 @@ const (
 	rObject                 // an object literal, pattern or type literal
 )
 
+// Where a var, let or const declaration stands, for the tokens after a binding (the only
+// place an identifier is followed by neither an operator nor a call).
+const (
+	declNone    = iota
+	declBinding // a binding is expected
+	declBound   // after a binding: =, , or ; (or a type) follow, or the statement ended
+	declInit    // in an initializer
+	declType    // in a TypeScript type annotation
+)
+
 // head is a statement that nests the next statement without braces.
 type head uint8
 
@@ -170,8 +180,10 @@ type nestFrame struct {
 	memberAsync    bool
 	memberGen      bool
 	caseColon      bool
-	declState      uint8 // 1 binding expected, 2 after a binding, 3 in its initializer
-	typeAlias      bool
+	declState      uint8 // a declaration: see the decl constants
+	typeAlias      bool  // a TypeScript type alias
+	tsDecl         bool  // an interface's name: its body follows
+	decorated      bool  // a decorator began the statement
 }
 
 // stmtFrame reports whether the frame holds statements.
@@ -318,7 +330,7 @@ func (s *nestScanner) endStatement(word string) {
 	s.boundary = false
 	f := s.top()
 	s.resetExpr(f)
-	f.declState, f.typeAlias, f.caseColon, f.ternary = 0, false, false, 0
+	f.declState, f.typeAlias, f.caseColon, f.ternary, f.tsDecl, f.decorated = declNone, false, false, 0, false, false
 	f.fnState, f.clsState, f.methodBody, f.lastParenAsync, f.arrowRetType = 0, 0, false, false, false
 	if f.role == rClassDecl || f.role == rClassExpr {
 		f.memberPos, f.memberAsync, f.memberGen = true, false, false
@@ -452,7 +464,7 @@ func (s *nestScanner) punct() {
 		f.ternary, f.lastParenAsync, f.arrowRetType, f.fnState, f.clsState, f.methodBody = 0, false, false, 0, 0, false
 		switch {
 		case f.kind == fParen:
-			f.declState = 0
+			f.declState = declNone
 		case f.stmtFrame():
 			s.boundary = true
 		case f.role == rClassDecl || f.role == rClassExpr || f.role == rObject:
@@ -461,8 +473,8 @@ func (s *nestScanner) punct() {
 	case ",":
 		s.resetExpr(f)
 		f.ternary, f.lastParenAsync, f.arrowRetType, f.fnState, f.clsState = 0, false, false, 0, 0
-		if f.declState >= 2 {
-			f.declState = 1
+		if f.declState >= declBound {
+			f.declState = declBinding
 		}
 		if f.role == rObject {
 			f.memberPos, f.memberAsync, f.memberGen = true, false, false
@@ -509,12 +521,14 @@ func (s *nestScanner) punct() {
 			s.generators = s.generators || !s.prevOperand
 			s.count(f, start)
 		}
-	case "@", "#":
+	case "@":
+		f.decorated = f.decorated || at0
+	case "#":
 	default:
 		if strings.HasSuffix(p, "=") && p != "==" && p != "===" && p != "!=" && p != "!==" && p != "<=" && p != ">=" {
 			// An assignment.
-			if f.declState == 2 {
-				f.declState = 3
+			if f.declState == declBound || f.declState == declType {
+				f.declState = declInit
 			}
 			f.memberPos = false
 		}
@@ -530,6 +544,8 @@ func (s *nestScanner) colon(f *nestFrame, off int) {
 		f.arrowRetType = true
 	}
 	switch {
+	case f.declState == declBound:
+		f.declState = declType
 	case f.ternary > 0:
 		f.ternary--
 		for len(s.arrows) > int(f.arrowBase) && s.arrows[len(s.arrows)-1].ternary > f.ternary {
@@ -608,8 +624,9 @@ func (s *nestScanner) openBrace(f *nestFrame, at bool, off int) {
 		f.clsState = 0
 	case isClass && f.memberPos && s.cur.static:
 		role, ctx = rStaticBlock, ctxAwait
-	case at:
+	case at || f.tsDecl:
 		role = rBlock
+		f.tsDecl = false
 	case s.prevOperand && s.prevOp != ')' && !typeNext:
 		role = rBlock // a TypeScript declaration's body: enum E {, interface I {
 	}
@@ -643,8 +660,8 @@ func (s *nestScanner) close(c byte, off int) {
 		s.templateText()
 		return
 	}
-	if p.declState == 1 && c != ')' {
-		p.declState = 2 // a destructuring pattern was the binding
+	if p.declState == declBinding && c != ')' {
+		p.declState = declBound // a destructuring pattern was the binding
 	}
 	div, operand, end := true, true, true
 	switch fr.role {

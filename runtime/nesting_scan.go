@@ -114,6 +114,20 @@ func (s *nestScanner) begin(kind tokKind, text string, start int) (at, skip bool
 		}
 		s.endStatement(word)
 	}
+	// A declaration's shape: what follows a binding, or stands where one should, says
+	// whether it really was one (TypeScript's a<b, c> puts a comma inside an initializer).
+	switch f := s.top(); f.declState {
+	case declBinding:
+		if !(kind == tkWord || text == "[" || text == "{") {
+			f.declState = declInit
+		}
+	case declBound:
+		switch text {
+		case "=", ",", ";", ":", "!", "in", "of", "as", "satisfies":
+		default:
+			f.declState = declInit
+		}
+	}
 	if s.cur.memberAsync && !(kind == tkPunct && (text == "(" || text == "=" || text == ";" || text == "}")) {
 		s.top().memberAsync = true
 	}
@@ -124,6 +138,15 @@ func (s *nestScanner) begin(kind tokKind, text string, start int) (at, skip bool
 // continues reports whether a token can continue the expression before a line break, so
 // that no semicolon is inserted there.
 func continues(kind tokKind, text string, f *nestFrame) bool {
+	if f.declState == declBound || f.declState == declType {
+		// After a binding without initializer only these go on (and TypeScript's type
+		// operators); anything else starts a new statement.
+		switch text {
+		case "=", ",", ";", ":", "|", "&", ".", "?", "<", ">", ">>", "=>", ")", "]", "}", "in", "of":
+			return kind == tkPunct || kind == tkWord
+		}
+		return false
+	}
 	switch kind {
 	case tkWord:
 		return text == "in" || text == "instanceof" || text == "of" && f.role == rForHeader
@@ -143,7 +166,7 @@ func continues(kind tokKind, text string, f *nestFrame) bool {
 func (s *nestScanner) finish(div, operand, end bool, word string, op byte) {
 	s.prevDiv, s.prevOperand, s.prevEnd = div, operand, end
 	s.prevWord, s.prevOp = word, op
-	if f := s.top(); f.typeAlias || f.declState == 2 {
+	if f := s.top(); f.typeAlias || f.declState == declBound || f.declState == declType {
 		s.prevDiv = false // after a type or a bare binding, / can only start a new statement
 	}
 	s.nl = false
@@ -280,13 +303,13 @@ func isHex(c byte) bool {
 func (s *nestScanner) name(w string, at bool) {
 	f := s.top()
 	div := true
-	if s.cur.labelNext {
+	if s.cur.labelNext && !s.nl {
 		div = false // break label\n/re/: the statement ended
 	}
 	switch f.declState {
-	case 1:
-		f.declState = 2
-	case 0:
+	case declBinding:
+		f.declState = declBound
+	case declNone:
 		if at && f.stmtFrame() {
 			s.next.labelCand = true
 		}
@@ -308,6 +331,9 @@ func (s *nestScanner) name(w string, at bool) {
 	}
 	if at && (w == "abstract" || w == "declare" || w == "export") {
 		s.atStmt, s.next.modifierStmt = true, true
+	}
+	if (at || s.cur.modifierStmt) && w == "interface" && f.stmtFrame() {
+		f.tsDecl = true
 	}
 	s.finish(div, true, true, w, 0)
 }
@@ -371,22 +397,22 @@ func (s *nestScanner) keyword(w string, start int) {
 	case "function":
 		f.fnState, f.fnDecl, f.fnAsync, f.fnGen = 1, at || s.cur.modifierStmt, s.cur.async && !s.nl, false
 	case "class":
-		f.clsState, f.clsDecl = 1, at || s.cur.modifierStmt
+		f.clsState, f.clsDecl = 1, at || s.cur.modifierStmt || f.decorated
 	case "let":
 		// let is a declaration only before a binding, as goja peeks it.
 		if c, next := s.peek(); !(c == '[' || c == '{' || next != "" && next != "in" && next != "instanceof") {
 			s.name(w, at)
 			return
 		}
-		f.declState = 1
+		f.declState = declBinding
 	case "var", "const":
-		f.declState = 1
+		f.declState = declBinding
 	case "typeof", "void", "delete", "new":
 		s.count(f, start)
 	case "in", "instanceof":
 		s.count(f, start)
-		if f.declState == 2 {
-			f.declState = 3
+		if f.declState == declBound {
+			f.declState = declInit
 		}
 	case "return", "debugger":
 		end = true
@@ -424,7 +450,7 @@ func (s *nestScanner) keyword(w string, start int) {
 			return
 		}
 		s.count(f, start)
-		f.declState = 3
+		f.declState = declInit
 	case "as", "satisfies":
 		if !s.prevOperand || s.nl {
 			s.name(w, at)
@@ -582,7 +608,8 @@ scan:
 			i++
 			// Flags: a word right after the literal, unless goja reads it as a keyword.
 			if i < len(src) && isWordStart(src[i:]) {
-				if w := s.wordAt(i); !gojaKeywords[w] {
+				// goja reads async before a line break as an identifier.
+				if w := s.wordAt(i); !gojaKeywords[w] || w == "async" && breakFollows(src[i+len(w):]) {
 					i += len(w)
 				}
 			}
@@ -593,6 +620,22 @@ scan:
 	s.pos = min(i, len(src))
 	s.noncode(litRegExp, start, s.pos)
 	s.literal(tkRegExp, start)
+}
+
+// breakFollows reports whether a line terminator follows rest's leading blanks.
+func breakFollows(rest string) bool {
+	for len(rest) > 0 {
+		r, n := utf8.DecodeRuneInString(rest)
+		switch {
+		case r == '\n' || r == '\r' || r == '\u2028' || r == '\u2029':
+			return true
+		case r == ' ' || r == '\t' || r == '\v' || r == '\f' || r == '\u00a0' || r == '\ufeff' || r >= utf8.RuneSelf && unicode.IsSpace(r):
+			rest = rest[n:]
+		default:
+			return false
+		}
+	}
+	return false
 }
 
 // lineBreakLen is the length of the line terminator at the start of rest (\r\n counts as

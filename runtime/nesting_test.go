@@ -47,7 +47,8 @@ func gojaLiterals(src string) (lits []literal, ok bool) {
 		}
 	})
 	sortLiterals(lits)
-	return lits, true
+	// A function's declaration list shares its var statements' nodes: walked twice.
+	return slices.Compact(lits), true
 }
 
 // scannerLiterals is what the nesting scanner reads as strings, template text and regular
@@ -422,6 +423,48 @@ func BenchmarkNesting(b *testing.B) {
 	for b.Loop() {
 		if off, _ := checkNesting(src, len(wrapOpen), false); off >= 0 {
 			b.Fatalf("nesting error at %d", off)
+		}
+	}
+}
+
+// TypeScript has no oracle here (esbuild reports no tree), so these pin what the scanner
+// reads as regular expressions, strings and template text in TypeScript syntax.
+func TestScanLiteralsTypeScript(t *testing.T) {
+	tests := []struct {
+		src  string
+		want []string // the non-code regions, comments left out, in order
+	}{
+		{"const r = f<RegExp>(/a/g) as RegExp / 2", []string{"/a/g"}},
+		{"const n = x! / 2 / 1", nil},
+		{"let x!: number\n/a/.test(s)", []string{"/a/"}},
+		{"let x: Map<string, number[]>\n/a/.test(s)", []string{"/a/"}},
+		{"let y: { a: 'q' }\n/a/.test(s)", []string{"'q'", "/a/"}},
+		{"type T = { a: string }\n/a/.test(s)", []string{"/a/"}},
+		{"interface I<T> { a: T; b(): void }\n/a/.test(s)", []string{"/a/"}},
+		{"enum E { A = 'a', B = 2 }\n/a/.test(s)", []string{"'a'", "/a/"}},
+		{"function f(a: string, b?: number): Promise<void> { return /a/ }", []string{"/a/"}},
+		{"function f(): { a: 1 } { return { a: 1 } } /a/.test(s)", []string{"/a/"}},
+		{"const f = async (a: number): Promise<number> => await /a/.exec(s)", []string{"/a/"}},
+		{"const f = <T,>(x: T): T => x / 2 / 1", nil},
+		{"abstract class A { abstract m(): void; n = /a/ }\n/b/.test(s)", []string{"/a/", "/b/"}},
+		{"class B { constructor(private readonly x: number) {} m(this: B) { return `${this.x}/` } }", []string{"", "/"}},
+		{"const k: keyof typeof o = 'a'; const v = o[k] / 2", []string{"'a'"}},
+		{"type C<T> = T extends string ? 'y' : `n${number}`", []string{"'y'", "n", ""}},
+		{"const o = { a: 1 } satisfies Record<string, number>; const r = /a/", []string{"/a/"}},
+		{"@dec class D {}\n/a/.test(s)", []string{"/a/"}},
+		{"let a = <any>/x/; let b = <number>c / 2", []string{"/x/"}},
+		{"declare const z: string\n/a/.test(s)", []string{"/a/"}},
+		{"namespace N { export const a = 'x' }\n/a/.test(s)", []string{"'x'", "/a/"}},
+	}
+	for _, tt := range tests {
+		var got []string
+		for _, sp := range scanLiterals(tt.src) {
+			if sp.kind != litComment {
+				got = append(got, tt.src[sp.start:sp.end])
+			}
+		}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("%q: regions (-want +got):\n%s", tt.src, diff)
 		}
 	}
 }
