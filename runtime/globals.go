@@ -224,9 +224,9 @@ func (r *run) installGlobals() error {
 
 // removeGoError deletes goja's GoError from the global object: it is not a documented
 // global. The global object is goja's object template, and deleting from it builds the
-// property first and copies the template's name list: about 2.5 KB that every idle VM
-// would keep if this ran when the VM is built. It runs instead just before the program,
-// when a run usually copies the list anyway to settle its first host global.
+// property first and copies the template's name list, which every idle VM would keep if
+// this ran when the VM is built. It runs instead just before the program, when a run
+// usually copies the list anyway to settle its first host global.
 func (r *run) removeGoError() {
 	r.vm.GlobalObject().Delete("GoError")
 }

@@ -155,6 +155,8 @@ type arrowCtx struct {
 	ctx     fnCtx
 }
 
+// nestFrame is one open bracket (or the source's top level) and what the scan knows about
+// the tokens directly inside it.
 type nestFrame struct {
 	kind frameKind
 	role frameRole
@@ -208,6 +210,7 @@ type tokenFlags struct {
 	static       bool // the token was static at a class member's position
 }
 
+// nestScanner is one scan of one source, on one goroutine.
 type nestScanner struct {
 	src      string
 	pos      int

@@ -92,7 +92,7 @@ var nodeType = reflect.TypeFor[ast.Node]()
 // package has no walker, so this one follows struct fields, pointers, interfaces and slices
 // by reflection; it is only used off the hot path. It keeps its own stack: a member chain
 // such as o.a.a.… nests without bound (MaxNesting does not count it), and a recursive walk
-// over half a million levels overflowed the goroutine's stack.
+// over a long enough one overflows the goroutine's stack, which is fatal.
 func walk(v reflect.Value, visit func(any)) {
 	stack := []reflect.Value{v}
 	for len(stack) > 0 {
