@@ -2,10 +2,12 @@
 // fast and with budgets.
 //
 // It owns:
-//   - program preparation ([Prepare]): a size check, a plain-JS parse first, TypeScript
-//     stripping with esbuild only when that fails (with positions mapped back through a
-//     source map), and the same-line async wrapper that makes top-level await and return work
-//     while keeping the model's line numbers;
+//   - program preparation ([Prepare]): a size check, a linear nesting scan that rejects
+//     programs nested deeper than [MaxNesting] before any parser recurses over them (eval and
+//     the Function constructors scan the sources they are handed too), a plain-JS parse
+//     first, TypeScript stripping with esbuild only when that fails (with positions mapped
+//     back through a source map), and the same-line async wrapper that makes top-level await
+//     and return work while keeping the model's line numbers (a program cannot close it);
 //   - the warm [Pool]: VMs with the immutable globals already installed, never reused after a
 //     program ran on them, refilled in the background, bounded and closable;
 //   - the per-run event loop (k6 style): host work is reserved before it starts and settled

@@ -222,6 +222,15 @@ func (r *run) installGlobals() error {
 	return installGuards(r)
 }
 
+// removeGoError deletes goja's GoError from the global object: it is not a documented
+// global. The global object is goja's object template, and deleting from it builds the
+// property first and copies the template's name list, which every idle VM would keep if
+// this ran when the VM is built. It runs instead just before the program, when a run
+// usually copies the list anyway to settle its first host global.
+func (r *run) removeGoError() {
+	r.vm.GlobalObject().Delete("GoError")
+}
+
 // hostScope is the prototype of the global object, between it and Object.prototype. It
 // holds the host globals (and the namespaces' error classes) until a program first reads
 // one, which is then built and settles as an own data property of the global object

@@ -14,11 +14,14 @@ import (
 // the global object's prototype (hostScope), so both levels count.
 func TestGlobalsExactly(t *testing.T) {
 	bare := goja.New()
-	base := map[string]bool{}
+	base, missing := map[string]bool{}, map[string]bool{}
 	for _, o := range []*goja.Object{bare.GlobalObject(), bare.NewObject().Prototype()} {
 		for _, n := range o.GetOwnPropertyNames() {
 			base[n] = true
 		}
+	}
+	for _, n := range bare.GlobalObject().GetOwnPropertyNames() {
+		missing[n] = true
 	}
 	p := newTestPool(t, nil)
 	var ft fakeTools
@@ -32,12 +35,25 @@ func TestGlobalsExactly(t *testing.T) {
 		if !base[n] {
 			extra = append(extra, n)
 		}
+		delete(missing, n)
 	}
 	want := append([]string{"ToolCallError", "tools"}, hostGlobals...)
 	slices.Sort(want)
 	slices.Sort(extra)
 	if diff := cmp.Diff(want, extra); diff != "" {
 		t.Errorf("globals beyond ECMAScript mismatch (-want +got):\n%s", diff)
+	}
+	// goja's own GoError is the one global of a bare VM that a run does not have.
+	if diff := cmp.Diff(map[string]bool{"GoError": true}, missing); diff != "" {
+		t.Errorf("bare globals missing from a run (-want +got):\n%s", diff)
+	}
+}
+
+func TestGoErrorIsNotAGlobal(t *testing.T) {
+	p := newTestPool(t, nil)
+	res := runCode(t, p, "return [typeof GoError, 'GoError' in globalThis, Object.getOwnPropertyNames(globalThis).includes('GoError'), JSON.parse('1')]", nil)
+	if diff := cmp.Diff("[\n  \"undefined\",\n  false,\n  false,\n  1\n]", res.Text()); diff != "" {
+		t.Errorf("text mismatch (-want +got):\n%s", diff)
 	}
 }
 

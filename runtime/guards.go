@@ -62,7 +62,7 @@ func installGuards(r *run) error {
 	installStringGuards(r)
 	installArrayGuards(r)
 	installCallGuards(r)
-	return nil
+	return installEvalGuards(r)
 }
 
 // enterNative counts one level of guarded-built-in nesting; leaveNative undoes it. Over

@@ -31,6 +31,8 @@ type Program struct {
 	lines      int // lines of the model's code; stack frames below them are the wrapper's
 	// code is the model's text, which hostScope.settleNamed reads.
 	code string
+	// generators: it has generator syntax, so the run guards GeneratorFunction first.
+	generators bool
 }
 
 // TypeScript reports whether the program needed TypeScript stripping.
@@ -45,8 +47,8 @@ type PrepareOptions struct {
 
 // Prepare turns model code (the body of an async function, JavaScript or TypeScript) into a
 // Program. It parses the code as plain JavaScript first and strips TypeScript with esbuild
-// only when that fails, so plain programs never pay for esbuild. A program that is too large
-// or does not parse is reported as a *Failure of kind exception, whose message carries the
+// only when that fails, so plain programs never pay for esbuild. A program that is too large,
+// nests deeper than MaxNesting or does not parse is reported as a *Failure of kind exception, whose message carries the
 // line, the column and the offending line of the model's own text. Prepare is safe for
 // concurrent use.
 func Prepare(code string, opts *PrepareOptions) (*Program, error) {
@@ -58,8 +60,16 @@ func Prepare(code string, opts *PrepareOptions) (*Program, error) {
 		return nil, f
 	}
 	wrapped := wrapOpen + code + wrapClose
+	// Bound nesting before any parser recurses over it.
+	bad, generators := checkNesting(wrapped, len(wrapOpen), false)
+	if bad >= 0 {
+		return nil, nestingFailure(wrapped, code, bad)
+	}
 	tree, jsErr := parser.ParseFile(nil, "program.js", wrapped, 0, parser.WithDisableSourceMaps)
 	if jsErr == nil {
+		if e := checkWrapper(tree, code, false); e != nil {
+			return nil, e.failure
+		}
 		if f := checkPropertyEscapes(tree, code); f != nil {
 			return nil, f
 		}
@@ -67,7 +77,7 @@ func Prepare(code string, opts *PrepareOptions) (*Program, error) {
 		if err != nil {
 			return nil, compileFailure(err, code)
 		}
-		return &Program{prg: prg, lines: strings.Count(code, "\n") + 1, code: code}, nil
+		return &Program{prg: prg, lines: strings.Count(code, "\n") + 1, code: code, generators: generators}, nil
 	}
 	prg, tsTree, tsErr := stripTypeScript(wrapped, code)
 	if tsErr == nil {
@@ -75,13 +85,15 @@ func Prepare(code string, opts *PrepareOptions) (*Program, error) {
 			return nil, f
 		}
 		prg.lines, prg.code = strings.Count(code, "\n")+1, code
+		prg.generators = prg.generators || generators
 		return prg, nil
 	}
 	jsFail := parseFailure(jsErr, code)
 	// When both parsers fail, the one that got further is more likely to have read the
 	// language the model meant; on a tie, goja's message describes what actually runs.
+	// A TypeScript program that parsed but closed the wrapper is reported as such.
 	var tsFail *syntaxError
-	if errors.As(tsErr, &tsFail) && tsFail.after(jsFail) {
+	if errors.As(tsErr, &tsFail) && (tsFail.wrapper || tsFail.after(jsFail)) {
 		return nil, tsFail.failure
 	}
 	return nil, jsFail.failure
@@ -148,17 +160,22 @@ func stripTypeScript(wrapped, code string) (*Program, *ast.Program, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	if e := checkWrapper(tree, code, true); e != nil {
+		return nil, nil, e
+	}
 	prg, err := goja.CompileAST(tree, true)
 	if err != nil {
 		return nil, nil, err
 	}
-	return &Program{prg: prg, typescript: true}, tree, nil
+	// esbuild lowers async generators to generators.
+	return &Program{prg: prg, typescript: true, generators: strings.Contains(string(res.Code), "function*")}, tree, nil
 }
 
 // syntaxError is a parse error positioned in the model's own text.
 type syntaxError struct {
 	line, col int
 	failure   *Failure
+	wrapper   bool // the program closed the async wrapper
 }
 
 func (e *syntaxError) Error() string { return e.failure.Error() }
@@ -212,13 +229,39 @@ func syntaxFailure(msg string, line, col int, code string) *syntaxError {
 	if col < 1 {
 		col = 1
 	}
-	text := strings.TrimRight(lines[line-1], "\r")
-	caret := strings.Repeat(" ", min(col-1, utf8.RuneCountInString(text))) + "^"
+	text, at := excerpt(strings.TrimRight(lines[line-1], "\r"), col-1)
+	caret := strings.Repeat(" ", at) + "^"
 	m := fmt.Sprintf("SyntaxError: %s (line %d, column %d)\n    %s\n    %s", msg, line, col, text, caret)
 	if usesModules(text) {
 		m += "\n" + importHint
 	}
 	return &syntaxError{line: line, col: col, failure: &Failure{Kind: KindException, Message: m}}
+}
+
+// excerptRunes bounds the offending line shown under a syntax error: a program can be one
+// line of a megabyte.
+const excerptRunes = 160
+
+// excerpt returns line, or a window of it around the 0-based rune index col marked with
+// ellipses when the line is longer than excerptRunes, and col's index in what it returns.
+func excerpt(line string, col int) (string, int) {
+	n := utf8.RuneCountInString(line)
+	col = min(col, n)
+	if n <= excerptRunes {
+		return line, col
+	}
+	runes := []rune(line)
+	from := max(0, min(col-excerptRunes/2, n-excerptRunes))
+	to := min(n, from+excerptRunes)
+	text := string(runes[from:to])
+	at := col - from
+	if from > 0 {
+		text, at = "…"+text, at+1
+	}
+	if to < n {
+		text += "…"
+	}
+	return text, at
 }
 
 // checkPropertyEscapes rejects a regular expression literal with a Unicode property escape
@@ -241,6 +284,109 @@ func checkPropertyEscapes(tree *ast.Program, code string) *Failure {
 	pos := tree.File.Position(int(found.Idx) - tree.File.Base())
 	return syntaxFailure("Unicode property escapes such as \\p{L} are not supported here (they would never match); use explicit ranges such as [A-Za-z\\u00C0-\\u024F]",
 		pos.Line, pos.Column, code).failure
+}
+
+// checkWrapper rejects a program that closes the async wrapper itself, as in
+// "return 1 })(); globalThis.z = 5; (async function () {": code is the body of an async
+// function, so anything it places after that body must be a syntax error, not run outside
+// it. The parsed tree must be the wrapper alone (after esbuild's helpers, for TypeScript):
+// one call, without arguments, of the async arrow function, whose body (in plain
+// JavaScript) ends at the wrapper's own brace. The error points at the model's brace that
+// closed the body, mapped back through the source map for TypeScript.
+func checkWrapper(tree *ast.Program, code string, typescript bool) *syntaxError {
+	stmts := tree.Body
+	for typescript && len(stmts) > 1 && isHelper(stmts[0]) {
+		stmts = stmts[1:]
+	}
+	var arrow *ast.ArrowFunctionLiteral
+	if len(stmts) > 0 {
+		if st, ok := stmts[0].(*ast.ExpressionStatement); ok {
+			arrow = leftmostArrow(st.Expression)
+		}
+	}
+	var body *ast.BlockStatement
+	if arrow != nil {
+		body, _ = arrow.Body.(*ast.BlockStatement)
+	}
+	if body != nil && len(stmts) == 1 && arrow.Async {
+		call, ok := stmts[0].(*ast.ExpressionStatement).Expression.(*ast.CallExpression)
+		closing := int(body.RightBrace) - tree.File.Base()
+		if ok && call.Callee == ast.Expression(arrow) && len(call.ArgumentList) == 0 &&
+			(typescript || closing == len(wrapOpen)+len(code)+len(wrapClose)-len("})()")) {
+			return nil
+		}
+	}
+	line, col := 0, 0 // the end of the code, unless the brace is found
+	if body != nil {
+		pos := tree.File.Position(int(body.RightBrace) - tree.File.Base())
+		line, col = pos.Line, pos.Column
+		if typescript {
+			col++ // source-mapped columns count from 0
+		}
+	}
+	e := syntaxFailure("Unexpected token }", line, col, code)
+	e.wrapper = true
+	return e
+}
+
+// isHelper reports whether a statement is one of the helpers esbuild puts before the
+// program it lowers (var __asyncGenerator = …): nothing of the model's code can come before
+// the wrapper.
+func isHelper(st ast.Statement) bool {
+	v, ok := st.(*ast.VariableStatement)
+	if !ok || len(v.List) == 0 {
+		return false
+	}
+	for _, b := range v.List {
+		if id, ok := b.Target.(*ast.Identifier); !ok || !strings.HasPrefix(id.Name.String(), "__") {
+			return false
+		}
+	}
+	return true
+}
+
+// leftmostArrow returns the arrow function that begins an expression, if one does: where
+// the wrapper's arrow ends up when the model's code closed it early.
+func leftmostArrow(e ast.Expression) *ast.ArrowFunctionLiteral {
+	for range MaxNesting {
+		switch x := e.(type) {
+		case *ast.ArrowFunctionLiteral:
+			return x
+		case *ast.CallExpression:
+			e = x.Callee
+		case *ast.SequenceExpression:
+			if len(x.Sequence) == 0 {
+				return nil
+			}
+			e = x.Sequence[0]
+		case *ast.BinaryExpression:
+			e = x.Left
+		case *ast.ConditionalExpression:
+			e = x.Test
+		case *ast.DotExpression:
+			e = x.Left
+		case *ast.PrivateDotExpression:
+			e = x.Left
+		case *ast.BracketExpression:
+			e = x.Left
+		case *ast.AssignExpression:
+			e = x.Left
+		case *ast.TemplateLiteral:
+			e = x.Tag
+		case *ast.OptionalChain:
+			e = x.Expression
+		case *ast.Optional:
+			e = x.Expression
+		case *ast.UnaryExpression:
+			if !x.Postfix {
+				return nil
+			}
+			e = x.Operand
+		default:
+			return nil
+		}
+	}
+	return nil
 }
 
 // importHint follows a syntax error on a line with import or export: models used to

@@ -144,3 +144,52 @@ func TestPrepareNeverLoadsHostSourceMaps(t *testing.T) {
 		}
 	}
 }
+
+// code is the body of an async function: a program that closes the wrapper itself is a
+// syntax error at the brace that closed it, and none of it runs.
+func TestPrepareRejectsClosingTheWrapper(t *testing.T) {
+	p := newTestPool(t, nil)
+	var ft fakeTools
+	ns := ft.namespace(t)
+	tests := []struct {
+		name string
+		code string
+		want string // the message's first line
+	}{
+		{"semicolon", "return 1 })(); tools.echo({tail: 1}); (async function () {",
+			"SyntaxError: Unexpected token } (line 1, column 10)"},
+		{"comma", "return 1 }), tools.echo({tail: 1}), (async () => {",
+			"SyntaxError: Unexpected token } (line 1, column 10)"},
+		{"call with the tail as argument", "return 1 })(tools.echo({tail: 1})); (() => {",
+			"SyntaxError: Unexpected token } (line 1, column 10)"},
+		{"member call", "}).call(tools.echo({tail: 1})); (async () => {",
+			"SyntaxError: Unexpected token } (line 1, column 1)"},
+		{"comments and lines", "const a = 1;\n  /* } */ } // })\n)(); tools.echo({tail: 1});\n(async () => { // {",
+			"SyntaxError: Unexpected token } (line 2, column 11)"},
+		{"typescript", "const a: number = 1;\n}); tools.echo({tail: 1}); (async () => {",
+			"SyntaxError: Unexpected token } (line 2, column 1)"},
+		{"typescript with lowered helpers", "async function* g() { yield 1 }\n}); tools.echo({tail: 1}); (async () => {",
+			"SyntaxError: Unexpected token } (line 2, column 1)"},
+		{"typescript call", "let x: string = 'a'\n  })(tools.echo({tail: 1} as object)); (async (): Promise<void> => {",
+			"SyntaxError: Unexpected token } (line 2, column 3)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Prepare(tt.code, nil)
+			var f *Failure
+			if !errors.As(err, &f) || f.Kind != KindException {
+				t.Fatalf("Prepare error = %v, want an exception failure", err)
+			}
+			if got, _, _ := strings.Cut(f.Message, "\n"); got != tt.want {
+				t.Errorf("message %q, want %q", got, tt.want)
+			}
+			res := runCode(t, p, tt.code, &RunOptions{Namespaces: []*Namespace{ns}})
+			if res.Failure == nil || res.Failure.Message != f.Message {
+				t.Errorf("Run = %+v, want the same failure", res.Failure)
+			}
+		})
+	}
+	if calls := ft.calls(); len(calls) > 0 {
+		t.Errorf("the tails ran: %q", calls)
+	}
+}

@@ -88,34 +88,41 @@ func References(code, global string, opts *PrepareOptions) ([]Reference, error) 
 
 var nodeType = reflect.TypeFor[ast.Node]()
 
-// walk calls visit for every AST node reachable from v. goja's ast package has no
-// walker, so this one follows struct fields, pointers, interfaces and slices by
-// reflection; it is only used off the run path.
+// walk calls visit for every AST node reachable from v, in source order. goja's ast
+// package has no walker, so this one follows struct fields, pointers, interfaces and slices
+// by reflection; it is only used off the hot path. It keeps its own stack: a member chain
+// such as o.a.a.… nests without bound (MaxNesting does not count it), and a recursive walk
+// over a long enough one overflows the goroutine's stack, which is fatal.
 func walk(v reflect.Value, visit func(any)) {
-	switch v.Kind() {
-	case reflect.Interface:
-		if !v.IsNil() {
-			walk(v.Elem(), visit)
-		}
-	case reflect.Pointer:
-		if v.IsNil() {
-			return
-		}
-		if v.Type().Implements(nodeType) {
-			visit(v.Interface())
-		}
-		if v.Elem().Kind() == reflect.Struct && v.Elem().Type().PkgPath() == "github.com/dop251/goja/ast" {
-			walk(v.Elem(), visit)
-		}
-	case reflect.Struct:
-		for i := range v.NumField() {
-			if v.Type().Field(i).IsExported() {
-				walk(v.Field(i), visit)
+	stack := []reflect.Value{v}
+	for len(stack) > 0 {
+		v := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		switch v.Kind() {
+		case reflect.Interface:
+			if !v.IsNil() {
+				stack = append(stack, v.Elem())
 			}
-		}
-	case reflect.Slice:
-		for i := range v.Len() {
-			walk(v.Index(i), visit)
+		case reflect.Pointer:
+			if v.IsNil() {
+				continue
+			}
+			if v.Type().Implements(nodeType) {
+				visit(v.Interface())
+			}
+			if v.Elem().Kind() == reflect.Struct && v.Elem().Type().PkgPath() == "github.com/dop251/goja/ast" {
+				stack = append(stack, v.Elem())
+			}
+		case reflect.Struct:
+			for i := v.NumField() - 1; i >= 0; i-- { // reversed: the stack pops the first field first
+				if v.Type().Field(i).IsExported() {
+					stack = append(stack, v.Field(i))
+				}
+			}
+		case reflect.Slice:
+			for i := v.Len() - 1; i >= 0; i-- {
+				stack = append(stack, v.Index(i))
+			}
 		}
 	}
 }

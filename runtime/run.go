@@ -40,17 +40,18 @@ type run struct {
 	nativeDepth  int   // guarded built-ins in progress on the VM goroutine (guards.go)
 	memStart     int64 // the process's live heap besides runs when it started
 
-	namespaces      []*Namespace
-	onLog           func(string) // RunOptions.OnLog
-	argBytes        int          // RunOptions.ArgBytes
-	programBytes    int          // RunOptions.ProgramBytes
-	urlExports      *goja.Object
-	encodingExports *goja.Object
-	rejected        []*goja.Promise // rejected without a handler, in order; nil once handled
-	rejectedAt      map[*goja.Promise]int
-	main            *goja.Promise
-	compute         *time.Timer
-	deadline        time.Time // of the wall clock
+	namespaces        []*Namespace
+	generatorsGuarded bool         // eval_guard.go
+	onLog             func(string) // RunOptions.OnLog
+	argBytes          int          // RunOptions.ArgBytes
+	programBytes      int          // RunOptions.ProgramBytes
+	urlExports        *goja.Object
+	encodingExports   *goja.Object
+	rejected          []*goja.Promise // rejected without a handler, in order; nil once handled
+	rejectedAt        map[*goja.Promise]int
+	main              *goja.Promise
+	compute           *time.Timer
+	deadline          time.Time // of the wall clock
 
 	stopping  atomic.Bool   // a failure was recorded; walkers should give up
 	stopped   chan struct{} // closed with the first failure
@@ -74,6 +75,7 @@ var warmPrg = goja.MustCompile("warm.js", "(async () => {})()", true)
 type intrinsics struct {
 	objectProto, arrayProto *goja.Object
 	errorCtor, rangeCtor    *goja.Object
+	eval                    goja.Callable // the intrinsic, behind the guard of eval_guard.go
 	// Filled by helpers() on first use.
 	entries, date, typedName       goja.Callable
 	fnLabel                        goja.Callable
@@ -198,6 +200,13 @@ func (r *run) exec() {
 	}()
 	r.scope.settleNamed(r.prg.code)
 	r.guardTypedArraysFor(r.prg.code)
+	r.removeGoError()
+	if r.prg.generators {
+		if err := r.guardGenerators(); err != nil {
+			r.fail(KindException, "internal error: "+err.Error())
+			return
+		}
+	}
 	r.enter()
 	v, err := r.vm.RunProgram(r.prg.prg)
 	r.leave()
@@ -207,14 +216,13 @@ func (r *run) exec() {
 		r.failFrom(err)
 		return
 	}
-	if v.ExportType() == promiseType {
-		r.main = v.Export().(*goja.Promise)
-	} else {
-		// The program closed the wrapper itself; its completion is the last expression.
-		p, resolve, _ := r.vm.NewPromise()
-		_ = resolve(v)
-		r.main = p
+	// Prepare accepts only programs whose value is the async wrapper's promise.
+	main, ok := v.Export().(*goja.Promise)
+	if !ok {
+		r.fail(KindException, "internal error: the program did not evaluate to its promise")
+		return
 	}
+	r.main = main
 	for !r.failed() && r.main.State() == goja.PromiseStatePending {
 		batch, pending := r.loop.take()
 		if len(batch) == 0 {
@@ -333,10 +341,13 @@ func (r *run) failMessage(msg string) {
 	r.fail(KindException, msg)
 }
 
-// describe renders a thrown value for the model.
+// describe renders a thrown value for the model: an Error's stack, String(value) otherwise.
 func (r *run) describe(v goja.Value) (s string) {
 	if o, ok := v.(*goja.Object); ok && o.ClassName() == "Error" {
 		return r.errorText(o)
+	}
+	if sym, ok := v.(*goja.Symbol); ok {
+		return "Symbol(" + sym.String() + ")" // goja's String() is the bare description
 	}
 	if ex := r.vm.Try(func() { s = v.String() }); ex != nil {
 		return msgUnrenderable

@@ -30,6 +30,16 @@ func TestFailureKinds(t *testing.T) {
 			want: Failure{Kind: KindException, Message: "raw-nope"},
 		},
 		{
+			name: "exception: a thrown symbol reports String(value)",
+			code: "throw Symbol('boom')",
+			want: Failure{Kind: KindException, Message: "Symbol(boom)"},
+		},
+		{
+			name: "exception: a rejection with a symbol without description",
+			code: "await Promise.reject(Symbol())",
+			want: Failure{Kind: KindException, Message: "Symbol()"},
+		},
+		{
 			name: "exception: an unrenderable thrown value",
 			code: "throw { toString() { throw 1 } }",
 			want: Failure{Kind: KindException, Message: "program threw an unrenderable value"},
