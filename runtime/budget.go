@@ -295,6 +295,7 @@ func installGuards(r *run) error {
 		}
 		return v
 	})
+	installJSON(r)
 	return nil
 }
 

@@ -1,0 +1,631 @@
+package runtime
+
+import (
+	"math/big"
+	"reflect"
+	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
+
+	"github.com/dop251/goja"
+)
+
+// JSON.stringify and JSON.parse, guarded. goja's stringify is one native call that no
+// interrupt reaches: a shared DAG spins for minutes after its run ended, a deep value
+// costs quadratic time, and nothing bounds the text it builds. Its parse and its reviver
+// recurse in Go once per nesting level, and a Go stack overflow ends the whole process.
+// installJSON replaces stringify with stringifier, which writes what goja's wrote (see
+// stringify for the few places it follows the spec instead) while checking the run's stop
+// flag, the output size and the nesting depth; parse keeps goja's parser behind a linear
+// depth scan of the text, and walks the reviver itself.
+
+// maxJSONDepth bounds how deeply JSON.stringify writes and JSON.parse reads or revives:
+// one more level throws a catchable RangeError "Maximum call stack size exceeded" (V8's
+// message for a too-deep JSON.stringify). Go recursion up to it is shallow enough.
+const maxJSONDepth = 10000
+
+// The messages of the errors JSON.stringify and JSON.parse throw.
+const (
+	msgJSONDepth    = "Maximum call stack size exceeded"
+	msgJSONLength   = "Invalid string length"
+	msgJSONBigInt   = "Do not know how to serialize a BigInt" // goja's
+	msgJSONCircular = "Converting circular structure to JSON" // goja's
+	msgJSONRevoked  = "Cannot perform 'IsArray' on a proxy that has been revoked"
+)
+
+// stopEvery is how many values stringify and the reviver walk visit between two looks at
+// the run's stop flag.
+const stopEvery = 256
+
+var (
+	bigIntType = reflect.TypeOf((*big.Int)(nil)) // what a BigInt exports
+	int64Type  = reflect.TypeOf(int64(0))
+	floatType  = reflect.TypeOf(float64(0))
+	boolType   = reflect.TypeOf(false)
+	// typedArrayTypes are what the non-BigInt typed arrays export: a slice over their data.
+	typedArrayTypes = map[reflect.Type]bool{
+		reflect.TypeOf([]byte(nil)): true, reflect.TypeOf([]int8(nil)): true,
+		reflect.TypeOf([]uint16(nil)): true, reflect.TypeOf([]int16(nil)): true,
+		reflect.TypeOf([]uint32(nil)): true, reflect.TypeOf([]int32(nil)): true,
+		reflect.TypeOf([]float32(nil)): true, reflect.TypeOf([]float64(nil)): true,
+	}
+)
+
+// jsonFuncs holds one VM's JSON state: the original parse and the helpers captured on
+// first use.
+type jsonFuncs struct {
+	r     *run
+	parse goja.Callable
+	help  *jsonHelpers
+}
+
+// jsonHelpers are JavaScript built-ins for the rare paths goja's Go API cannot take: keys
+// with lone surrogates (Object.Keys turns them into U+FFFD), proxies (whose traps must run
+// once each, in spec order) and BigInt primitives (whose toJSON getter sees the primitive).
+// They are captured on first use; a program that replaced them earlier only changes its
+// own output.
+type jsonHelpers struct {
+	keys, get, getPrimitive, del, put goja.Callable
+}
+
+const jsonHelpersSrc = `(function () {
+	'use strict';
+	const keys = Object.keys, get = Reflect.get, del = Reflect.deleteProperty, def = Reflect.defineProperty, O = Object;
+	return [keys, get, (v, k) => get(O(v), k, v), del,
+		(o, k, v) => def(o, k, { value: v, writable: true, enumerable: true, configurable: true })];
+})()`
+
+var jsonHelpersPrg = compileOnce("json.js", jsonHelpersSrc)
+
+func (j *jsonFuncs) helpers() *jsonHelpers {
+	if j.help == nil {
+		v, err := j.r.vm.RunProgram(jsonHelpersPrg())
+		if err != nil {
+			panic(err)
+		}
+		a := v.ToObject(j.r.vm)
+		fn := func(i string) goja.Callable { f, _ := goja.AssertFunction(a.Get(i)); return f }
+		j.help = &jsonHelpers{keys: fn("0"), get: fn("1"), getPrimitive: fn("2"), del: fn("3"), put: fn("4")}
+	}
+	return j.help
+}
+
+// installJSON puts the guarded stringify and parse in place of goja's, with the same
+// names, lengths and attributes.
+func installJSON(r *run) {
+	json := r.vm.Get("JSON").ToObject(r.vm)
+	j := &jsonFuncs{r: r}
+	r.guardCall(json, "stringify", func(call goja.FunctionCall, _ goja.Callable) goja.Value {
+		return j.stringify(call)
+	})
+	r.guardCall(json, "parse", func(call goja.FunctionCall, orig goja.Callable) goja.Value {
+		j.parse = orig
+		return j.parseJSON(call)
+	})
+}
+
+// call calls f and rethrows what it throws (or the interrupt that stopped it).
+func callJS(f goja.Callable, this goja.Value, args ...goja.Value) goja.Value {
+	v, err := f(this, args...)
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+// stringifier is one JSON.stringify call.
+type stringifier struct {
+	j        *jsonFuncs
+	r        *run
+	buf      []byte
+	max      int
+	replacer goja.Callable
+	props    []string // the replacer array's property list, when hasProps
+	hasProps bool
+	gap      string
+	nl       []byte // a newline, then the gap once per open container
+	path     jsonPath
+	nodes    int
+}
+
+// stringify is JSON.stringify. It writes what goja's does, except where goja is plainly
+// wrong, where it follows the spec (and V8): a space of Infinity or above 2^63 indents
+// by 10 (goja: not at all), a string space is cut to 10 UTF-16 code units (goja: 10
+// bytes, splitting characters), the indentation after an empty array or object is
+// unchanged (goja's grows by one gap), and a Symbol wrapper object writes {} (goja: as
+// undefined).
+func (j *jsonFuncs) stringify(fc goja.FunctionCall) goja.Value {
+	s := &stringifier{j: j, r: j.r, max: j.r.maxStringBytes()}
+	if o, ok := fc.Argument(1).(*goja.Object); ok {
+		if s.isArray(o) {
+			s.propertyList(o)
+		} else if f, ok := goja.AssertFunction(o); ok {
+			s.replacer = f
+		}
+	}
+	s.space(fc.Argument(2))
+	s.nl = append(s.nl, '\n')
+	v := fc.Argument(0)
+	var holder *goja.Object
+	if s.replacer != nil { // only a replacer can see the holder
+		holder = s.r.vm.NewObject()
+		_ = holder.DefineDataProperty("", v, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_TRUE)
+	}
+	if !s.str(holder, "", nil, v) {
+		return goja.Undefined()
+	}
+	if len(s.buf) > s.max {
+		panic(s.r.rangeError(msgJSONLength))
+	}
+	return s.r.vm.ToValue(string(s.buf))
+}
+
+// propertyList reads a replacer array: its strings and numbers (boxed too), once each, in
+// order.
+func (s *stringifier) propertyList(o *goja.Object) {
+	s.hasProps = true
+	n := toLength(o.Get("length"))
+	seen := map[string]bool{}
+	for i := int64(0); i < n; i++ {
+		s.tick()
+		v := o.Get(strconv.FormatInt(i, 10))
+		var name string
+		switch x := v.(type) {
+		case nil:
+			continue
+		case goja.String:
+			name = x.String()
+		case *goja.Object:
+			if c := x.ClassName(); c != "Number" && c != "String" {
+				continue
+			}
+			name = x.String()
+		default:
+			if t := v.ExportType(); t != int64Type && t != floatType {
+				continue
+			}
+			name = v.String()
+		}
+		if !seen[name] {
+			seen[name] = true
+			s.props = append(s.props, name)
+		}
+	}
+}
+
+// space sets the gap from JSON.stringify's third argument.
+func (s *stringifier) space(v goja.Value) {
+	if o, ok := v.(*goja.Object); ok {
+		switch o.ClassName() {
+		case "Number":
+			v = o.ToNumber()
+		case "String":
+			v = o.ToString()
+		}
+	}
+	if str, ok := v.(goja.String); ok {
+		if str.Length() > 10 {
+			str = str.Substring(0, 10)
+		}
+		s.gap = str.String()
+		return
+	}
+	if t := v.ExportType(); t == int64Type || t == floatType {
+		n := min(v.ToFloat(), 10) // NaN stays NaN and indents by nothing
+		if n >= 1 {
+			s.gap = "          "[:int(n)]
+		}
+	}
+}
+
+// tick counts a visited value: it stops at once when the run has failed, and throws the
+// RangeError once the text is over the size limit.
+func (s *stringifier) tick() {
+	s.nodes++
+	if s.nodes%stopEvery == 0 && s.r.failed() {
+		panic(s.r.vm.NewGoError(errStop)) // the pending interrupt ends the run next
+	}
+	if len(s.buf) > s.max {
+		panic(s.r.rangeError(msgJSONLength))
+	}
+}
+
+// str writes v, the value of holder[key], and reports whether it wrote anything
+// (undefined, functions and symbols write nothing). keyV is the key as a JavaScript
+// string when key (a Go string) cannot hold it exactly; nil otherwise.
+func (s *stringifier) str(holder *goja.Object, key string, keyV goja.Value, v goja.Value) bool {
+	s.tick()
+	if v == nil {
+		v = goja.Undefined()
+	}
+	if o, ok := v.(*goja.Object); ok {
+		if f, ok := goja.AssertFunction(o.Get("toJSON")); ok {
+			v = callJS(f, o, s.keyValue(key, keyV))
+		}
+	} else if goja.IsBigInt(v) {
+		if f, ok := goja.AssertFunction(callJS(s.j.helpers().getPrimitive, goja.Undefined(), v, s.r.vm.ToValue("toJSON"))); ok {
+			v = callJS(f, v, s.keyValue(key, keyV))
+		}
+	}
+	if s.replacer != nil {
+		v = callJS(s.replacer, holder, s.keyValue(key, keyV), v)
+	}
+	switch x := v.(type) {
+	case goja.String:
+		s.appendString(x)
+		return true
+	case *goja.Object:
+		return s.object(x)
+	case *goja.Symbol:
+		return false
+	}
+	switch {
+	case v == nil || goja.IsUndefined(v):
+		return false
+	case goja.IsNull(v):
+		s.buf = append(s.buf, "null"...)
+		return true
+	case goja.IsBigInt(v):
+		panic(s.r.vm.NewTypeError(msgJSONBigInt))
+	}
+	return s.primitive(v)
+}
+
+// primitive writes a number or a boolean.
+func (s *stringifier) primitive(v goja.Value) bool {
+	switch v.ExportType() {
+	case int64Type:
+		s.buf = strconv.AppendInt(s.buf, v.ToInteger(), 10)
+	case floatType:
+		if f := v.ToFloat(); f != f || f-f != 0 { // NaN or ±Infinity
+			s.buf = append(s.buf, "null"...)
+		} else {
+			s.buf = append(s.buf, v.String()...) // JavaScript's Number::toString
+		}
+	case boolType:
+		s.buf = strconv.AppendBool(s.buf, v.ToBoolean())
+	default:
+		return false
+	}
+	return true
+}
+
+func (s *stringifier) keyValue(key string, keyV goja.Value) goja.Value {
+	if keyV != nil {
+		return keyV
+	}
+	return s.r.vm.ToValue(key)
+}
+
+// object writes an object: a wrapper's primitive, a raw JSON text, an array or the
+// enumerable own properties.
+func (s *stringifier) object(o *goja.Object) bool {
+	switch o.ClassName() {
+	case "Number":
+		return s.primitive(o.ToNumber())
+	case "String":
+		s.appendString(o.ToString().(goja.String))
+		return true
+	case "Boolean":
+		s.buf = strconv.AppendBool(s.buf, o.Export() == true)
+		return true
+	case "RawJSON":
+		s.buf = append(s.buf, o.Get("rawJSON").String()...)
+		return true
+	case "Object":
+		if o.ExportType() == bigIntType {
+			panic(s.r.vm.NewTypeError(msgJSONBigInt))
+		}
+	}
+	if s.path.has(o) {
+		panic(s.r.vm.NewTypeError(msgJSONCircular))
+	}
+	if _, ok := goja.AssertFunction(o); ok {
+		return false
+	}
+	if s.path.len() >= maxJSONDepth {
+		panic(s.r.rangeError(msgJSONDepth))
+	}
+	s.path.push(o)
+	s.nl = append(s.nl, s.gap...)
+	if s.isArray(o) {
+		s.array(o)
+	} else {
+		s.members(o)
+	}
+	s.nl = s.nl[:len(s.nl)-len(s.gap)]
+	s.path.pop()
+	return true
+}
+
+// isArray is the spec's IsArray: through proxies to their targets.
+func (s *stringifier) isArray(o *goja.Object) bool { return isJSONArray(s.r.vm, o) }
+
+func isJSONArray(vm *goja.Runtime, o *goja.Object) bool {
+	for o.ExportType() == proxyType {
+		if o = o.Export().(goja.Proxy).Target(); o == nil {
+			panic(vm.NewTypeError(msgJSONRevoked))
+		}
+	}
+	return o.ClassName() == "Array"
+}
+
+func (s *stringifier) array(o *goja.Object) {
+	n := toLength(o.Get("length"))
+	if n == 0 {
+		s.buf = append(s.buf, "[]"...)
+		return
+	}
+	s.buf = append(s.buf, '[')
+	for i := int64(0); i < n; i++ {
+		if i > 0 {
+			s.buf = append(s.buf, ',')
+		}
+		if s.gap != "" {
+			s.buf = append(s.buf, s.nl...)
+		}
+		k := strconv.FormatInt(i, 10)
+		if !s.str(o, k, nil, o.Get(k)) {
+			s.buf = append(s.buf, "null"...)
+		}
+	}
+	s.closeWith(']')
+}
+
+// closeWith ends a non-empty container: a newline at the outer indentation, then c.
+func (s *stringifier) closeWith(c byte) {
+	if s.gap != "" {
+		s.buf = append(s.buf, s.nl[:len(s.nl)-len(s.gap)]...)
+	}
+	s.buf = append(s.buf, c)
+}
+
+// members writes an object's enumerable own string-keyed properties (or the replacer
+// array's), in the order goja lists them.
+func (s *stringifier) members(o *goja.Object) {
+	s.buf = append(s.buf, '{')
+	mark := len(s.buf)
+	switch {
+	case s.hasProps:
+		for _, k := range s.props {
+			s.member(o, k, nil, o.Get(k), mark)
+		}
+	case o.ExportType() == proxyType:
+		s.slowMembers(o, mark)
+	default:
+		s.checkTyped(o)
+		keys := o.Keys()
+		if lossyKeys(keys) {
+			s.slowMembers(o, mark)
+			break
+		}
+		for _, k := range keys {
+			s.member(o, k, nil, o.Get(k), mark)
+		}
+	}
+	if len(s.buf) == mark {
+		s.buf = append(s.buf, '}')
+		return
+	}
+	s.closeWith('}')
+}
+
+// slowMembers lists the keys through Object.keys and reads them through Reflect.get:
+// for proxies, whose traps must run once each, and for keys Go strings cannot hold.
+func (s *stringifier) slowMembers(o *goja.Object, mark int) {
+	h := s.j.helpers()
+	keys := callJS(h.keys, goja.Undefined(), o).ToObject(s.r.vm)
+	n := toLength(keys.Get("length"))
+	for i := int64(0); i < n; i++ {
+		k := keys.Get(strconv.FormatInt(i, 10))
+		s.member(o, k.String(), k, callJS(h.get, goja.Undefined(), o, k), mark)
+	}
+}
+
+// member writes one property, or nothing if its value writes nothing. mark is where the
+// object's first member starts.
+func (s *stringifier) member(o *goja.Object, k string, kv goja.Value, v goja.Value, mark int) {
+	off := len(s.buf)
+	if off > mark {
+		s.buf = append(s.buf, ',')
+	}
+	if s.gap != "" {
+		s.buf = append(s.buf, s.nl...)
+	}
+	if kv != nil {
+		s.appendString(kv.(goja.String))
+	} else {
+		s.appendGoString(k)
+	}
+	if s.gap != "" {
+		s.buf = append(s.buf, ':', ' ')
+	} else {
+		s.buf = append(s.buf, ':')
+	}
+	if !s.str(o, k, kv, v) {
+		s.buf = s.buf[:off]
+	}
+}
+
+// checkTyped throws the RangeError up front for a typed array whose text could not fit:
+// listing its keys alone would allocate some 30 bytes per element in one native call.
+// Without a replacer, no program code runs between its elements, so the outcome is the
+// one writing them would reach.
+func (s *stringifier) checkTyped(o *goja.Object) {
+	if s.replacer != nil || !typedArrayTypes[o.ExportType()] {
+		return
+	}
+	n := int64(reflect.ValueOf(o.Export()).Len()) // a view of the data, not a copy
+	if int64(len(s.buf))+minTypedText(n) > int64(s.max) {
+		panic(s.r.rangeError(msgJSONLength))
+	}
+}
+
+// minTypedText is the length of the shortest text of n elements: {"0":0,"1":0,...}.
+func minTypedText(n int64) int64 {
+	total := 2 + 5*n // braces, and per element two quotes, a colon, a digit and a comma (one too many)
+	for p := int64(10); p <= n; p *= 10 {
+		total += n - p // each index from p on has one more digit
+	}
+	return total - 1
+}
+
+// lossyKeys reports whether a key listed as a Go string may have lost a lone surrogate
+// (which Go strings hold as U+FFFD).
+func lossyKeys(keys []string) bool {
+	for _, k := range keys {
+		for i := 0; i+2 < len(k); i++ {
+			if k[i] == 0xEF && k[i+1] == 0xBF && k[i+2] == 0xBD {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// appendString writes a JavaScript string as JSON.stringify quotes it: '"', '\\' and
+// control characters escaped, lone surrogates as \udXXX, the rest as UTF-8.
+func (s *stringifier) appendString(x goja.String) {
+	n := x.Length()
+	if len(s.buf)+n+2 > s.max { // the text is at least n+2 bytes
+		panic(s.r.rangeError(msgJSONLength))
+	}
+	if reflect.TypeOf(x).Kind() == reflect.String { // goja keeps ASCII as a Go string
+		if g := x.String(); isASCII(g) {
+			s.appendGoString(g)
+			return
+		}
+	}
+	s.buf = append(s.buf, '"')
+	for i := 0; i < n; i++ {
+		if i&(1<<14-1) == 0 && len(s.buf) > s.max {
+			panic(s.r.rangeError(msgJSONLength))
+		}
+		c := x.CharAt(i)
+		switch {
+		case c < utf8.RuneSelf:
+			s.buf = appendEscaped(s.buf, byte(c))
+		case utf16.IsSurrogate(rune(c)):
+			if c < 0xDC00 && i+1 < n {
+				if d := x.CharAt(i + 1); d >= 0xDC00 && d <= 0xDFFF {
+					s.buf = utf8.AppendRune(s.buf, utf16.DecodeRune(rune(c), rune(d)))
+					i++
+					continue
+				}
+			}
+			s.buf = append(s.buf, '\\', 'u', hexDigit[c>>12], hexDigit[c>>8&0xF], hexDigit[c>>4&0xF], hexDigit[c&0xF])
+		default:
+			s.buf = utf8.AppendRune(s.buf, rune(c))
+		}
+	}
+	s.buf = append(s.buf, '"')
+}
+
+// appendGoString is appendString for a Go string (valid UTF-8: keys and ASCII strings).
+func (s *stringifier) appendGoString(g string) {
+	if len(s.buf)+len(g)+2 > s.max {
+		panic(s.r.rangeError(msgJSONLength))
+	}
+	s.buf = append(s.buf, '"')
+	start := 0
+	for i := 0; i < len(g); i++ {
+		c := g[i]
+		if c >= 0x20 && c != '"' && c != '\\' {
+			continue
+		}
+		s.buf = append(s.buf, g[start:i]...)
+		s.buf = appendEscaped(s.buf, c)
+		start = i + 1
+		if len(s.buf) > s.max {
+			panic(s.r.rangeError(msgJSONLength))
+		}
+	}
+	s.buf = append(s.buf, g[start:]...)
+	s.buf = append(s.buf, '"')
+}
+
+const hexDigit = "0123456789abcdef"
+
+// appendEscaped writes one ASCII character of a JSON string.
+func appendEscaped(buf []byte, c byte) []byte {
+	switch c {
+	case '"', '\\':
+		return append(buf, '\\', c)
+	case '\b':
+		return append(buf, '\\', 'b')
+	case '\f':
+		return append(buf, '\\', 'f')
+	case '\n':
+		return append(buf, '\\', 'n')
+	case '\r':
+		return append(buf, '\\', 'r')
+	case '\t':
+		return append(buf, '\\', 't')
+	}
+	if c < 0x20 {
+		return append(buf, '\\', 'u', '0', '0', hexDigit[c>>4], hexDigit[c&0xF])
+	}
+	return append(buf, c)
+}
+
+func isASCII(g string) bool {
+	for i := 0; i < len(g); i++ {
+		if g[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// toLength is the spec's ToLength, as goja computes it.
+func toLength(v goja.Value) int64 {
+	if v == nil {
+		return 0
+	}
+	const maxLength = 1<<53 - 1
+	return min(max(v.ToInteger(), 0), maxLength)
+}
+
+// jsonPath is the set of objects being written, for cycles: scanned while short, a map
+// once long.
+type jsonPath struct {
+	stack []*goja.Object
+	set   map[*goja.Object]struct{}
+}
+
+const jsonPathScan = 32
+
+func (p *jsonPath) len() int { return len(p.stack) }
+
+func (p *jsonPath) has(o *goja.Object) bool {
+	if p.set != nil {
+		_, ok := p.set[o]
+		return ok
+	}
+	for _, x := range p.stack {
+		if x == o {
+			return true
+		}
+	}
+	return false
+}
+
+func (p *jsonPath) push(o *goja.Object) {
+	p.stack = append(p.stack, o)
+	if p.set != nil {
+		p.set[o] = struct{}{}
+	} else if len(p.stack) > jsonPathScan {
+		p.set = make(map[*goja.Object]struct{}, 2*len(p.stack))
+		for _, x := range p.stack {
+			p.set[x] = struct{}{}
+		}
+	}
+}
+
+func (p *jsonPath) pop() {
+	o := p.stack[len(p.stack)-1]
+	p.stack = p.stack[:len(p.stack)-1]
+	if p.set != nil {
+		delete(p.set, o)
+	}
+}
