@@ -196,7 +196,7 @@ func (s *stringifier) propertyList(o *goja.Object) {
 // space sets the gap from JSON.stringify's third argument.
 func (s *stringifier) space(v goja.Value) {
 	if o, ok := v.(*goja.Object); ok {
-		switch o.ClassName() {
+		switch s.class(o) {
 		case "Number":
 			v = o.ToNumber()
 		case "String":
@@ -300,7 +300,7 @@ func (s *stringifier) keyValue(key string, keyV goja.Value) goja.Value {
 // object writes an object: a wrapper's primitive, a raw JSON text, an array or the
 // enumerable own properties.
 func (s *stringifier) object(o *goja.Object) bool {
-	switch o.ClassName() {
+	switch s.class(o) {
 	case "Number":
 		return s.primitive(o.ToNumber())
 	case "String":
@@ -336,6 +336,23 @@ func (s *stringifier) object(o *goja.Object) bool {
 	s.nl = s.nl[:len(s.nl)-len(s.gap)]
 	s.path.pop()
 	return true
+}
+
+// class is o's class name, except that goja's Number.prototype and String.prototype,
+// which the spec makes wrappers of 0 and "", are ordinary objects to goja's stringify.
+func (s *stringifier) class(o *goja.Object) string {
+	c := o.ClassName()
+	switch c {
+	case "Number":
+		if t := o.ExportType(); t != int64Type && t != floatType {
+			return "Object"
+		}
+	case "String":
+		if o == s.r.vm.ToValue("").ToObject(s.r.vm).Prototype() {
+			return "Object"
+		}
+	}
+	return c
 }
 
 // isArray is the spec's IsArray: through proxies to their targets.

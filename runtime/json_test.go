@@ -80,6 +80,7 @@ func TestStringifyTable(t *testing.T) {
 		{name: "non-enumerable and inherited skipped", src: "const o = Object.create({inh: 1}); Object.defineProperty(o, 'hidden', {value: 1}); o.own = 2; return JSON.stringify(o)", want: `ok {"own":2}`},
 		{name: "null prototype", src: "const o = Object.create(null); o.x = 1; return JSON.stringify(o)", want: `ok {"x":1}`},
 		{name: "boxed primitives", src: "return JSON.stringify([new Number(3), new String('s'), new Boolean(false), Object(true)])", want: `ok [3,"s",false,true]`},
+		{name: "the Number and String prototypes are ordinary objects, as in goja", src: "return JSON.stringify([Number.prototype, String.prototype, Boolean.prototype])", want: "ok [{},{},false]"},
 		{name: "boxed use valueOf and toString", src: "const n = new Number(1); n.valueOf = () => 7; const s = new String('a'); s.toString = () => 'b'; return JSON.stringify([n, s])", want: `ok [7,"b"]`},
 		{name: "BigInt throws", src: "return JSON.stringify({a: 1n})", want: "throw TypeError: Do not know how to serialize a BigInt"},
 		{name: "boxed BigInt throws", src: "return JSON.stringify([Object(2n)])", want: "throw TypeError: Do not know how to serialize a BigInt"},
