@@ -501,7 +501,9 @@ func lossyKeys(keys []string) bool {
 }
 
 // appendString writes a JavaScript string as JSON.stringify quotes it: '"', '\\' and
-// control characters escaped, lone surrogates as \udXXX, the rest as UTF-8.
+// control characters escaped, lone surrogates as \udXXX, the rest as UTF-8. The loops
+// work on a local slice: appending to s.buf itself costs a write barrier per character
+// while the collector runs.
 func (s *stringifier) appendString(x goja.String) {
 	n := x.Length()
 	if len(s.buf)+n+2 > s.max { // the text is at least n+2 bytes
@@ -513,29 +515,29 @@ func (s *stringifier) appendString(x goja.String) {
 			return
 		}
 	}
-	s.buf = append(s.buf, '"')
+	buf := append(s.buf, '"')
 	for i := 0; i < n; i++ {
-		if i&(1<<14-1) == 0 && len(s.buf) > s.max {
+		if i&(1<<14-1) == 0 && len(buf) > s.max {
 			panic(s.r.rangeError(msgJSONLength))
 		}
 		c := x.CharAt(i)
 		switch {
 		case c < utf8.RuneSelf:
-			s.buf = appendEscaped(s.buf, byte(c))
+			buf = appendEscaped(buf, byte(c))
 		case utf16.IsSurrogate(rune(c)):
 			if c < 0xDC00 && i+1 < n {
 				if d := x.CharAt(i + 1); d >= 0xDC00 && d <= 0xDFFF {
-					s.buf = utf8.AppendRune(s.buf, utf16.DecodeRune(rune(c), rune(d)))
+					buf = utf8.AppendRune(buf, utf16.DecodeRune(rune(c), rune(d)))
 					i++
 					continue
 				}
 			}
-			s.buf = append(s.buf, '\\', 'u', hexDigit[c>>12], hexDigit[c>>8&0xF], hexDigit[c>>4&0xF], hexDigit[c&0xF])
+			buf = append(buf, '\\', 'u', hexDigit[c>>12], hexDigit[c>>8&0xF], hexDigit[c>>4&0xF], hexDigit[c&0xF])
 		default:
-			s.buf = utf8.AppendRune(s.buf, rune(c))
+			buf = utf8.AppendRune(buf, rune(c))
 		}
 	}
-	s.buf = append(s.buf, '"')
+	s.buf = append(buf, '"')
 }
 
 // appendGoString is appendString for a Go string (valid UTF-8: keys and ASCII strings).
@@ -543,22 +545,22 @@ func (s *stringifier) appendGoString(g string) {
 	if len(s.buf)+len(g)+2 > s.max {
 		panic(s.r.rangeError(msgJSONLength))
 	}
-	s.buf = append(s.buf, '"')
+	buf := append(s.buf, '"')
 	start := 0
 	for i := 0; i < len(g); i++ {
 		c := g[i]
 		if c >= 0x20 && c != '"' && c != '\\' {
 			continue
 		}
-		s.buf = append(s.buf, g[start:i]...)
-		s.buf = appendEscaped(s.buf, c)
+		buf = append(buf, g[start:i]...)
+		buf = appendEscaped(buf, c)
 		start = i + 1
-		if len(s.buf) > s.max {
+		if len(buf) > s.max {
 			panic(s.r.rangeError(msgJSONLength))
 		}
 	}
-	s.buf = append(s.buf, g[start:]...)
-	s.buf = append(s.buf, '"')
+	buf = append(buf, g[start:]...)
+	s.buf = append(buf, '"')
 }
 
 const hexDigit = "0123456789abcdef"
