@@ -3,8 +3,10 @@ package runtime
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/dop251/goja"
 	"github.com/google/go-cmp/cmp"
@@ -224,6 +226,142 @@ func TestParseTable(t *testing.T) {
 			}
 			if diff := cmp.Diff(want, gojaOutcome(t, tt.src)); diff != "" {
 				t.Errorf("goja's own (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestJSONHostile runs the programs that spin, recurse or allocate inside goja's own
+// JSON.stringify and JSON.parse through a real pool: each must end with a catchable
+// error (the program reports it) or with the run's budget, and Close, which waits for
+// every VM goroutine, must return: with goja's own JSON the goroutine would still be
+// inside the one native call.
+func TestJSONHostile(t *testing.T) {
+	catch := func(body string) string {
+		return "try { " + body + " } catch (e) { return e.name + ': ' + e.message }"
+	}
+	tests := []struct {
+		name   string
+		code   string
+		want   string // the completion, or
+		kinds  []Kind // any of these failure kinds
+		limits *Limits
+	}{
+		{
+			name: "shared DAG: 2^30 leaves",
+			code: catch("let o = [1]; for (let i = 0; i < 30; i++) o = [o, o]; return JSON.stringify(o).length"),
+			want: `"RangeError: Invalid string length"`,
+			// The text limit is a quarter of the heap budget: 8 MiB here.
+			limits: &Limits{HeapBytes: 32 << 20},
+		},
+		{
+			name: "shared DAG with a budget that ends first",
+			code: "let o = [1]; for (let i = 0; i < 30; i++) o = [o, o]; return JSON.stringify(o).length",
+			// 4 GiB of heap: a text limit of 1 GiB, which the compute budget ends long before.
+			limits: &Limits{HeapBytes: 4 << 30, Compute: 200 * time.Millisecond},
+			kinds:  []Kind{KindTimeout},
+		},
+		{
+			name: "1e5-deep array",
+			code: catch("let o = []; for (let i = 0; i < 1e5; i++) o = [o]; return JSON.stringify(o)"),
+			want: `"RangeError: Maximum call stack size exceeded"`,
+		},
+		{
+			name: "2e4-deep object",
+			code: catch("let o = {}; for (let i = 0; i < 2e4; i++) o = {o}; return JSON.stringify(o)"),
+			want: `"RangeError: Maximum call stack size exceeded"`,
+		},
+		{
+			name: "2e4-deep object with a space: its indentation passes the text limit first",
+			code: catch("let o = {}; for (let i = 0; i < 2e4; i++) o = {o}; return JSON.stringify(o, null, 10)"),
+			want: `"RangeError: Invalid string length"`,
+		},
+		{
+			name: "a replacer that nests forever",
+			code: catch("return JSON.stringify(1, () => ({x: 1}))"),
+			want: `"RangeError: Maximum call stack size exceeded"`,
+		},
+		{
+			name: "output over the limit",
+			code: catch("const s = 'x'.repeat(1 << 20); return JSON.stringify(Array(40).fill(s)).length"),
+			want: `"RangeError: Invalid string length"`,
+		},
+		{
+			name: "escapes over the limit inside one string",
+			code: catch("return JSON.stringify('\\u0001'.repeat(4e6)).length"),
+			want: `"RangeError: Invalid string length"`,
+		},
+		{
+			name:   "a sparse array of length 2^32-1",
+			code:   catch("const a = []; a.length = 2 ** 32 - 1; return JSON.stringify(a).length"),
+			want:   `"RangeError: Invalid string length"`,
+			limits: &Limits{HeapBytes: 32 << 20},
+		},
+		{
+			name: "a huge typed array fails before listing its keys",
+			code: catch("return JSON.stringify(new Uint8Array(1e7)).length"),
+			want: `"RangeError: Invalid string length"`,
+		},
+		{
+			name:   "a sparse replacer array of length 2^32-1",
+			code:   "const r = []; r.length = 2 ** 32 - 1; return JSON.stringify({}, r)",
+			kinds:  []Kind{KindTimeout},
+			limits: &Limits{Compute: 200 * time.Millisecond},
+		},
+		{
+			name:   "a replacer array that makes every object slow",
+			code:   "const names = Array.from({length: 1e5}, (_, i) => 'n' + i); return JSON.stringify(Array(1e5).fill({}), names).length",
+			kinds:  []Kind{KindTimeout},
+			limits: &Limits{Compute: 200 * time.Millisecond},
+		},
+		{
+			name:   "a getter that spins inside a large object",
+			code:   "const o = {}; for (let i = 0; i < 1e4; i++) o['k' + i] = i; Object.defineProperty(o, 'z', {get() { for (;;) {} }, enumerable: true}); return JSON.stringify(o)",
+			kinds:  []Kind{KindTimeout},
+			limits: &Limits{Compute: 200 * time.Millisecond},
+		},
+		{
+			name: "deep JSON.parse",
+			code: catch("return JSON.parse('['.repeat(5e6) + ']'.repeat(5e6)).length"),
+			want: `"RangeError: Maximum call stack size exceeded"`,
+		},
+		{
+			name: "deep invalid JSON.parse",
+			code: catch("return JSON.parse('{\"a\":'.repeat(1e6))"),
+			want: `"RangeError: Maximum call stack size exceeded"`,
+		},
+		{
+			name: "a reviver that plants a cycle",
+			code: catch("return JSON.parse('[0, 0]', function (k, v) { if (k === '0') this[1] = this; return v; })"),
+			want: `"RangeError: Maximum call stack size exceeded"`,
+		},
+		{
+			name: "a reviver that plants an endless proxy",
+			code: catch(`const deep = () => new Proxy({}, {ownKeys: () => ['a'], getOwnPropertyDescriptor: () => ({value: 1, enumerable: true, configurable: true}), get: () => deep()});
+				return JSON.parse('[0, 0]', function (k, v) { if (k === '0') this[1] = deep(); return v; })`),
+			want: `"RangeError: Maximum call stack size exceeded"`,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			// Generous budgets: the catchable errors, not the budgets, must end these runs,
+			// even on a loaded machine. The cases that expect a timeout set a short one.
+			p, err := NewPool(&PoolOptions{Size: 1, Grace: 50 * time.Millisecond, Limits: &Limits{
+				Compute: time.Minute, WallClock: 2 * time.Minute, HeapBytes: 64 << 20, OutputBytes: 64 << 10,
+			}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := runCode(t, p, tt.code, &RunOptions{Limits: tt.limits})
+			if tt.kinds != nil {
+				if res.Failure == nil || !slices.Contains(tt.kinds, res.Failure.Kind) {
+					t.Errorf("result = %.300s, want a failure of kind %v", res.Text(), tt.kinds)
+				}
+			} else if res.Failure != nil || string(res.Value) != tt.want {
+				t.Errorf("result = %.300s, want %s", res.Text(), tt.want)
+			}
+			if err := p.Close(); err != nil { // waits for the VM goroutine
+				t.Error(err)
 			}
 		})
 	}
