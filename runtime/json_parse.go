@@ -1,21 +1,29 @@
 package runtime
 
 import (
+	"fmt"
 	"strconv"
 
 	"github.com/dop251/goja"
 )
 
-// parseJSON is JSON.parse: goja's parser behind a linear scan that rejects text nested
-// deeper than maxJSONDepth with a catchable RangeError "Maximum call stack size
-// exceeded" (goja's parser recurses in Go once per level), then the reviver walked here
-// under the same bound (goja's walk recurses too, and a reviver can hand it a deeper or
-// an endless value). Without a callable reviver the parsed value is returned as is; a
-// null reviver is ignored as the spec says (goja throws a TypeError for it).
+// parseJSON is JSON.parse: goja's parser behind one linear scan of the text, then the
+// reviver walked here. The scan throws a catchable RangeError before goja's parser runs
+// for text nested deeper than maxJSONDepth ("Maximum call stack size exceeded": the
+// parser recurses in Go once per level) and for text whose value would take more heap
+// than the run's budget (goja builds up to some 200 bytes per byte of text, [[],[],...],
+// in one native call that no budget stops). The reviver walk has the same depth bound:
+// goja's recurses too, and a reviver can hand it a deeper or an endless value. Without a
+// callable reviver the parsed value is returned as is; a null reviver is ignored as the
+// spec says (goja throws a TypeError for it).
 func (j *jsonFuncs) parseJSON(fc goja.FunctionCall) goja.Value {
 	text := fc.Argument(0).ToString() // once: it may call the program's toString
-	if jsonTooDeep(text.String(), maxJSONDepth) {
+	tooDeep, heap := scanJSON(text.String(), maxJSONDepth)
+	if tooDeep {
 		panic(j.r.rangeError(msgJSONDepth))
+	}
+	if budget := j.r.limits.HeapBytes; heap > budget {
+		panic(j.r.rangeError(fmt.Sprintf(msgJSONHeap, budget>>20)))
 	}
 	v := callJS(j.parse, fc.This, text)
 	f, ok := goja.AssertFunction(fc.Argument(1))
@@ -28,29 +36,55 @@ func (j *jsonFuncs) parseJSON(fc goja.FunctionCall) goja.Value {
 	return w.walk(root, "", nil)
 }
 
-// jsonTooDeep reports whether text nests arrays and objects more than limit deep. JSON
-// has one context where brackets are not structure, strings, so one pass with a flag
-// suffices. On invalid text it may count too deep, never too shallow: goja's parser
-// stops at the first error, and up to there the scan reads the text as it does.
-func jsonTooDeep(text string, limit int) bool {
+const msgJSONHeap = "JSON.parse: the parsed value would exceed the heap limit of %d MiB"
+
+// What goja's parser builds, at least, per character of JSON structure, and per byte
+// of a string. Measured on goja's values (an empty array takes some 585 bytes, an empty
+// object 200, a property 24 and more, an array slot 16) and set a little below, so the
+// estimate errs low: it is meant to stop text that would surely blow the budget, not to
+// account for every byte.
+const (
+	heapPerArray  = 540
+	heapPerObject = 180
+	heapPerMember = 20 // per ':'
+	heapPerComma  = 8
+)
+
+// scanJSON reads a JSON text once: whether it nests arrays and objects more than limit
+// deep, and an estimate from below of the heap goja's parser would build from it. JSON
+// has one context where brackets are not structure, strings, so one flag suffices. On
+// invalid text it may count too deep, never too shallow: goja's parser stops at the first
+// error, and up to there the scan reads the text as the parser does.
+func scanJSON(text string, limit int) (tooDeep bool, heap int64) {
 	depth := 0
 	for i := 0; i < len(text); i++ {
 		switch text[i] {
 		case '"':
+			start := i
 			for i++; i < len(text) && text[i] != '"'; i++ {
 				if text[i] == '\\' {
 					i++
 				}
 			}
+			heap += int64(i - start)
 		case '[', '{':
 			if depth++; depth > limit {
-				return true
+				return true, heap
+			}
+			if text[i] == '[' {
+				heap += heapPerArray
+			} else {
+				heap += heapPerObject
 			}
 		case ']', '}':
 			depth = max(depth-1, 0)
+		case ':':
+			heap += heapPerMember
+		case ',':
+			heap += heapPerComma
 		}
 	}
-	return false
+	return false, heap
 }
 
 // reviver is one walk of JSON.parse's reviver over the parsed value, in goja's order:

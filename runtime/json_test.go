@@ -331,6 +331,11 @@ func TestJSONHostile(t *testing.T) {
 			want: `"RangeError: Maximum call stack size exceeded"`,
 		},
 		{
+			name: "JSON.parse of text that would exceed the heap budget",
+			code: catch("return JSON.parse('[' + '[],'.repeat(2e5) + '[]]').length"),
+			want: `"RangeError: JSON.parse: the parsed value would exceed the heap limit of 64 MiB"`,
+		},
+		{
 			name: "a reviver that plants a cycle",
 			code: catch("return JSON.parse('[0, 0]', function (k, v) { if (k === '0') this[1] = this; return v; })"),
 			want: `"RangeError: Maximum call stack size exceeded"`,
@@ -365,4 +370,64 @@ func TestJSONHostile(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestScanJSON pins the scan in front of JSON.parse: the depth it counts (strings and
+// escapes skipped) and its heap estimate (a string counts its length less one quote).
+func TestScanJSON(t *testing.T) {
+	tests := []struct {
+		text    string
+		limit   int
+		tooDeep bool
+		heap    int64
+	}{
+		{text: "[[[]]]", limit: 3, heap: 3 * heapPerArray},
+		{text: "[[[[]]]]", limit: 3, tooDeep: true, heap: 3 * heapPerArray},
+		{text: `["[[[[", "\\", "\"[["]`, limit: 1, heap: heapPerArray + 2*heapPerComma + 5 + 3 + 5},
+		{text: `{"a": {"b": []}}`, limit: 3, heap: 2*heapPerObject + heapPerArray + 2*heapPerMember + 2*2},
+		{text: "]]]][[[", limit: 3, heap: 3 * heapPerArray},
+		{text: "][][][][", limit: 1, heap: 4 * heapPerArray},
+		{text: `"unterminated [[[[`, limit: 1, heap: 18},
+		{text: "1, 2, 3", limit: 1, heap: 2 * heapPerComma},
+	}
+	for _, tt := range tests {
+		tooDeep, heap := scanJSON(tt.text, tt.limit)
+		if tooDeep != tt.tooDeep || heap != tt.heap {
+			t.Errorf("scanJSON(%q, %d) = %v, %d; want %v, %d", tt.text, tt.limit, tooDeep, heap, tt.tooDeep, tt.heap)
+		}
+	}
+}
+
+// FuzzParse compares our JSON.parse with goja's on arbitrary text, once plainly and once
+// with a reviver that logs every call and changes numbers: the same value (rendered by
+// JSON.stringify), the same error, the same calls. Text the scan rejects as too deep is
+// the one allowed difference.
+func FuzzParse(f *testing.F) {
+	for _, seed := range []string{`{"a": [1, {"b": null}], "c": "\u00e9\ud800"}`, `[1, 2`, `{"__proto__": 1, "a": 1, "a": 2}`, `1e400`, `"\"[["`, `[[[[]]]]`, ` -0 `, `{"": {"": []}}`} {
+		f.Add(seed)
+	}
+	const src = `const log = [];
+		const plain = (() => { try { return JSON.stringify(JSON.parse(TEXT)); } catch (e) { return e.name + ': ' + e.message; } })();
+		const revived = (() => { try { return JSON.stringify(JSON.parse(TEXT, function (k, v) { log.push(k + ':' + typeof v + ':' + Array.isArray(this)); return typeof v === 'number' ? v + 1 : v; })); } catch (e) { return e.name + ': ' + e.message; } })();
+		[plain, revived, log.join(',')].join('\n')`
+	run := func(t *testing.T, vm *goja.Runtime, text string) string {
+		if err := vm.Set("TEXT", text); err != nil {
+			t.Fatal(err)
+		}
+		v, err := vm.RunString(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v.String()
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		if tooDeep, _ := scanJSON(text, maxJSONDepth); tooDeep {
+			return
+		}
+		theirs := run(t, goja.New(), text)
+		ours := run(t, newJSONRun(t).vm, text)
+		if diff := cmp.Diff(theirs, ours); diff != "" {
+			t.Errorf("JSON.parse(%q) differs from goja's (-goja +ours):\n%s", text, diff)
+		}
+	})
 }
