@@ -59,20 +59,24 @@ type jsonFuncs struct {
 	help  *jsonHelpers
 }
 
-// jsonHelpers are JavaScript built-ins for the rare paths goja's Go API cannot take: keys
-// with lone surrogates (Object.Keys turns them into U+FFFD), proxies (whose traps must run
-// once each, in spec order) and BigInt primitives (whose toJSON getter sees the primitive).
-// They are captured on first use; a program that replaced them earlier only changes its
-// own output.
+// jsonHelpers are JavaScript functions for the rare paths goja's Go API cannot take:
+// keys with lone surrogates (Object.Keys turns them into U+FFFD), proxies (whose traps
+// must run once each, in spec order) and BigInt primitives (whose toJSON getter sees the
+// primitive). Property access and delete are syntax, which no program can redirect;
+// Object.keys and Reflect.defineProperty are captured on first use, so a program that
+// replaced them earlier only changes its own output, and what they return is converted
+// as any value would be.
 type jsonHelpers struct {
-	keys, get, getPrimitive, del, put goja.Callable
+	keys, get, del, put goja.Callable
 }
 
+// jsonHelpersSrc is sloppy code on purpose: its delete reports a failure as false, as
+// the spec's [[Delete]] does, instead of throwing. The descriptor has no prototype, so a
+// getter a program put on Object.prototype cannot change it.
 const jsonHelpersSrc = `(function () {
-	'use strict';
-	const keys = Object.keys, get = Reflect.get, del = Reflect.deleteProperty, def = Reflect.defineProperty, O = Object;
-	return [keys, get, (v, k) => get(O(v), k, v), del,
-		(o, k, v) => def(o, k, { value: v, writable: true, enumerable: true, configurable: true })];
+	const keys = Object.keys, def = Reflect.defineProperty;
+	return [o => keys(o), (o, k) => o[k], (o, k) => delete o[k],
+		(o, k, v) => def(o, k, { __proto__: null, value: v, writable: true, enumerable: true, configurable: true })];
 })()`
 
 var jsonHelpersPrg = compileOnce("json.js", jsonHelpersSrc)
@@ -85,9 +89,31 @@ func (j *jsonFuncs) helpers() *jsonHelpers {
 		}
 		a := v.ToObject(j.r.vm)
 		fn := func(i string) goja.Callable { f, _ := goja.AssertFunction(a.Get(i)); return f }
-		j.help = &jsonHelpers{keys: fn("0"), get: fn("1"), getPrimitive: fn("2"), del: fn("3"), put: fn("4")}
+		j.help = &jsonHelpers{keys: fn("0"), get: fn("1"), del: fn("2"), put: fn("3")}
 	}
 	return j.help
+}
+
+// eachKey calls f with each of o's enumerable own string keys, listed through
+// Object.keys, as JavaScript strings. f runs the per-value checks (stop flag, size).
+func (j *jsonFuncs) eachKey(o *goja.Object, f func(goja.String)) {
+	list := callJS(j.helpers().keys, goja.Undefined(), o).ToObject(j.r.vm)
+	n := toLength(list.Get("length"))
+	for i := int64(0); i < n; i++ {
+		k := list.Get(strconv.FormatInt(i, 10))
+		if k == nil {
+			k = goja.Undefined()
+		}
+		f(jsString(j.r.vm, k.ToString()))
+	}
+}
+
+// jsString is v, a string value, as a goja.String.
+func jsString(vm *goja.Runtime, v goja.Value) goja.String {
+	if s, ok := v.(goja.String); ok {
+		return s
+	}
+	return vm.ToValue(v.String()).(goja.String)
 }
 
 // installJSON puts the guarded stringify and parse in place of goja's, with the same
@@ -243,7 +269,7 @@ func (s *stringifier) str(holder *goja.Object, key string, keyV goja.Value, v go
 			v = callJS(f, o, s.keyValue(key, keyV))
 		}
 	} else if goja.IsBigInt(v) {
-		if f, ok := goja.AssertFunction(callJS(s.j.helpers().getPrimitive, goja.Undefined(), v, s.r.vm.ToValue("toJSON"))); ok {
+		if f, ok := goja.AssertFunction(callJS(s.j.helpers().get, goja.Undefined(), v, s.r.vm.ToValue("toJSON"))); ok {
 			v = callJS(f, v, s.keyValue(key, keyV))
 		}
 	}
@@ -304,7 +330,7 @@ func (s *stringifier) object(o *goja.Object) bool {
 	case "Number":
 		return s.primitive(o.ToNumber())
 	case "String":
-		s.appendString(o.ToString().(goja.String))
+		s.appendString(jsString(s.r.vm, o.ToString()))
 		return true
 	case "Boolean":
 		s.buf = strconv.AppendBool(s.buf, o.Export() == true)
@@ -427,16 +453,13 @@ func (s *stringifier) members(o *goja.Object) {
 	s.closeWith('}')
 }
 
-// slowMembers lists the keys through Object.keys and reads them through Reflect.get:
-// for proxies, whose traps must run once each, and for keys Go strings cannot hold.
+// slowMembers lists the keys through Object.keys and reads them with o[k]: for proxies,
+// whose traps must run once each, and for keys Go strings cannot hold.
 func (s *stringifier) slowMembers(o *goja.Object, mark int) {
-	h := s.j.helpers()
-	keys := callJS(h.keys, goja.Undefined(), o).ToObject(s.r.vm)
-	n := toLength(keys.Get("length"))
-	for i := int64(0); i < n; i++ {
-		k := keys.Get(strconv.FormatInt(i, 10))
-		s.member(o, k.String(), k, callJS(h.get, goja.Undefined(), o, k), mark)
-	}
+	get := s.j.helpers().get
+	s.j.eachKey(o, func(k goja.String) {
+		s.member(o, k.String(), k, callJS(get, goja.Undefined(), o, k), mark)
+	})
 }
 
 // member writes one property, or nothing if its value writes nothing. mark is where the
@@ -450,7 +473,7 @@ func (s *stringifier) member(o *goja.Object, k string, kv goja.Value, v goja.Val
 		s.buf = append(s.buf, s.nl...)
 	}
 	if kv != nil {
-		s.appendString(kv.(goja.String))
+		s.appendString(jsString(s.r.vm, kv))
 	} else {
 		s.appendGoString(k)
 	}

@@ -146,18 +146,15 @@ func (w *reviver) walk(holder *goja.Object, name string, nameV goja.Value) goja.
 // slowKeys revives the properties of o listed through Object.keys: for proxies and for
 // keys Go strings cannot hold.
 func (w *reviver) slowKeys(o *goja.Object) {
-	keys := callJS(w.j.helpers().keys, goja.Undefined(), o).ToObject(w.j.r.vm)
-	n := toLength(keys.Get("length"))
-	for i := int64(0); i < n; i++ {
-		k := keys.Get(strconv.FormatInt(i, 10))
+	w.j.eachKey(o, func(k goja.String) {
 		w.update(o, true, "", k, w.walk(o, "", k))
-	}
+	})
 }
 
 // update deletes o[k] when v is undefined and defines it as v otherwise, ignoring
 // failure, as the spec's InternalizeJSONProperty does. Without a proxy no program code
 // runs there, so goja's throwing variants do, with the error dropped; a proxy's traps
-// (or a key only a JavaScript string holds) go through Reflect, which reports false.
+// (or a key only a JavaScript string holds) go through the helpers, which report false.
 func (w *reviver) update(o *goja.Object, slow bool, k string, kv, v goja.Value) {
 	if slow {
 		h := w.j.helpers()

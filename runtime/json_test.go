@@ -431,3 +431,26 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestJSONHijackedHelpers replaces what the slow paths capture on first use before they
+// do: the program only changes its own output, and nothing fails inside the runtime.
+func TestJSONHijackedHelpers(t *testing.T) {
+	tests := []struct{ name, src, want string }{
+		{name: "Object.keys returning junk", src: `Object.keys = () => ({length: 3, 0: 1, 1: {toString() { return 'b'; }}}); return JSON.stringify(new Proxy({b: 2, 1: 3, undefined: 4}, {}))`, want: `ok {"1":3,"b":2,"undefined":4}`},
+		{name: "Object.keys returning a primitive", src: `Object.keys = () => 5; return JSON.stringify(new Proxy({b: 2}, {}))`, want: "ok {}"},
+		{name: "Object.keys returning a symbol", src: `Object.keys = () => [Symbol('s')]; return JSON.stringify(new Proxy({s: 2}, {}))`, want: `ok {"s":2}`},
+		{name: "Object.keys returning an endless list", src: `Object.keys = () => ({length: 2 ** 53}); try { JSON.stringify(new Proxy({undefined: 'x'.repeat(1e4)}, {})) } catch (e) { return e.message }`, want: "ok Invalid string length"},
+		{
+			name: "a getter on Object.prototype does not reach the descriptor",
+			src:  `Object.defineProperty(Object.prototype, 'get', {get() { return () => 1; }, configurable: true}); const p = new Proxy({a: 1}, {}); const v = JSON.parse('[0, 0]', function (k, v) { if (k === '0') this[1] = p; return k === 'a' ? 5 : v; }); delete Object.prototype.get; return String(v[1].a)`,
+			want: "ok 5",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, oursOutcome(t, tt.src)); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
