@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"fmt"
 	"math/big"
 	"reflect"
 	"strconv"
@@ -42,12 +43,14 @@ var (
 	int64Type  = reflect.TypeOf(int64(0))
 	floatType  = reflect.TypeOf(float64(0))
 	boolType   = reflect.TypeOf(false)
-	// typedArrayTypes are what the non-BigInt typed arrays export: a slice over their data.
+	// typedArrayTypes are what typed arrays export (a slice over their data), and whether
+	// their elements are numbers rather than BigInts.
 	typedArrayTypes = map[reflect.Type]bool{
 		reflect.TypeOf([]byte(nil)): true, reflect.TypeOf([]int8(nil)): true,
 		reflect.TypeOf([]uint16(nil)): true, reflect.TypeOf([]int16(nil)): true,
 		reflect.TypeOf([]uint32(nil)): true, reflect.TypeOf([]int32(nil)): true,
 		reflect.TypeOf([]float32(nil)): true, reflect.TypeOf([]float64(nil)): true,
+		reflect.TypeOf([]int64(nil)): false, reflect.TypeOf([]uint64(nil)): false,
 	}
 )
 
@@ -487,19 +490,30 @@ func (s *stringifier) member(o *goja.Object, k string, kv goja.Value, v goja.Val
 	}
 }
 
-// checkTyped throws the RangeError up front for a typed array whose text could not fit:
-// listing its keys alone would allocate some 30 bytes per element in one native call.
-// Without a replacer, no program code runs between its elements, so the outcome is the
-// one writing them would reach.
+// checkTyped throws a RangeError up front for a typed array too large to write. Without
+// a replacer no program code runs between number elements, so one whose shortest text
+// could not fit throws the RangeError writing it would reach, before any work. Otherwise
+// listing its keys alone takes some 45 bytes of live heap per element (and 140 allocated)
+// in one native call, so past the heap budget it throws before listing them.
 func (s *stringifier) checkTyped(o *goja.Object) {
-	if s.replacer != nil || !typedArrayTypes[o.ExportType()] {
+	numbers, ok := typedArrayTypes[o.ExportType()]
+	if !ok {
 		return
 	}
 	n := int64(reflect.ValueOf(o.Export()).Len()) // a view of the data, not a copy
-	if int64(len(s.buf))+minTypedText(n) > int64(s.max) {
+	if numbers && s.replacer == nil && int64(len(s.buf))+minTypedText(n) > int64(s.max) {
 		panic(s.r.rangeError(msgJSONLength))
 	}
+	if budget := s.r.limits.HeapBytes; n*typedKeyHeap > budget {
+		panic(s.r.rangeError(fmt.Sprintf(msgJSONTypedKeys, n, budget>>20)))
+	}
 }
+
+// typedKeyHeap is the live heap one key of a typed array takes while goja lists them,
+// measured and rounded down.
+const typedKeyHeap = 40
+
+const msgJSONTypedKeys = "JSON.stringify: the keys of a typed array of %d elements would exceed the heap limit of %d MiB"
 
 // minTypedText is the length of the shortest text of n elements: {"0":0,"1":0,...}.
 func minTypedText(n int64) int64 {

@@ -303,6 +303,16 @@ func TestJSONHostile(t *testing.T) {
 			want: `"RangeError: Invalid string length"`,
 		},
 		{
+			name: "a huge typed array with a replacer fails before listing its keys",
+			code: catch("return JSON.stringify(new Uint8Array(2e6), (k, v) => v).length"),
+			want: `"RangeError: JSON.stringify: the keys of a typed array of 2000000 elements would exceed the heap limit of 64 MiB"`,
+		},
+		{
+			name: "a huge BigInt typed array fails before listing its keys",
+			code: catch("return JSON.stringify(new BigInt64Array(2e6)).length"),
+			want: `"RangeError: JSON.stringify: the keys of a typed array of 2000000 elements would exceed the heap limit of 64 MiB"`,
+		},
+		{
 			name:   "a sparse replacer array of length 2^32-1",
 			code:   "const r = []; r.length = 2 ** 32 - 1; return JSON.stringify({}, r)",
 			kinds:  []Kind{KindTimeout},
