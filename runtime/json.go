@@ -12,13 +12,14 @@ import (
 )
 
 // JSON.stringify and JSON.parse, guarded. goja's stringify is one native call that no
-// interrupt reaches: a shared DAG spins for minutes after its run ended, a deep value
-// costs quadratic time, and nothing bounds the text it builds. Its parse and its reviver
+// interrupt reaches: a shared DAG keeps it spinning long after its run ended, a deep
+// value costs quadratic time, and nothing bounds the text it builds. Its parse and its reviver
 // recurse in Go once per nesting level, and a Go stack overflow ends the whole process.
 // installJSON replaces stringify with stringifier, which writes what goja's wrote (see
 // stringify for the few places it follows the spec instead) while checking the run's stop
 // flag, the output size and the nesting depth; parse keeps goja's parser behind a linear
-// depth scan of the text, and walks the reviver itself.
+// scan of the text (depth, and the heap the value would take), and walks the reviver
+// itself.
 
 // maxJSONDepth bounds how deeply JSON.stringify writes and JSON.parse reads or revives:
 // one more level throws a catchable RangeError "Maximum call stack size exceeded" (V8's
@@ -63,7 +64,7 @@ type jsonFuncs struct {
 }
 
 // jsonHelpers are JavaScript functions for the rare paths goja's Go API cannot take:
-// keys with lone surrogates (Object.Keys turns them into U+FFFD), proxies (whose traps
+// keys with lone surrogates (goja.Object.Keys turns them into U+FFFD), proxies (whose traps
 // must run once each, in spec order) and BigInt primitives (whose toJSON getter sees the
 // primitive). Property access and delete are syntax, which no program can redirect;
 // Object.keys and Reflect.defineProperty are captured on first use, so a program that
@@ -124,16 +125,16 @@ func jsString(vm *goja.Runtime, v goja.Value) goja.String {
 func installJSON(r *run) {
 	json := r.vm.Get("JSON").ToObject(r.vm)
 	j := &jsonFuncs{r: r}
+	j.parse, _ = goja.AssertFunction(json.Get("parse"))
 	r.guardCall(json, "stringify", func(call goja.FunctionCall, _ goja.Callable) goja.Value {
 		return j.stringify(call)
 	})
-	r.guardCall(json, "parse", func(call goja.FunctionCall, orig goja.Callable) goja.Value {
-		j.parse = orig
+	r.guardCall(json, "parse", func(call goja.FunctionCall, _ goja.Callable) goja.Value {
 		return j.parseJSON(call)
 	})
 }
 
-// call calls f and rethrows what it throws (or the interrupt that stopped it).
+// callJS calls f and rethrows what it throws (or the interrupt that stopped it).
 func callJS(f goja.Callable, this goja.Value, args ...goja.Value) goja.Value {
 	v, err := f(this, args...)
 	if err != nil {
@@ -319,6 +320,7 @@ func (s *stringifier) primitive(v goja.Value) bool {
 	return true
 }
 
+// keyValue is the key as a JavaScript string, for toJSON and the replacer.
 func (s *stringifier) keyValue(key string, keyV goja.Value) goja.Value {
 	if keyV != nil {
 		return keyV
@@ -437,6 +439,7 @@ func (s *stringifier) members(o *goja.Object) {
 			s.member(o, k, nil, o.Get(k), mark)
 		}
 	case o.ExportType() == proxyType:
+		checkTypedKeys(s.r, o)
 		s.slowMembers(o, mark)
 	default:
 		s.checkTyped(o)
@@ -492,20 +495,34 @@ func (s *stringifier) member(o *goja.Object, k string, kv goja.Value, v goja.Val
 
 // checkTyped throws a RangeError up front for a typed array too large to write. Without
 // a replacer no program code runs between number elements, so one whose shortest text
-// could not fit throws the RangeError writing it would reach, before any work. Otherwise
-// listing its keys alone takes some 45 bytes of live heap per element (and 140 allocated)
-// in one native call, so past the heap budget it throws before listing them.
+// could not fit throws the RangeError writing it would reach, before any work; then
+// checkTypedKeys.
 func (s *stringifier) checkTyped(o *goja.Object) {
-	numbers, ok := typedArrayTypes[o.ExportType()]
-	if !ok {
+	if numbers, ok := typedArrayTypes[o.ExportType()]; ok && numbers && s.replacer == nil {
+		n := int64(reflect.ValueOf(o.Export()).Len()) // a view of the data, not a copy
+		if int64(len(s.buf))+minTypedText(n) > int64(s.max) {
+			panic(s.r.rangeError(msgJSONLength))
+		}
+	}
+	checkTypedKeys(s.r, o)
+}
+
+// checkTypedKeys throws a RangeError when o is a typed array (or a proxy of one, whose
+// keys goja lists from the target) with more elements than the heap budget could hold
+// the keys of: goja lists a typed array's keys in one native call, tens of bytes of live
+// heap each, before anything can stop it.
+func checkTypedKeys(r *run, o *goja.Object) {
+	for o.ExportType() == proxyType {
+		if o = o.Export().(goja.Proxy).Target(); o == nil {
+			return // revoked: listing its keys throws
+		}
+	}
+	if _, ok := typedArrayTypes[o.ExportType()]; !ok {
 		return
 	}
-	n := int64(reflect.ValueOf(o.Export()).Len()) // a view of the data, not a copy
-	if numbers && s.replacer == nil && int64(len(s.buf))+minTypedText(n) > int64(s.max) {
-		panic(s.r.rangeError(msgJSONLength))
-	}
-	if budget := s.r.limits.HeapBytes; n*typedKeyHeap > budget {
-		panic(s.r.rangeError(fmt.Sprintf(msgJSONTypedKeys, n, budget>>20)))
+	n := int64(reflect.ValueOf(o.Export()).Len())
+	if budget := r.limits.HeapBytes; n*typedKeyHeap > budget {
+		panic(r.rangeError(fmt.Sprintf(msgJSONTypedKeys, n, budget>>20)))
 	}
 }
 
@@ -513,7 +530,7 @@ func (s *stringifier) checkTyped(o *goja.Object) {
 // measured and rounded down.
 const typedKeyHeap = 40
 
-const msgJSONTypedKeys = "JSON.stringify: the keys of a typed array of %d elements would exceed the heap limit of %d MiB"
+const msgJSONTypedKeys = "the keys of a typed array of %d elements would exceed the heap limit of %d MiB"
 
 // minTypedText is the length of the shortest text of n elements: {"0":0,"1":0,...}.
 func minTypedText(n int64) int64 {

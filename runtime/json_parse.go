@@ -11,8 +11,8 @@ import (
 // reviver walked here. The scan throws a catchable RangeError before goja's parser runs
 // for text nested deeper than maxJSONDepth ("Maximum call stack size exceeded": the
 // parser recurses in Go once per level) and for text whose value would take more heap
-// than the run's budget (goja builds up to some 200 bytes per byte of text, [[],[],...],
-// in one native call that no budget stops). The reviver walk has the same depth bound:
+// than the run's budget (goja builds many times the text's size for [[],[],...], in one
+// native call that no budget stops). The reviver walk has the same depth bound:
 // goja's recurses too, and a reviver can hand it a deeper or an endless value. Without a
 // callable reviver the parsed value is returned as is; a null reviver is ignored as the
 // spec says (goja throws a TypeError for it).
@@ -39,10 +39,9 @@ func (j *jsonFuncs) parseJSON(fc goja.FunctionCall) goja.Value {
 const msgJSONHeap = "JSON.parse: the parsed value would exceed the heap limit of %d MiB"
 
 // What goja's parser builds, at least, per character of JSON structure, and per byte
-// of a string. Measured on goja's values (an empty array takes some 585 bytes, an empty
-// object 200, a property 24 and more, an array slot 16) and set a little below, so the
-// estimate errs low: it is meant to stop text that would surely blow the budget, not to
-// account for every byte.
+// of a string: measured on goja's arrays, objects, properties and array slots, and set
+// a little below, so the estimate errs low. It is meant to stop text that would surely
+// blow the budget, not to account for every byte.
 const (
 	heapPerArray  = 540
 	heapPerObject = 180
@@ -126,14 +125,9 @@ func (w *reviver) walk(holder *goja.Object, name string, nameV goja.Value) goja.
 				k := strconv.FormatInt(i, 10)
 				w.update(o, proxy, k, nil, w.walk(o, k, nil))
 			}
-		} else if proxy {
-			w.slowKeys(o)
-		} else if keys := o.Keys(); lossyKeys(keys) {
-			w.slowKeys(o)
 		} else {
-			for _, k := range keys {
-				w.update(o, false, k, nil, w.walk(o, k, nil))
-			}
+			checkTypedKeys(r, o)
+			w.members(o, proxy)
 		}
 		w.depth--
 	}
@@ -141,6 +135,19 @@ func (w *reviver) walk(holder *goja.Object, name string, nameV goja.Value) goja.
 		nameV = r.vm.ToValue(name)
 	}
 	return callJS(w.fn, holder, nameV, val)
+}
+
+// members revives the properties of an object that is not an array.
+func (w *reviver) members(o *goja.Object, proxy bool) {
+	if !proxy {
+		if keys := o.Keys(); !lossyKeys(keys) {
+			for _, k := range keys {
+				w.update(o, false, k, nil, w.walk(o, k, nil))
+			}
+			return
+		}
+	}
+	w.slowKeys(o)
 }
 
 // slowKeys revives the properties of o listed through Object.keys: for proxies and for

@@ -305,12 +305,22 @@ func TestJSONHostile(t *testing.T) {
 		{
 			name: "a huge typed array with a replacer fails before listing its keys",
 			code: catch("return JSON.stringify(new Uint8Array(2e6), (k, v) => v).length"),
-			want: `"RangeError: JSON.stringify: the keys of a typed array of 2000000 elements would exceed the heap limit of 64 MiB"`,
+			want: `"RangeError: the keys of a typed array of 2000000 elements would exceed the heap limit of 64 MiB"`,
 		},
 		{
 			name: "a huge BigInt typed array fails before listing its keys",
 			code: catch("return JSON.stringify(new BigInt64Array(2e6)).length"),
-			want: `"RangeError: JSON.stringify: the keys of a typed array of 2000000 elements would exceed the heap limit of 64 MiB"`,
+			want: `"RangeError: the keys of a typed array of 2000000 elements would exceed the heap limit of 64 MiB"`,
+		},
+		{
+			name: "a proxy of a huge typed array fails before listing its keys",
+			code: catch("return JSON.stringify(new Proxy(new Uint8Array(2e6), {})).length"),
+			want: `"RangeError: the keys of a typed array of 2000000 elements would exceed the heap limit of 64 MiB"`,
+		},
+		{
+			name: "a reviver that plants a huge typed array",
+			code: catch("return JSON.parse('[0, 0]', function (k, v) { if (k === '0') this[1] = new Uint8Array(2e6); return v; })"),
+			want: `"RangeError: the keys of a typed array of 2000000 elements would exceed the heap limit of 64 MiB"`,
 		},
 		{
 			name:   "a sparse replacer array of length 2^32-1",
