@@ -17,11 +17,12 @@ var setMatchTimeout = sync.OnceFunc(func() { regexp2.DefaultMatchTimeout = Match
 // What the in-process guards cannot do. goja checks its interrupt flag only between
 // bytecode instructions, so a single native call runs to its end:
 //   - Allocation-heavy built-ins (repeat, padStart/padEnd, fill, join, Array.from of an
-//     array-like, default sort, bind name growth) are guarded below. Array(n) itself is
-//     cheap in goja (a sparse array), but other native paths over a huge one are not
-//     guarded: spreading it ([...Array(1e9)]), iterating it (map, indexOf), typed-array
-//     constructors, JSON.stringify of a deep value. The compute budget and Grace bound how
-//     long Run waits for them; the abandoned VM goroutine finishes the call on its own.
+//     array-like, default sort, bind name growth) are guarded below; JSON.stringify and
+//     JSON.parse are replaced (json.go). Array(n) itself is cheap in goja (a sparse
+//     array), but other native paths over a huge one are not guarded: spreading it
+//     ([...Array(1e9)]), iterating it (map, indexOf), typed-array constructors. The
+//     compute budget and Grace bound how long Run waits for them; the abandoned VM
+//     goroutine finishes the call on its own.
 //   - Catastrophic regexp backtracking: goja falls back to regexp2 for lookarounds and
 //     backreferences. regexp2's match timeout is a package variable
 //     (regexp2.DefaultMatchTimeout) read when a pattern is compiled; NewPool sets it once

@@ -3,6 +3,7 @@ package runtime
 import (
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/dop251/goja"
 )
@@ -63,6 +64,44 @@ func installGuards(r *run) error {
 	installArrayGuards(r)
 	installCallGuards(r)
 	return installEvalGuards(r)
+}
+
+// Lazy families. Guarding a built-in costs every pooled VM its original and a wrapper
+// (about 1.4 KB together), so a family that a program can reach only through a global's
+// name is guarded only for the runs that can reach it: before the program runs, when its
+// text contains one of the family's words or a word through which a program reads the
+// global object by a computed name (globalThis, or this at the top level), and when eval
+// or a Function constructor is about to run code whose text does (eval_guard.go).
+// Families reachable from ordinary values (arrays, strings, functions, any object) are
+// guarded when the VM is built.
+var lazyFamilies = []struct {
+	words   []string
+	install func(*run)
+}{
+	{typedTriggers, (*run).guardTypedArrays},
+	{[]string{"JSON"}, (*run).guardJSON},
+}
+
+// globalWords reach the global object, and so every lazy family.
+var globalWords = []string{"globalThis", "this"}
+
+// guardLazyFor installs every lazy family code can reach. VM goroutine only.
+func (r *run) guardLazyFor(code string) {
+	all := containsAny(code, globalWords)
+	for _, f := range lazyFamilies {
+		if all || containsAny(code, f.words) {
+			f.install(r)
+		}
+	}
+}
+
+func containsAny(s string, words []string) bool {
+	for _, w := range words {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // enterNative counts one level of guarded-built-in nesting; leaveNative undoes it. Over

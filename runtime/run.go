@@ -37,6 +37,7 @@ type run struct {
 	slot      int // the run's slot with the memory governor, -1 for none
 	// typedGuarded is set once the typed-array constructors are guarded (typedarrays.go).
 	typedGuarded bool
+	jsonGuarded  bool  // json.go
 	nativeDepth  int   // guarded built-ins in progress on the VM goroutine (guards.go)
 	memStart     int64 // the process's live heap besides runs when it started
 
@@ -199,7 +200,7 @@ func (r *run) exec() {
 		}
 	}()
 	r.scope.settleNamed(r.prg.code)
-	r.guardTypedArraysFor(r.prg.code)
+	r.guardLazyFor(r.prg.code)
 	r.removeGoError()
 	if r.prg.generators {
 		if err := r.guardGenerators(); err != nil {

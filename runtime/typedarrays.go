@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"reflect"
-	"strings"
 
 	"github.com/dop251/goja"
 )
@@ -36,25 +35,15 @@ var typedArrayKinds = []struct {
 	{"Float64Array", 8}, {"BigInt64Array", 8}, {"BigUint64Array", 8},
 }
 
-// typedTriggers are the words whose presence in a program's text makes the run guard the
-// typed-array constructors before it starts.
+// typedTriggers are the words through which a program's text reaches the typed-array
+// constructors (a lazy family, see guards.go).
 var typedTriggers = func() []string {
-	t := []string{"ArrayBuffer", "DataView", "globalThis", "this"}
+	t := []string{"ArrayBuffer", "DataView"}
 	for _, k := range typedArrayKinds {
 		t = append(t, k.name)
 	}
 	return t
 }()
-
-// guardTypedArraysFor guards the typed-array constructors if code can name them.
-func (r *run) guardTypedArraysFor(code string) {
-	for _, w := range typedTriggers {
-		if strings.Contains(code, w) {
-			r.guardTypedArrays()
-			return
-		}
-	}
-}
 
 // guardTypedArrays replaces ArrayBuffer and the typed-array constructors with guarded
 // proxies, once per VM. VM goroutine only.

@@ -81,11 +81,14 @@ func TestTypedArraysUnguardedWithoutNeed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.guardTypedArraysFor("const x = [1, 2].map(v => v * 2); return x")
+	r.guardLazyFor("const x = [1, 2].map(v => v * 2); return x")
 	if r.typedGuarded {
 		t.Error("a program that names no typed array, globalThis or this guarded them")
 	}
-	r.guardTypedArraysFor("return new Uint8Array(2)")
+	if r.jsonGuarded {
+		t.Error("a program that names neither JSON, globalThis nor this guarded it")
+	}
+	r.guardLazyFor("return new Uint8Array(2)")
 	if !r.typedGuarded {
 		t.Error("a program naming Uint8Array did not guard typed arrays")
 	}
