@@ -112,7 +112,7 @@ func (f *runFlags) execute(ctx context.Context, code string, stdout, stderr io.W
 		defer closeSink()
 		opts.Events = sink
 	}
-	pool, closePool, err := newRunner(f.isolation, 1)
+	pool, closePool, err := newRunner(runnerOptions{isolation: f.isolation, workers: 1, warm: 1})
 	if err != nil {
 		fmt.Fprintf(stderr, "runcode run: %v\n", err)
 		return exitUsage

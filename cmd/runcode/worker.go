@@ -31,12 +31,26 @@ const (
 	isolationProcess   = "process"
 )
 
+// runnerOptions configures newRunner.
+type runnerOptions struct {
+	// isolation is --isolation: isolationInProcess (or "") or isolationProcess.
+	isolation string
+	// workers bounds the programs that run at once: the worker processes with process
+	// isolation (0: 2), runtime.PoolOptions.MaxRuns in process (0: the runtime's default).
+	workers int
+	// warm is how many never-used VMs an in-process pool keeps ready (0: the runtime's
+	// default). Worker processes are all started ahead.
+	warm int
+	// memoryCeiling is runtime.PoolOptions.MemoryCeiling, in process only.
+	memoryCeiling int64
+}
+
 // newRunner returns what runs programs for the isolation mode: a runtime.Pool in this
 // process, or a pool of worker processes running this same binary in the worker role.
-func newRunner(isolation string, size int) (ptc.Runner, func() error, error) {
-	switch isolation {
+func newRunner(o runnerOptions) (ptc.Runner, func() error, error) {
+	switch o.isolation {
 	case isolationInProcess, "":
-		pool, err := runtime.NewPool(&runtime.PoolOptions{Size: size})
+		pool, err := runtime.NewPool(&runtime.PoolOptions{Size: o.warm, MaxRuns: o.workers, MemoryCeiling: o.memoryCeiling})
 		if err != nil {
 			return nil, nil, err
 		}
@@ -45,6 +59,10 @@ func newRunner(isolation string, size int) (ptc.Runner, func() error, error) {
 		exe, err := os.Executable()
 		if err != nil {
 			return nil, nil, fmt.Errorf("--isolation process: finding this executable: %v", err)
+		}
+		size := o.workers
+		if size == 0 {
+			size = defaultWorkers
 		}
 		release := worker.ShareCPUs(size)
 		pool, err := worker.New(&worker.Options{Command: []string{exe, workerArg}, Size: size})
@@ -57,5 +75,8 @@ func newRunner(isolation string, size int) (ptc.Runner, func() error, error) {
 			return pool.Close()
 		}, nil
 	}
-	return nil, nil, fmt.Errorf("--isolation must be %s or %s, got %q", isolationInProcess, isolationProcess, isolation)
+	return nil, nil, fmt.Errorf("--isolation must be %s or %s, got %q", isolationInProcess, isolationProcess, o.isolation)
 }
+
+// defaultWorkers is the worker processes of a pool when the command does not say.
+const defaultWorkers = 2
