@@ -27,10 +27,10 @@ import (
 
 // serveFlags are the flags of `runcode serve`.
 type serveFlags struct {
-	tools, root, mode, addr, isolation string
-	budgets                            budgetFlags
-	workers                            int
-	memoryCeiling                      byteSize
+	tools, root, mode, addr, isolation, debugAddr string
+	budgets                                       budgetFlags
+	workers                                       int
+	memoryCeiling                                 byteSize
 	// set names the flags given on the command line.
 	set map[string]bool
 }
@@ -43,7 +43,7 @@ const defaultMemoryCeiling = 1 << 30
 // SIGINT or SIGTERM, and then stops the upstream servers it started. Stopping cancels
 // the calls in flight and waits for them at most stopGrace.
 func serveCommand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := newFlags("serve", "[--tools F] [--root DIR] [--mode M] [--http ADDR] [--isolation I] [budget flags] [--workers N] [--memory-ceiling BYTES]", stdout, stderr)
+	fs := newFlags("serve", "[--tools F] [--root DIR] [--mode M] [--http ADDR] [--isolation I] [budget flags] [--workers N] [--memory-ceiling BYTES] [--debug-addr ADDR]", stdout, stderr)
 	var f serveFlags
 	fs.StringVar(&f.tools, "tools", "", toolsHelp)
 	fs.StringVar(&f.root, "root", ".", rootHelp)
@@ -55,6 +55,7 @@ func serveCommand(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	f.budgets.register(fs)
 	fs.IntVar(&f.workers, "workers", 0, "`N` programs that run at once; more calls wait for one to end (default 2 worker processes with --isolation process, 64 runs per CPU in process)")
 	fs.Var(&f.memoryCeiling, "memory-ceiling", "live heap in `BYTES` all runs together may hold, e.g. 1GiB, with --isolation in-process only: above it new runs wait and the run holding the most fails with memory-limit, and serve sets the Go runtime's memory limit to it unless GOMEMLIMIT is set; 0 turns it off (default 1GiB, or GOMEMLIMIT's limit when that is set)")
+	fs.StringVar(&f.debugAddr, "debug-addr", "", "serve Go's goroutine and heap profiles as text at http://`ADDR`/debug/pprof/goroutine and /debug/pprof/heap, on a listener of their own (for operators: keep ADDR on a loopback address)")
 	if code, ok := parse(fs, args, stdout, stderr); !ok {
 		return code
 	}
@@ -67,6 +68,15 @@ func serveCommand(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	m := registry.Mode(f.mode)
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
+
+	if f.debugAddr != "" {
+		stopDebug, err := serveDebug(f.debugAddr, stderr)
+		if err != nil {
+			fmt.Fprintf(stderr, "runcode serve: --debug-addr: %v\n", err)
+			return exitUsage
+		}
+		defer stopDebug()
+	}
 
 	scope, release, err := serveScope(ctx, f.tools, f.root, m, stderr)
 	if err != nil {
