@@ -25,10 +25,11 @@ import (
 	"go.uber.org/goleak"
 )
 
-// The load test's flags. The defaults are the short form CI runs; scripts/loadtest.sh
-// runs the full form (200 calls at concurrency 20).
+// The load test's flags. The defaults are the short form CI runs (each hostile program
+// once, 40 calls, at concurrency 10); scripts/loadtest.sh runs the full form (200 calls
+// at concurrency 20).
 var (
-	loadCalls       = flag.Int("load.calls", 40, "TestServeLoad: run_code calls per isolation mode")
+	loadCalls       = flag.Int("load.calls", 0, "TestServeLoad: run_code calls per isolation mode (default each hostile program once: five calls each)")
 	loadConcurrency = flag.Int("load.concurrency", 10, "TestServeLoad: calls in flight at once, each from a client session of its own")
 	loadModes       = flag.String("load.mode", "in-process,process", "TestServeLoad: the isolation modes to load, comma-separated")
 	loadPending     = flag.Bool("load.pending", false, "TestServeLoad: also send the programs of pendingHostile")
@@ -102,13 +103,17 @@ var hostile = []loadCase{
 var pendingHostile = []string{"throw symbol", "close wrapper", "nested brackets", "indexOf array-like", "shared DAG"}
 
 // loadPlan returns the program of each call: every fifth a hostile one, in turn, the
-// others well-behaved ones in turn.
+// others well-behaved ones in turn. Zero calls means just enough for each hostile
+// program to be sent once.
 func loadPlan(calls int, pending bool) []loadCase {
 	var bad []loadCase
 	for _, c := range hostile {
 		if pending || !slices.Contains(pendingHostile, c.name) {
 			bad = append(bad, c)
 		}
+	}
+	if calls == 0 {
+		calls = 5 * len(bad)
 	}
 	plan := make([]loadCase, calls)
 	for i := range plan {
@@ -158,8 +163,8 @@ func loadWorkspace(t *testing.T) string {
 // and exit on SIGTERM within a few seconds with nothing left running. The default is a
 // short form; scripts/loadtest.sh runs the full one.
 func TestServeLoad(t *testing.T) {
-	if *loadCalls < 1 || *loadConcurrency < 1 {
-		t.Fatalf("-load.calls %d and -load.concurrency %d must be positive", *loadCalls, *loadConcurrency)
+	if *loadCalls < 0 || *loadConcurrency < 1 {
+		t.Fatalf("-load.calls %d must not be negative, -load.concurrency %d must be positive", *loadCalls, *loadConcurrency)
 	}
 	bin := filepath.Join(t.TempDir(), "runcode")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
