@@ -197,7 +197,7 @@ func newBenchEnv(ctx context.Context, sc *scenario, f *benchFlags) (*benchEnv, e
 	// real deadline and interrupt mechanism are part of the measured cost.
 	var runner ptc.Runner
 	if f.isolation == benchProcess {
-		if e.workers, e.closeWorkers, err = newRunner(isolationProcess, 1); err != nil {
+		if e.workers, e.closeWorkers, err = newRunner(runnerOptions{isolation: isolationProcess, workers: 1}); err != nil {
 			return nil, err
 		}
 		runner = e.workers

@@ -26,8 +26,7 @@ import (
 type runFlags struct {
 	tools, root, description, events string
 	json                             bool
-	timeout, compute                 time.Duration
-	maxOutput, maxParallel, maxCalls int
+	budgets                          budgetFlags
 	isolation                        string
 }
 
@@ -38,11 +37,7 @@ func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	fs.StringVar(&f.root, "root", ".", "workspace `DIR` the built-in workspace tools are jailed to (ignored with --tools)")
 	fs.BoolVar(&f.json, "json", false, "print one JSON object (isError, text, value, error, contexts, calls) instead of the model-facing text")
 	fs.StringVar(&f.description, "description", "", "the run_code `TEXT` description argument (default \"Run <file>\")")
-	fs.DurationVar(&f.timeout, "timeout", 0, "wall-clock `DURATION` budget of the run, e.g. 30s (default 600s)")
-	fs.DurationVar(&f.compute, "compute", 0, "compute `DURATION` budget (time spent running JavaScript; default 60s)")
-	fs.IntVar(&f.maxOutput, "max-output", 0, "output budget in `BYTES` (logs + result as JSON; default 1 MiB)")
-	fs.IntVar(&f.maxParallel, "max-parallel", 0, "`N` parallel-safe sub-calls that may overlap (default 10)")
-	fs.IntVar(&f.maxCalls, "max-calls", 0, "cap on sub-calls per run, `N` (default no cap)")
+	f.budgets.register(fs)
 	fs.StringVar(&f.isolation, "isolation", isolationInProcess, "where programs run: in-process, or process (a worker process with a hard memory limit)")
 	fs.StringVar(&f.events, "events", "", "write tool/call, tool/code-dispatch-start, tool/code-dispatch, tool/code-dispatch-abandoned and tool/result events to `FILE` as JSON Lines")
 	if code, ok := parseFlags(fs, args, stdout, stderr); !ok {
@@ -69,16 +64,10 @@ func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 }
 
 func (f *runFlags) check() string {
-	switch {
-	case f.timeout < 0 || f.compute < 0:
-		return "--timeout and --compute must not be negative"
-	case f.maxOutput < 0:
-		return fmt.Sprintf("--max-output must be a positive number of bytes, got %d", f.maxOutput)
-	case f.maxParallel < 0:
-		return fmt.Sprintf("--max-parallel must be a positive integer, got %d", f.maxParallel)
-	case f.maxCalls < 0:
-		return fmt.Sprintf("--max-calls must not be negative, got %d", f.maxCalls)
-	case strings.TrimSpace(f.description) == "" && f.description != "":
+	if msg := f.budgets.check(); msg != "" {
+		return msg
+	}
+	if strings.TrimSpace(f.description) == "" && f.description != "" {
 		return "--description must not be blank"
 	}
 	return ""
@@ -123,20 +112,13 @@ func (f *runFlags) execute(ctx context.Context, code string, stdout, stderr io.W
 		defer closeSink()
 		opts.Events = sink
 	}
-	pool, closePool, err := newRunner(f.isolation, 1)
+	pool, closePool, err := newRunner(runnerOptions{isolation: f.isolation, workers: 1, warm: 1})
 	if err != nil {
 		fmt.Fprintf(stderr, "runcode run: %v\n", err)
 		return exitUsage
 	}
 	defer closePool()
-	ex, err := ptc.New(pipeline.New(&opts), &ptc.Options{
-		Pool: pool,
-		Limits: &runtime.Limits{
-			WallClock: f.timeout, Compute: f.compute, OutputBytes: f.maxOutput,
-		},
-		MaxParallelSubCalls: f.maxParallel,
-		MaxSubCalls:         f.maxCalls,
-	})
+	ex, err := ptc.New(pipeline.New(&opts), f.budgets.options(pool))
 	if err != nil {
 		fmt.Fprintf(stderr, "runcode run: %v\n", err)
 		return exitUsage

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -10,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -23,31 +25,60 @@ import (
 	"github.com/runcode-go/runcode/workspace"
 )
 
+// serveFlags are the flags of `runcode serve`.
+type serveFlags struct {
+	tools, root, mode, addr, isolation, debugAddr string
+	budgets                                       budgetFlags
+	workers                                       int
+	memoryCeiling                                 byteSize
+	// set names the flags given on the command line.
+	set map[string]bool
+}
+
+// defaultMemoryCeiling is serve's --memory-ceiling when neither it nor GOMEMLIMIT is set.
+const defaultMemoryCeiling = 1 << 30
+
 // serveCommand is `runcode serve`: an MCP server over stdio (until stdin ends) or
 // streamable HTTP, offering run_code (ptc), the tools (native) or both. It stops on
 // SIGINT or SIGTERM, and then stops the upstream servers it started. Stopping cancels
 // the calls in flight and waits for them at most stopGrace.
 func serveCommand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := newFlags("serve", "[--tools F] [--root DIR] [--mode M] [--http ADDR] [--isolation I]", stdout, stderr)
-	tools := fs.String("tools", "", toolsHelp)
-	root := fs.String("root", ".", rootHelp)
-	mode := fs.String("mode", string(registry.ModePTC), "`MODE` to serve: ptc (only run_code, with the SDK in its description), native (every tool) or both")
-	addr := fs.String("http", "", "serve streamable HTTP on `ADDR` (e.g. 127.0.0.1:8080) instead of stdio")
+	fs := newFlags("serve", "[--tools F] [--root DIR] [--mode M] [--http ADDR] [--isolation I] [budget flags] [--workers N] [--memory-ceiling BYTES] [--debug-addr ADDR]", stdout, stderr)
+	var f serveFlags
+	fs.StringVar(&f.tools, "tools", "", toolsHelp)
+	fs.StringVar(&f.root, "root", ".", rootHelp)
+	fs.StringVar(&f.mode, "mode", string(registry.ModePTC), "`MODE` to serve: ptc (only run_code, with the SDK in its description), native (every tool) or both")
+	fs.StringVar(&f.addr, "http", "", "serve streamable HTTP on `ADDR` (e.g. 127.0.0.1:8080) instead of stdio")
 	// A server runs programs from whatever client connects, so it isolates them in worker
 	// processes with a hard memory limit unless told otherwise.
-	isolation := fs.String("isolation", isolationProcess, "where programs run: process (worker processes with a hard memory limit) or in-process")
+	fs.StringVar(&f.isolation, "isolation", isolationProcess, "where programs run: process (worker processes with a hard memory limit) or in-process")
+	f.budgets.register(fs)
+	fs.IntVar(&f.workers, "workers", 0, "`N` programs that run at once; more calls wait for one to end (default 2 worker processes with --isolation process, 64 runs per CPU in process)")
+	fs.Var(&f.memoryCeiling, "memory-ceiling", "live heap in `BYTES` all runs together may hold, e.g. 1GiB, with --isolation in-process only: above it new runs wait and the run holding the most fails with memory-limit, and serve sets the Go runtime's memory limit to it unless GOMEMLIMIT is set; 0 turns it off (default 1GiB, or GOMEMLIMIT's limit when that is set)")
+	fs.StringVar(&f.debugAddr, "debug-addr", "", "serve Go's goroutine and heap profiles as text at http://`ADDR`/debug/pprof/goroutine and /debug/pprof/heap, on a listener of their own (for operators: keep ADDR on a loopback address)")
 	if code, ok := parse(fs, args, stdout, stderr); !ok {
 		return code
 	}
-	m := registry.Mode(*mode)
-	if m != registry.ModeNative && m != registry.ModePTC && m != registry.ModeBoth {
-		fmt.Fprintf(stderr, "runcode serve: unknown --mode %q; want native, ptc or both\n", *mode)
+	f.set = map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { f.set[fl.Name] = true })
+	if msg := f.check(); msg != "" {
+		fmt.Fprintf(stderr, "runcode serve: %s\n", msg)
 		return exitUsage
 	}
+	m := registry.Mode(f.mode)
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
-	scope, release, err := serveScope(ctx, *tools, *root, m, stderr)
+	if f.debugAddr != "" {
+		stopDebug, err := serveDebug(f.debugAddr, stderr)
+		if err != nil {
+			fmt.Fprintf(stderr, "runcode serve: --debug-addr: %v\n", err)
+			return exitUsage
+		}
+		defer stopDebug()
+	}
+
+	scope, release, err := serveScope(ctx, f.tools, f.root, m, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "runcode serve: %v\n", err)
 		return exitUsage
@@ -59,13 +90,20 @@ func serveCommand(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	if m == registry.ModeNative {
 		ex, err = native.New(p, nil)
 	} else {
-		pool, closePool, perr := newRunner(*isolation, 2)
+		ceiling := f.ceiling(os.Getenv("GOMEMLIMIT") != "")
+		if ceiling > 0 && os.Getenv("GOMEMLIMIT") == "" {
+			// The collector then works harder as the process nears the ceiling, and
+			// the scavenger returns freed memory to the system, instead of the heap
+			// doubling between collections.
+			defer debug.SetMemoryLimit(debug.SetMemoryLimit(ceiling))
+		}
+		pool, closePool, perr := newRunner(runnerOptions{isolation: f.isolation, workers: f.workers, warm: 2, memoryCeiling: ceiling})
 		if perr != nil {
 			fmt.Fprintf(stderr, "runcode serve: %v\n", perr)
 			return exitUsage
 		}
 		defer closePool()
-		ex, err = ptc.New(p, &ptc.Options{Pool: pool})
+		ex, err = ptc.New(p, f.budgets.options(pool))
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "runcode serve: %v\n", err)
@@ -82,10 +120,49 @@ func serveCommand(ctx context.Context, args []string, stdin io.Reader, stdout, s
 		}
 	})
 
-	if *addr == "" {
+	if f.addr == "" {
 		return serveStdio(ctx, srv, stdin, stdout, stderr)
 	}
-	return serveHTTP(ctx, srv, *addr, stderr)
+	return serveHTTP(ctx, srv, f.addr, stderr)
+}
+
+// check returns what is wrong with the flags, or "".
+func (f *serveFlags) check() string {
+	if m := registry.Mode(f.mode); m != registry.ModeNative && m != registry.ModePTC && m != registry.ModeBoth {
+		return fmt.Sprintf("unknown --mode %q; want native, ptc or both", f.mode)
+	}
+	if f.isolation != isolationInProcess && f.isolation != isolationProcess {
+		return fmt.Sprintf("--isolation must be %s or %s, got %q", isolationInProcess, isolationProcess, f.isolation)
+	}
+	if msg := f.budgets.check(); msg != "" {
+		return msg
+	}
+	switch {
+	case f.workers < 0:
+		return fmt.Sprintf("--workers must be a positive integer, got %d", f.workers)
+	case f.memoryCeiling < 0:
+		return fmt.Sprintf("--memory-ceiling must not be negative (0 turns the ceiling off), got %d", f.memoryCeiling)
+	case f.set["memory-ceiling"] && f.isolation == isolationProcess:
+		// Each worker process has a hard memory limit of its own; a ceiling on the
+		// server's heap would bound nothing a program allocates.
+		return "--memory-ceiling applies to --isolation in-process only (worker processes each have a hard memory limit)"
+	}
+	return ""
+}
+
+// ceiling returns runtime.PoolOptions.MemoryCeiling for the flags: --memory-ceiling
+// when given, else the Go runtime's memory limit (-1) when GOMEMLIMIT sets one, else
+// defaultMemoryCeiling. Worker processes need none.
+func (f *serveFlags) ceiling(goMemLimit bool) int64 {
+	switch {
+	case f.isolation == isolationProcess:
+		return 0
+	case f.set["memory-ceiling"]:
+		return int64(f.memoryCeiling)
+	case goMemLimit:
+		return -1
+	}
+	return defaultMemoryCeiling
 }
 
 // stopGrace bounds how long serve, once it was told to stop (stdin ended, or a signal

@@ -246,10 +246,11 @@ func (p *Pool) get() (*proc, error) {
 }
 
 // refill starts a worker in the background and parks it idle, while fewer than Warm
-// workers are alive.
+// workers are alive and not retired. A retired worker stays in live until it has
+// exited, which is after the refill that replaces it.
 func (p *Pool) refill() {
 	p.mu.Lock()
-	if p.closed || len(p.live) >= p.warm {
+	if p.closed || p.servingLocked() >= p.warm {
 		p.mu.Unlock()
 		return
 	}
@@ -267,6 +268,19 @@ func (p *Pool) refill() {
 			p.retire(w)
 		}
 	}()
+}
+
+// servingLocked counts the live workers that are not retired.
+func (p *Pool) servingLocked() int {
+	n := 0
+	for w := range p.live {
+		select {
+		case <-w.gone:
+		default:
+			n++
+		}
+	}
+	return n
 }
 
 // exec runs one program on w. healthy is false when the worker must not be reused: it died,

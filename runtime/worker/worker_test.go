@@ -381,3 +381,27 @@ func TestResultOverFrameLimit(t *testing.T) {
 		t.Errorf("%d workers started, want 1 (the worker stays)", n)
 	}
 }
+
+// TestWarmAfterDeath: a pool keeps Warm workers started after a run kills one (here a
+// timeout), not one fewer: the killed worker, which stays tracked until it has exited,
+// does not count against its replacement.
+func TestWarmAfterDeath(t *testing.T) {
+	p := newTestPool(t, 2)
+	if res := runCode(t, p, "while (true) {}", nil); res.Failure == nil || res.Failure.Kind != runtime.KindTimeout {
+		t.Fatalf("result %q, want a timeout", res.Text())
+	}
+	var serving int
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if serving = p.serving(); serving == 2 {
+			return
+		}
+	}
+	t.Errorf("%d workers serving after the timeout (%d started), want the pool's 2", serving, p.Spawned())
+}
+
+// serving counts the pool's workers that are alive and not retired.
+func (p *Pool) serving() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.servingLocked()
+}

@@ -1,0 +1,117 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/runcode-go/runcode/ptc"
+	"github.com/runcode-go/runcode/runtime"
+)
+
+// budgetFlags are the run budgets of spec §7 that `run` and `serve` both take, so that
+// the two commands spell, document and check them the same way.
+type budgetFlags struct {
+	timeout, compute      time.Duration
+	maxOutput             byteSize
+	maxParallel, maxCalls int
+}
+
+// register adds the budget flags to fs.
+func (b *budgetFlags) register(fs *flag.FlagSet) {
+	fs.Var((*duration)(&b.timeout), "timeout", "wall-clock `DURATION` budget of a run, e.g. 30s (default 600s)")
+	fs.Var((*duration)(&b.compute), "compute", "compute `DURATION` budget of a run (time spent running JavaScript; default 60s)")
+	fs.Var(&b.maxOutput, "max-output", "output budget of a run in `BYTES`, e.g. 65536 or 64KiB (logs + result as JSON; default 1MiB)")
+	fs.IntVar(&b.maxParallel, "max-parallel", 0, "`N` parallel-safe sub-calls of a run that may overlap (default 10)")
+	fs.IntVar(&b.maxCalls, "max-calls", 0, "cap on sub-calls per run, `N` (default no cap)")
+}
+
+// check returns what is wrong with the budgets, or "".
+func (b *budgetFlags) check() string {
+	switch {
+	case b.timeout < 0 || b.compute < 0:
+		return "--timeout and --compute must not be negative"
+	case b.maxOutput < 0:
+		return fmt.Sprintf("--max-output must be a positive number of bytes, got %d", b.maxOutput)
+	case int64(b.maxOutput) > int64(maxInt):
+		return fmt.Sprintf("--max-output is too large, got %d", b.maxOutput)
+	case b.maxParallel < 0:
+		return fmt.Sprintf("--max-parallel must be a positive integer, got %d", b.maxParallel)
+	case b.maxCalls < 0:
+		return fmt.Sprintf("--max-calls must not be negative, got %d", b.maxCalls)
+	}
+	return ""
+}
+
+const maxInt = int(^uint(0) >> 1)
+
+// options returns the executor options that apply the budgets to runs on pool.
+func (b *budgetFlags) options(pool ptc.Runner) *ptc.Options {
+	return &ptc.Options{
+		Pool: pool,
+		Limits: &runtime.Limits{
+			WallClock: b.timeout, Compute: b.compute, OutputBytes: int(b.maxOutput),
+		},
+		MaxParallelSubCalls: b.maxParallel,
+		MaxSubCalls:         b.maxCalls,
+	}
+}
+
+// byteSize is a flag value in bytes: an integer, optionally followed by KiB, MiB or GiB.
+type byteSize int64
+
+var byteUnits = []struct {
+	suffix string
+	size   int64
+}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}}
+
+func (s *byteSize) Set(text string) error {
+	num, unit := text, int64(1)
+	for _, u := range byteUnits {
+		if n, ok := strings.CutSuffix(text, u.suffix); ok {
+			num, unit = strings.TrimSpace(n), u.size
+			break
+		}
+	}
+	n, err := strconv.ParseInt(num, 10, 64)
+	if err != nil || n > (1<<62)/unit || n < -(1<<62)/unit {
+		// The flag package prefixes the flag's name and the value.
+		return fmt.Errorf("want a number of bytes, optionally followed by KiB, MiB or GiB (e.g. 1048576 or 1MiB)")
+	}
+	*s = byteSize(n * unit)
+	return nil
+}
+
+func (s *byteSize) String() string {
+	if s == nil || *s == 0 {
+		return "0"
+	}
+	for i := len(byteUnits) - 1; i >= 0; i-- {
+		if u := byteUnits[i]; int64(*s)%u.size == 0 {
+			return strconv.FormatInt(int64(*s)/u.size, 10) + u.suffix
+		}
+	}
+	return strconv.FormatInt(int64(*s), 10)
+}
+
+// duration is a flag value like flag.Duration's, whose error says what a duration looks
+// like (the flag package's says only "parse error").
+type duration time.Duration
+
+func (d *duration) Set(text string) error {
+	v, err := time.ParseDuration(text)
+	if err != nil {
+		return fmt.Errorf("want a duration with a unit, e.g. 30s, 2m or 500ms")
+	}
+	*d = duration(v)
+	return nil
+}
+
+func (d *duration) String() string {
+	if d == nil || *d == 0 {
+		return "0s"
+	}
+	return time.Duration(*d).String()
+}
