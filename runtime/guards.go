@@ -486,10 +486,16 @@ func relIndex(v goja.Value, n, def int64) int64 {
 // billions of elements in one call. Here recursion is JavaScript's (bounded by the call
 // stack), every element is a step the compute budget can interrupt, and the result is
 // bounded by the heap budget's element count.
-const flatSrc = `(function (maxElements, rangeError) {
+const flatSrc = `(function (maxElements, maxDepth, rangeError) {
 	'use strict';
 	const isArray = Array.isArray, define = Object.defineProperty, species = Symbol.species;
+	const getProto = Object.getPrototypeOf, ArrayProto = Array.prototype, ObjectProto = Object.prototype;
+	const keysOf = Object.getOwnPropertyNames;
+	const hasIndexAccessors = () => keysOf(ArrayProto).some(isIndex) || keysOf(ObjectProto).some(isIndex);
+	const isIndex = (k) => String(k >>> 0) === k;
 	const toLen = (v) => { v = Number(v); return v > 0 ? Math.min(Math.floor(v), 2 ** 53 - 1) : 0; };
+	// speciesCreate is ArraySpeciesCreate(o, 0); plain tells into that the result is a
+	// fresh Array (no prototype in between can intercept index writes then).
 	function speciesCreate(o) {
 		if (!isArray(o)) return [];
 		let c = o.constructor;
@@ -501,36 +507,45 @@ const flatSrc = `(function (maxElements, rangeError) {
 		if (typeof c !== 'function') throw new TypeError('object.constructor[Symbol.species] is not a constructor');
 		return new c(0);
 	}
-	function into(target, source, len, start, depth, fn, thisArg) {
-		let at = start;
-		for (let i = 0; i < len; i++) {
-			const k = String(i);
-			if (!(k in source)) continue;
-			let e = source[k];
-			if (fn !== undefined) e = fn.call(thisArg, e, i, source);
-			if (depth > 0 && isArray(e)) {
-				at = into(target, e, toLen(e.length), at, depth - 1);
-			} else {
-				if (at >= maxElements) throw rangeError('Invalid array length');
-				define(target, String(at), {value: e, writable: true, enumerable: true, configurable: true});
-				at++;
+	// into is FlattenIntoArray with an explicit stack: a nesting deeper than the call
+	// stack allows (a cycle under flat(Infinity)) is a catchable RangeError, as in V8.
+	function into(target, source, len, depth, fn, thisArg) {
+		let at = 0;
+		// CreateDataProperty on a fresh Array is a plain write unless a program put an
+		// index accessor on Array.prototype or Object.prototype; checked once.
+		const plain = getProto(target) === ArrayProto && !hasIndexAccessors();
+		const stack = [{src: source, len, i: 0, depth}];
+		while (stack.length > 0) {
+			const top = stack[stack.length - 1];
+			if (top.i >= top.len) { stack.length--; continue; }
+			const i = top.i++, k = String(i);
+			if (!(k in top.src)) continue;
+			let e = top.src[k];
+			if (fn !== undefined && stack.length === 1) e = fn.call(thisArg, e, i, top.src);
+			if (top.depth > 0 && isArray(e)) {
+				if (stack.length >= maxDepth) throw rangeError('Maximum call stack size exceeded');
+				stack[stack.length] = {src: e, len: toLen(e.length), i: 0, depth: top.depth - 1};
+				continue;
 			}
+			if (at >= maxElements) throw rangeError('Invalid array length');
+			if (plain) target[at] = e;
+			else define(target, String(at), {value: e, writable: true, enumerable: true, configurable: true});
+			at++;
 		}
-		return at;
 	}
 	function flat(depth = undefined) {
 		const o = Object(this), len = toLen(o.length);
 		let d = 1;
 		if (depth !== undefined) { d = Math.trunc(Number(depth)) || 0; if (d < 0) d = 0; }
 		const a = speciesCreate(o);
-		into(a, o, len, 0, d);
+		into(a, o, len, d);
 		return a;
 	}
 	function flatMap(fn, thisArg = undefined) {
 		const o = Object(this), len = toLen(o.length);
 		if (typeof fn !== 'function') throw new TypeError('flatMap mapper function is not callable');
 		const a = speciesCreate(o);
-		into(a, o, len, 0, 1, fn, thisArg);
+		into(a, o, len, 1, fn, thisArg);
 		return a;
 	}
 	return [flat, flatMap];
@@ -549,7 +564,7 @@ func (r *run) installFlat(proto *goja.Object) {
 					panic(err)
 				}
 				mk, _ := goja.AssertFunction(v)
-				fns, err := mk(goja.Undefined(), r.vm.ToValue(r.maxElements()), r.native(func(c goja.FunctionCall) goja.Value {
+				fns, err := mk(goja.Undefined(), r.vm.ToValue(r.maxElements()), r.vm.ToValue(r.limits.StackDepth), r.native(func(c goja.FunctionCall) goja.Value {
 					return r.rangeError(c.Argument(0).String())
 				}))
 				if err != nil {

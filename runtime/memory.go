@@ -115,6 +115,9 @@ type governor struct {
 	// for below to be closed.
 	over  bool
 	below chan struct{}
+	// releasing is set while a release (see release) runs; again asks it for one more.
+	releasing, again bool
+	releases         sync.WaitGroup
 }
 
 var gov = &governor{runs: map[int]*run{}, pools: map[*Pool]int64{}}
@@ -214,6 +217,38 @@ func (g *governor) start(r *run) int {
 	return slot
 }
 
+// release collects the heap and returns free memory to the system, on a goroutine of its
+// own. A run that ended at its memory limit or its time budget (a memory bomb can end
+// either way) has just dropped its VM: without this the process would keep holding that
+// memory, an idle server up to its ceiling, until the Go runtime's next periodic
+// collection minutes later. Requests made while a release runs get one more after it
+// instead of one each.
+func (g *governor) release() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.releasing {
+		g.again = true
+		return
+	}
+	g.releasing = true
+	g.releases.Add(1)
+	go func() {
+		defer g.releases.Done()
+		g.mu.Lock()
+		for {
+			g.again = false
+			g.mu.Unlock()
+			debug.FreeOSMemory()
+			g.mu.Lock()
+			if !g.again {
+				g.releasing = false
+				g.mu.Unlock()
+				return
+			}
+		}
+	}()
+}
+
 // stop unregisters r; its slot is reused last.
 func (g *governor) stop(r *run) {
 	g.mu.Lock()
@@ -301,8 +336,10 @@ func (g *governor) attribute(objects, live, minBudget, ceiling int64) {
 	var victims []*run
 	var largest *run
 	var largestHeld int64
+	unwinding := false
 	for slot, r := range g.runs {
 		if r.failed() {
+			unwinding = true
 			continue // already ending; what it holds goes when its goroutine unwinds
 		}
 		h := held[slot]
@@ -317,7 +354,9 @@ func (g *governor) attribute(objects, live, minBudget, ceiling int64) {
 		}
 	}
 	over := ceiling > 0 && live > ceiling
-	if over && len(victims) == 0 && largest != nil {
+	// Over the ceiling with no run over its own budget, the largest holder fails, unless
+	// a failed run is still unwinding: what it frees may bring the heap under.
+	if over && len(victims) == 0 && largest != nil && !unwinding {
 		victims = append(victims, largest)
 	}
 	g.setOverLocked(over)
@@ -325,16 +364,9 @@ func (g *governor) attribute(objects, live, minBudget, ceiling int64) {
 		g.base = max(live-sum, 0)
 	}
 	g.mu.Unlock()
-	freed := false
 	for _, r := range victims {
-		if r.fail(KindMemoryLimit, fmt.Sprintf("heap limit of %d MiB exceeded", r.limits.HeapBytes>>20)) {
-			freed = true
-		}
-	}
-	if freed {
-		// The failed runs' VMs are garbage once their goroutines unwind; collecting soon
-		// gives the memory to the runs still going.
-		go goruntime.GC()
+		// Its VM is dropped, and the memory released, once its goroutine has unwound.
+		r.fail(KindMemoryLimit, fmt.Sprintf("heap limit of %d MiB exceeded", r.limits.HeapBytes>>20))
 	}
 }
 

@@ -300,6 +300,7 @@ func (p *Pool) execute(ctx context.Context, r *run, prg *Program, code string, l
 		defer p.slots.Release(1) // after finish: an abandoned VM holds its slot
 		defer close(done)
 		defer gov.stop(r)
+		defer r.dropIfBudgetFailed()
 		runOnSlot(slot, func() {
 			growStack()
 			if r.prg == nil && !r.prepare(code) {
@@ -360,6 +361,7 @@ func (p *Pool) Close() error {
 	p.mu.Unlock()
 	p.cancel()
 	gov.removePool(p)
+	defer gov.releases.Wait()
 	p.refill.Wait()
 	p.runs.Wait()
 	p.hosts.Wait()

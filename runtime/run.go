@@ -191,6 +191,24 @@ func (r *run) prepare(code string) bool {
 	return true
 }
 
+// dropIfBudgetFailed drops the VM of a run that ended at its memory limit or its time
+// budget, and has the governor give the memory back (see governor.release). VM goroutine,
+// last: nothing touches the VM after it.
+func (r *run) dropIfBudgetFailed() {
+	r.mu.Lock()
+	f := r.failure
+	r.mu.Unlock()
+	if f == nil || f.Kind != KindMemoryLimit && f.Kind != KindTimeout {
+		return
+	}
+	// Everything that holds the VM's objects, so that it is garbage even while the
+	// caller still holds the run.
+	r.vm, r.in, r.scope, r.main = nil, intrinsics{}, nil, nil
+	r.rejected, r.rejectedAt, r.urlExports, r.encodingExports = nil, nil, nil, nil
+	r.timers.live, r.timers.armed = nil, nil
+	gov.release()
+}
+
 // exec runs the program to completion on the calling goroutine (the VM goroutine),
 // leaving the outcome in the run's failure, logs and value. Watchdogs must already be armed.
 func (r *run) exec() {

@@ -1,12 +1,9 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"os"
-	"runtime/debug"
-	"sync"
 
 	"github.com/runcode-go/runcode/ptc"
 	"github.com/runcode-go/runcode/runtime"
@@ -57,7 +54,7 @@ func newRunner(o runnerOptions) (ptc.Runner, func() error, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		return &releasingPool{Pool: pool}, pool.Close, nil
+		return pool, pool.Close, nil
 	case isolationProcess:
 		exe, err := os.Executable()
 		if err != nil {
@@ -83,47 +80,3 @@ func newRunner(o runnerOptions) (ptc.Runner, func() error, error) {
 
 // defaultWorkers is the worker processes of a pool when the command does not say.
 const defaultWorkers = 2
-
-// releasingPool is an in-process pool that gives back to the system the memory of a run
-// that failed at its memory limit or its time budget (a memory bomb ends either way).
-// The run's VM only becomes garbage when Run returns, after the collection the runtime
-// starts as it fails the run; without another one, an idle server would keep holding
-// that memory, up to the memory ceiling, until the Go runtime's periodic collection
-// minutes later.
-type releasingPool struct {
-	*runtime.Pool
-	mu               sync.Mutex
-	releasing, again bool
-}
-
-func (p *releasingPool) Run(ctx context.Context, code string, opts *runtime.RunOptions) (*runtime.Result, error) {
-	res, err := p.Pool.Run(ctx, code, opts)
-	if err == nil && res.Failure != nil && (res.Failure.Kind == runtime.KindMemoryLimit || res.Failure.Kind == runtime.KindTimeout) {
-		p.release()
-	}
-	return res, err
-}
-
-// release collects and returns free memory to the system. A run that asks while a
-// release is under way gets one more after it (its VM may have been live during the
-// first) instead of one of its own.
-func (p *releasingPool) release() {
-	p.mu.Lock()
-	if p.releasing {
-		p.again = true
-		p.mu.Unlock()
-		return
-	}
-	p.releasing = true
-	for {
-		p.again = false
-		p.mu.Unlock()
-		debug.FreeOSMemory()
-		p.mu.Lock()
-		if !p.again {
-			p.releasing = false
-			p.mu.Unlock()
-			return
-		}
-	}
-}
