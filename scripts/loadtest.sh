@@ -5,7 +5,7 @@
 # took; either way it prints each mode's summary table.
 #
 # Usage: scripts/loadtest.sh [CALLS [CONCURRENCY [MODES]]]   (defaults 200 20 in-process,process)
-# Extra `go test` flags may follow in LOADTEST_FLAGS, e.g. LOADTEST_FLAGS=-load.pending.
+# Extra `go test` flags may follow in LOADTEST_FLAGS, e.g. LOADTEST_FLAGS=-load.serve-args=--max-output=2MiB.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
