@@ -195,3 +195,44 @@ func TestSchedulerGraceDrains(t *testing.T) {
 		}
 	})
 }
+
+// TestSchedulerGraceEveryPendingDone: when Close returns after its grace, every call it
+// was given is done, abandoned or finished, including calls whose bodies return at the
+// very moment the grace runs out (a report read right after Close found one that was
+// neither: finish had taken it off the live list but not yet closed its Pending).
+func TestSchedulerGraceEveryPendingDone(t *testing.T) {
+	for round := range 20 {
+		synctest.Test(t, func(t *testing.T) {
+			tool := &registry.Tool{Name: "nap", IsConcurrencySafe: func(registry.Value) bool { return true },
+				Execute: func(_ context.Context, c *registry.Call) (any, error) {
+					var a struct{ Ms int }
+					_ = c.Args.Decode(&a)
+					time.Sleep(time.Duration(a.Ms) * time.Millisecond) // ignores cancellation
+					return "slept", nil
+				}}
+			ctx, cancel := context.WithCancel(context.Background())
+			s, err := New(nil).NewScheduler(ctx, resolve(t, tool), &SchedulerOptions{Grace: 20 * time.Millisecond, MaxParallel: 100})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var calls []*Pending
+			for i := range 60 {
+				ms := 10 + (i*7+round)%20 // around the grace, which ends at 20ms
+				calls = append(calls, s.Submit(registry.Call{ID: fmt.Sprintf("c%d", i), Name: "nap", Args: registry.MustParseValue(fmt.Sprintf(`{"ms":%d}`, ms))}))
+			}
+			cancel()
+			s.Close()
+			for _, c := range calls {
+				select {
+				case <-c.Done():
+					if c.Wait() == nil {
+						t.Fatalf("round %d: a done call without a result", round)
+					}
+				default:
+					t.Fatalf("round %d: Close returned with a call neither finished nor abandoned", round)
+				}
+			}
+			synctest.Wait()
+		})
+	}
+}

@@ -344,9 +344,12 @@ func (s *Scheduler) finish(j *Pending, x *execution, prev chan struct{}, safe bo
 	s.mu.Lock()
 	i := slices.Index(s.live, j)
 	if i >= 0 {
+		// Settled under the lock, with its removal from live: a Close whose grace runs
+		// out now either abandons it or finds it done, never neither.
 		s.live = slices.Delete(s.live, i, i+1)
 		j.res = res
 		j.settled = time.Now()
+		close(j.done)
 	}
 	if !safe {
 		s.exclusive = false
@@ -356,7 +359,6 @@ func (s *Scheduler) finish(j *Pending, x *execution, prev chan struct{}, safe bo
 	if i < 0 {
 		return // abandoned: its Pending already holds the abandonment
 	}
-	close(j.done)
 	if j.then != nil {
 		j.then(j.res)
 	}
