@@ -62,6 +62,7 @@ func installGuards(r *run) error {
 	installStringGuards(r)
 	installArrayGuards(r)
 	installCallGuards(r)
+	installObjectGuards(r)
 	return installEvalGuards(r)
 }
 
@@ -97,7 +98,7 @@ func (r *run) guardCall(obj *goja.Object, name string, wrap func(goja.FunctionCa
 		return
 	}
 	length := origV.ToObject(r.vm).Get("length")
-	f := r.native(func(call goja.FunctionCall) goja.Value { return wrap(call, orig) }).ToObject(r.vm)
+	f := r.native(r.counted(func(call goja.FunctionCall) goja.Value { return wrap(call, orig) })).ToObject(r.vm)
 	_ = f.DefineDataProperty("name", r.vm.ToValue(name), goja.FLAG_FALSE, goja.FLAG_TRUE, goja.FLAG_FALSE)
 	_ = f.DefineDataProperty("length", length, goja.FLAG_FALSE, goja.FLAG_TRUE, goja.FLAG_FALSE)
 	_ = obj.DefineDataProperty(name, f, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)

@@ -48,6 +48,7 @@ var typedTriggers = func() []string {
 
 // guardTypedArraysFor guards the typed-array constructors if code can name them.
 func (r *run) guardTypedArraysFor(code string) {
+	r.guardObjectsFor(code) // and the lazy families of guards_object.go
 	for _, w := range typedTriggers {
 		if strings.Contains(code, w) {
 			r.guardTypedArrays()
