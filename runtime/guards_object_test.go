@@ -83,6 +83,45 @@ func runDifferential(t *testing.T, programs map[string]string) {
 	}
 }
 
+// TestKeyBounds pins the bounds of the Object statics that make a record per key: a
+// String, a typed array or a genuine Array with more keys than the heap budget allows
+// (32 MiB here: 699050 keys for Object.keys, 52428 entries) throws V8's RangeError before
+// anything is built; sparse arrays count only the elements they hold.
+func TestKeyBounds(t *testing.T) {
+	runGuardCases(t, []guardCase{
+		{name: "keys of a long string", code: catchExpr("Object.keys('x'.repeat(1e6))"), want: "RangeError: Invalid array length"},
+		{name: "names of a long string", code: catchExpr("Object.getOwnPropertyNames('x'.repeat(1e6))"), want: "RangeError: Invalid array length"},
+		{name: "values of a String object", code: catchExpr("Object.values(new String('x'.repeat(1e6)))"), want: "RangeError: Invalid array length"},
+		{name: "entries of a typed array", code: catchExpr("Object.entries(new Uint8Array(1e5))"), want: "RangeError: Invalid array length"},
+		{name: "keys of a typed array behind proxies", code: catchExpr("Object.keys(new Proxy(new Proxy(new Uint8Array(1e6), {}), {}))"), want: "RangeError: Invalid array length"},
+		{name: "entries of a dense array", code: catchExpr("Object.entries(new Array(1e5).fill(0))"), want: "RangeError: Invalid array length"},
+		{name: "descriptors of a typed array", code: catchExpr("Object.getOwnPropertyDescriptors(new Uint8Array(1e5))"), want: "RangeError: Too many properties to enumerate"},
+		{name: "assign from a long string", code: catchExpr("Object.assign({}, 'x', 'x'.repeat(1e5))"), want: "RangeError: Too many properties to enumerate"},
+		{name: "freeze of a long array", code: catchExpr("Object.freeze(new Array(3e5).fill(0))"), want: "RangeError: Too many properties to enumerate"},
+		{name: "seal of a long array", code: catchExpr("Object.seal(new Array(3e5).fill(0))"), want: "RangeError: Too many properties to enumerate"},
+		{name: "Reflect.ownKeys of a typed array", code: catchExpr("Reflect.ownKeys(new Int8Array(1e6))"), want: "RangeError: Invalid array length"},
+		{name: "a sparse array holds only its elements", code: "const a = Array(2 ** 32 - 1); a[5] = 1; a[4e9] = 2; return Object.entries(a).join(';') + ' ' + Object.keys(Array(2 ** 32 - 1)).length", want: "5,1;4000000000,2 0"},
+		{name: "a long sparse array of few elements freezes", code: "const a = []; a[1e6] = 1; return Object.isFrozen(Object.freeze(a))", want: "true"},
+		{name: "within the bound", code: "return [Object.keys('x'.repeat(1e4)).length, Object.entries(new Uint8Array(1e4)).length, Object.keys(new Array(1e5).fill(0)).length].join()", want: "10000,10000,100000"},
+		{name: "ordinary objects are not counted", code: "const o = {}; for (let i = 0; i < 2e4; i++) o['k' + i] = i; return Object.entries(o).length", want: "20000"},
+	})
+}
+
+// TestObjectStaticsUnchanged compares the guarded Object statics with goja's own on
+// ordinary use, errors and the order of what they read.
+func TestObjectStaticsUnchanged(t *testing.T) {
+	runDifferential(t, map[string]string{
+		"keys and friends":        "const o = {b: 1, a: 2, 1: 3, [Symbol('s')]: 4}; Object.defineProperty(o, 'h', {value: 5}); return JSON.stringify([Object.keys(o), Object.values(o), Object.entries(o), Object.getOwnPropertyNames(o), Object.keys('ab'), Object.entries([7, 8]), Object.values(new Uint8Array([1, 2]))])",
+		"descriptors":             "return JSON.stringify(Object.getOwnPropertyDescriptors({a: 1, get b() { return 2 }})) + JSON.stringify(Object.getOwnPropertyDescriptors('ab'))",
+		"assign":                  "const log = []; const src = {get a() { log.push('a'); return 1 }, b: 2}; const t = Object.assign({}, null, src, 'xy', undefined, [9]); return JSON.stringify(t) + log.join()",
+		"freeze and seal":         "const a = Object.freeze([1, 2]); const o = Object.seal({x: 1}); return [Object.isFrozen(a), Object.isSealed(o), Object.freeze(5), Object.seal('s')].join()",
+		"errors":                  catchExpr("Object.keys(null)") + "\n",
+		"assign errors":           catchExpr("Object.assign(undefined, {})") + "\n",
+		"freeze of a typed array": catchExpr("Object.freeze(new Uint8Array(2))") + "\n",
+		"keys through a proxy":    "const log = []; const p = new Proxy({a: 1, b: 2}, {ownKeys(t) { log.push('ownKeys'); return Reflect.ownKeys(t) }, getOwnPropertyDescriptor(t, k) { log.push('gopd ' + k); return Reflect.getOwnPropertyDescriptor(t, k) }, get(t, k) { log.push('get ' + k); return t[k] }}); Object.entries(p); Object.assign({}, p); return log.join()",
+	})
+}
+
 // TestObjectFamiliesLazy checks that a program that cannot reach Proxy, Reflect or Date
 // does not pay for guarding them, and that one that can does.
 func TestObjectFamiliesLazy(t *testing.T) {

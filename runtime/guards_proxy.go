@@ -83,7 +83,8 @@ func (f *forwarder) Has(string) bool             { return false }
 func (f *forwarder) Delete(string) bool          { return false }
 func (f *forwarder) Keys() []string              { return nil }
 
-// guardProxy replaces Proxy and guards Reflect.defineProperty, once per VM.
+// guardProxy replaces Proxy and guards Reflect.defineProperty and Reflect.ownKeys, once
+// per VM.
 func (r *run) guardProxy() {
 	if r.objects.proxyGuarded {
 		return
@@ -179,7 +180,8 @@ func (r *run) forwardingHandler(args []goja.Value) *goja.Object {
 	return o
 }
 
-// guardReflect guards Reflect.defineProperty (its descriptor, as Object.defineProperty).
+// guardReflect guards Reflect.defineProperty (its descriptor, as Object.defineProperty)
+// and Reflect.ownKeys (its key count, as Object.keys).
 func (r *run) guardReflect(reflect *goja.Object) {
 	r.guardCall(reflect, "defineProperty", func(call goja.FunctionCall, orig goja.Callable) goja.Value {
 		// goja checks the target, converts the key, then reads the descriptor.
@@ -190,6 +192,10 @@ func (r *run) guardReflect(reflect *goja.Object) {
 		}
 		key := r.propertyKey(call.Argument(1))
 		return r.callOriginal(orig, call.This, call.Argument(0), key, r.readDescriptor(d))
+	})
+	r.guardCall(reflect, "ownKeys", func(call goja.FunctionCall, orig goja.Callable) goja.Value {
+		r.checkKeys(call.Argument(0), keyCostKeys, msgArrayLength)
+		return r.callOriginal(orig, call.This, call.Arguments...)
 	})
 }
 
