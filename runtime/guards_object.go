@@ -50,6 +50,7 @@ type objectGuards struct {
 	isThunk map[*goja.Object]bool
 
 	proxy       *proxyState // guards_proxy.go, once Proxy is guarded
+	boundedFns  *boundedFns // guards_promise.go, once a bounded iterable is made
 	standIn     goja.Value  // guards_reentry.go's stand-in accessor
 	hasInstance goja.Value  // guards_proxy.go's hasInstanceTrap
 }
@@ -66,8 +67,8 @@ func (r *run) recoverTrap() {
 	}
 }
 
-// installObjectGuards guards the Object statics, Object.prototype and Error.prototype. It
-// runs once per VM, when the pool builds it.
+// installObjectGuards guards the Object statics, Object.prototype, Error.prototype and the
+// Promise combinators. It runs once per VM, when the pool builds it.
 func installObjectGuards(r *run) {
 	vm := r.vm
 	r.objects = &objectGuards{}
@@ -78,6 +79,7 @@ func installObjectGuards(r *run) {
 	r.installDescriptorGuards(object)
 	r.installKeyBounds(object)
 	r.installConversionCounters()
+	r.installPromiseBounds()
 }
 
 // installKeyBounds bounds the statics that make a record per key of their argument.
