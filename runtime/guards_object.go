@@ -11,7 +11,7 @@ import (
 // Object guards: the Object statics, Object.prototype and Error.prototype, guarded when
 // the VM is built because every object leads to them (through .constructor and the
 // prototype chain); the lazy families of this file and its siblings (Proxy and Reflect,
-// Date), guarded only for runs that can reach them; and the bounds on statics
+// Date, BigInt), guarded only for runs that can reach them; and the bounds on statics
 // that make one record per key of their argument.
 //
 // Object.keys and its kin build one value per own key in one native call. A String or a
@@ -39,10 +39,11 @@ const (
 // field). VM goroutine only.
 type objectGuards struct {
 	// Lazy families already installed.
-	proxyGuarded, dateGuarded bool
+	proxyGuarded, dateGuarded, bigintGuarded bool
 
 	// The intrinsics the guards call, captured when the VM is built.
 	defineProperty, defineProperties, bind goja.Callable
+	bigint                                 goja.Callable // the original BigInt, once guarded
 
 	// thunks maps a getter or setter that is not an ordinary function to its counted
 	// thunk, and isThunk marks the thunks (guards_reentry.go).
@@ -199,6 +200,9 @@ var lazyObjectFamilies = []struct {
 	// a program could replace it: Reflect is guarded with Proxy.
 	{words: []string{"Proxy", "Reflect"}, install: (*run).guardProxy},
 	{words: []string{"Date"}, install: (*run).guardDate},
+	// BigInt values also come from literals, from BigInt64Array and BigUint64Array and
+	// from DataView's getBigInt64 and getBigUint64.
+	{words: []string{"BigInt", "BigUint64Array", "DataView"}, matches: hasBigIntLiteral, install: (*run).guardBigInt},
 }
 
 // guardObjectsFor installs each lazy family of these files that code can reach. VM
@@ -219,4 +223,29 @@ func containsWord(s string, words []string) bool {
 		}
 	}
 	return false
+}
+
+// hasBigIntLiteral reports whether code may contain a BigInt literal: a numeric token
+// (it starts with a digit) ending in n, such as 1n, 0x1fn or 1_000n. It reads text, not
+// tokens, so a match in a string or a comment counts too; only a missed literal would
+// matter.
+func hasBigIntLiteral(code string) bool {
+	for i := 1; i < len(code); i++ {
+		if code[i] != 'n' || !isWordByte(code[i-1]) {
+			continue
+		}
+		j := i - 1
+		for j > 0 && isWordByte(code[j-1]) {
+			j--
+		}
+		if code[j] >= '0' && code[j] <= '9' {
+			return true
+		}
+	}
+	return false
+}
+
+// isWordByte reports whether b can continue a numeric or identifier token.
+func isWordByte(b byte) bool {
+	return b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b == '_' || b == '$'
 }

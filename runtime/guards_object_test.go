@@ -122,20 +122,25 @@ func TestObjectStaticsUnchanged(t *testing.T) {
 	})
 }
 
-// TestObjectFamiliesLazy checks that a program that cannot reach Proxy, Reflect or Date
-// does not pay for guarding them, and that one that can does.
+// TestObjectFamiliesLazy checks that a program that cannot reach Proxy, Reflect, Date or
+// BigInt does not pay for guarding them, and that one that can does.
 func TestObjectFamiliesLazy(t *testing.T) {
 	p := newTestPool(t, nil)
 	tests := []struct {
-		code        string
-		proxy, date bool
+		code                string
+		proxy, date, bigint bool
 	}{
 		{code: "const x = [1, 2].map(v => v * 2); return x"},
 		{code: "return new Proxy({}, {})", proxy: true},
 		{code: "return Reflect.ownKeys({})", proxy: true},
 		{code: "return new Date(0).toJSON()", date: true},
-		{code: "return globalThis", proxy: true, date: true},
-		{code: "function f() { return this }", proxy: true, date: true},
+		{code: "return 10n", bigint: true},
+		{code: "return 0x1fn + 1_000n", bigint: true},
+		{code: "return BigInt(1)", bigint: true},
+		{code: "return new BigUint64Array(1)", bigint: true},
+		{code: "return new DataView(new ArrayBuffer(8)).getBigUint64(0)", bigint: true},
+		{code: "return globalThis", proxy: true, date: true, bigint: true},
+		{code: "function f() { return this }", proxy: true, date: true, bigint: true},
 		{code: "const a1n = 1; return a1n + x9"},
 	}
 	for _, tt := range tests {
@@ -144,9 +149,30 @@ func TestObjectFamiliesLazy(t *testing.T) {
 			t.Fatal(err)
 		}
 		r.guardObjectsFor(tt.code)
-		got := [2]bool{r.objects.proxyGuarded, r.objects.dateGuarded}
-		if want := [2]bool{tt.proxy, tt.date}; got != want {
-			t.Errorf("%q: guarded (proxy, date) = %v, want %v", tt.code, got, want)
+		got := [3]bool{r.objects.proxyGuarded, r.objects.dateGuarded, r.objects.bigintGuarded}
+		if want := [3]bool{tt.proxy, tt.date, tt.bigint}; got != want {
+			t.Errorf("%q: guarded (proxy, date, bigint) = %v, want %v", tt.code, got, want)
+		}
+	}
+}
+
+func TestHasBigIntLiteral(t *testing.T) {
+	for code, want := range map[string]bool{
+		"1n": true, "x = 0n": true, "0xFFn": true, "0b101n": true, "0o7n": true, "1_000n": true, "f(2n)": true,
+		"": false, "n": false, "an": false, "a1n": false, "$1n": false, "function in() {}": false, "1.5": false,
+		"return token": false, "x9n": false,
+	} {
+		if got := hasBigIntLiteral(code); got != want {
+			t.Errorf("hasBigIntLiteral(%q) = %v, want %v", code, got, want)
+		}
+	}
+	// Every BigInt literal goja accepts is found.
+	for _, lit := range []string{"0n", "123n", "0x1n", "0XaBn", "0b1n", "0B0n", "0o7n", "0O1n", "9_9n", "0x_1n"} {
+		if _, err := goja.Compile("", "("+lit+")", true); err != nil {
+			continue // not a literal after all
+		}
+		if !hasBigIntLiteral("x = " + lit + ";") {
+			t.Errorf("hasBigIntLiteral missed %s", lit)
 		}
 	}
 }
