@@ -50,10 +50,13 @@ type objectGuards struct {
 	thunks  map[*goja.Object]*goja.Object
 	isThunk map[*goja.Object]bool
 
-	proxy       *proxyState // guards_proxy.go, once Proxy is guarded
-	boundedFns  *boundedFns // guards_promise.go, once a bounded iterable is made
-	standIn     goja.Value  // guards_reentry.go's stand-in accessor
-	hasInstance goja.Value  // guards_proxy.go's hasInstanceTrap
+	proxy      *proxyState   // guards_proxy.go, once Proxy is guarded
+	boundedFns *boundedFns   // guards_promise.go, once a bounded iterable is made
+	typed      *typedHelpers // typedarrays.go, once a typed-array guard needs them
+	// arrayValues is Array.prototype[Symbol.iterator] (the guarded values).
+	arrayValues goja.Value
+	standIn     goja.Value // guards_reentry.go's stand-in accessor
+	hasInstance goja.Value // guards_proxy.go's hasInstanceTrap
 }
 
 // recoverTrap turns a Go panic in a trap of a guard's own proxy into the run's failure,
@@ -77,6 +80,7 @@ func installObjectGuards(r *run) {
 	r.objects.defineProperty, _ = goja.AssertFunction(object.Get("defineProperty"))
 	r.objects.defineProperties, _ = goja.AssertFunction(object.Get("defineProperties"))
 	r.objects.bind, _ = goja.AssertFunction(r.in.errorCtor.Prototype().Get("bind"))
+	r.objects.arrayValues = r.in.arrayProto.GetSymbol(goja.SymIterator)
 	r.installDescriptorGuards(object)
 	r.installKeyBounds(object)
 	r.installConversionCounters()
