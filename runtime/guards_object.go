@@ -234,15 +234,17 @@ func containsWord(s string, words []string) bool {
 // tokens, so a match in a string or a comment counts too; only a missed literal would
 // matter.
 func hasBigIntLiteral(code string) bool {
-	for i := 1; i < len(code); i++ {
-		if code[i] != 'n' || !isWordByte(code[i-1]) {
+	start := -1 // where the current token of word bytes starts
+	for i := 0; i < len(code); i++ {
+		c := code[i]
+		if !isWordByte(c) {
+			start = -1
 			continue
 		}
-		j := i - 1
-		for j > 0 && isWordByte(code[j-1]) {
-			j--
+		if start < 0 {
+			start = i
 		}
-		if code[j] >= '0' && code[j] <= '9' {
+		if c == 'n' && i > start && code[start] >= '0' && code[start] <= '9' {
 			return true
 		}
 	}

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/dop251/goja"
@@ -160,7 +161,7 @@ func TestHasBigIntLiteral(t *testing.T) {
 	for code, want := range map[string]bool{
 		"1n": true, "x = 0n": true, "0xFFn": true, "0b101n": true, "0o7n": true, "1_000n": true, "f(2n)": true,
 		"": false, "n": false, "an": false, "a1n": false, "$1n": false, "function in() {}": false, "1.5": false,
-		"return token": false, "x9n": false,
+		"return token": false, "x9n": false, strings.Repeat("n", 1e5): false, strings.Repeat("9", 1e5) + "n": true,
 	} {
 		if got := hasBigIntLiteral(code); got != want {
 			t.Errorf("hasBigIntLiteral(%q) = %v, want %v", code, got, want)
