@@ -87,7 +87,8 @@ func runDifferential(t *testing.T, programs map[string]string) {
 // TestKeyBounds pins the bounds of the Object statics that make a record per key: a
 // String, a typed array or a genuine Array with more keys than the heap budget allows
 // (32 MiB here: 699050 keys for Object.keys, 52428 entries) throws V8's RangeError before
-// anything is built; sparse arrays count only the elements they hold.
+// anything is built; sparse arrays count only the elements they hold. A descriptor map
+// of more than 16384 properties is refused as it is read.
 func TestKeyBounds(t *testing.T) {
 	runGuardCases(t, []guardCase{
 		{name: "keys of a long string", code: catchExpr("Object.keys('x'.repeat(1e6))"), want: "RangeError: Invalid array length"},
@@ -101,6 +102,9 @@ func TestKeyBounds(t *testing.T) {
 		{name: "freeze of a long array", code: catchExpr("Object.freeze(new Array(3e5).fill(0))"), want: "RangeError: Too many properties to enumerate"},
 		{name: "seal of a long array", code: catchExpr("Object.seal(new Array(3e5).fill(0))"), want: "RangeError: Too many properties to enumerate"},
 		{name: "Reflect.ownKeys of a typed array", code: catchExpr("Reflect.ownKeys(new Int8Array(1e6))"), want: "RangeError: Invalid array length"},
+		{name: "defineProperties of a huge map", code: catchExpr("const d = {}; for (let i = 0; i < 2e4; i++) d['k' + i] = {value: i}; Object.defineProperties({}, d)"), want: "RangeError: Too many properties to enumerate"},
+		{name: "create with a huge map", code: catchExpr("const d = {}; for (let i = 0; i < 2e4; i++) d['k' + i] = {value: i}; Object.create(null, d)"), want: "RangeError: Too many properties to enumerate"},
+		{name: "defineProperties within the bound", code: "const d = {}; for (let i = 0; i < 1e4; i++) d['k' + i] = {value: i, enumerable: true}; return Object.keys(Object.defineProperties({}, d)).length", want: "10000"},
 		{name: "a sparse array holds only its elements", code: "const a = Array(2 ** 32 - 1); a[5] = 1; a[4e9] = 2; return Object.entries(a).join(';') + ' ' + Object.keys(Array(2 ** 32 - 1)).length", want: "5,1;4000000000,2 0"},
 		{name: "a long sparse array of few elements freezes", code: "const a = []; a[1e6] = 1; return Object.isFrozen(Object.freeze(a))", want: "true"},
 		{name: "within the bound", code: "return [Object.keys('x'.repeat(1e4)).length, Object.entries(new Uint8Array(1e4)).length, Object.keys(new Array(1e5).fill(0)).length].join()", want: "10000,10000,100000"},

@@ -158,30 +158,6 @@ func (r *run) readDescriptor(d *goja.Object) *goja.Object {
 	return fresh
 }
 
-// descriptorObject is a fresh null-prototype descriptor object for desc, with safe
-// accessors.
-func (r *run) descriptorObject(desc goja.PropertyDescriptor) *goja.Object {
-	fresh := r.freshObject()
-	if desc.Value != nil {
-		_ = fresh.Set("value", desc.Value)
-	}
-	for _, f := range []struct {
-		name string
-		flag goja.Flag
-	}{{"writable", desc.Writable}, {"enumerable", desc.Enumerable}, {"configurable", desc.Configurable}} {
-		if f.flag != goja.FLAG_NOT_SET {
-			_ = fresh.Set(f.name, f.flag.Bool())
-		}
-	}
-	if desc.Getter != nil {
-		_ = fresh.Set("get", r.safeAccessor(desc.Getter))
-	}
-	if desc.Setter != nil {
-		_ = fresh.Set("set", r.safeAccessor(desc.Setter))
-	}
-	return fresh
-}
-
 func (r *run) freshObject() *goja.Object {
 	o := r.vm.NewObject()
 	_ = o.SetPrototype(nil)
@@ -219,22 +195,29 @@ func (r *run) installDescriptorGuards(object *goja.Object) {
 	})
 }
 
-// keyedDescriptor is one property of a descriptor map: its key (a string or a symbol)
+// keyedDescriptor is one property of a descriptor map: its key (a string, or a symbol)
 // and its descriptor as goja read it.
 type keyedDescriptor struct {
-	key  goja.Value
+	key  string
+	sym  *goja.Symbol
 	desc goja.PropertyDescriptor
 }
+
+// descriptorCost is what one property of a descriptor map costs Object.defineProperties
+// and Object.create, in bytes of the heap budget (about 2 KB allocated each, measured).
+const descriptorCost = 2048
 
 // readDescriptors reads a descriptor map as Object.defineProperties does, by letting the
 // original itself read it onto a scratch proxy whose defineProperty traps record each
 // key and descriptor: the order of reads, getters and traps, and every TypeError, are
-// goja's own. A trap also defines the property on the scratch target, which goja's
-// invariant checks inspect after the trap; an accessor gets a stand-in function there,
-// because goja's check wrongly refuses a non-configurable accessor whose functions are
-// the same as the ones being defined.
+// goja's own. Past the heap budget's worth of properties it throws V8's RangeError, and
+// it stops when the run does. A trap defines a non-configurable property on the scratch
+// target too, which goja's invariant check inspects after the trap; an accessor gets a
+// stand-in function there, because that check wrongly refuses a non-configurable
+// accessor whose functions are the same as the ones being defined.
 func (r *run) readDescriptors(props goja.Value) []keyedDescriptor {
 	var out []keyedDescriptor
+	limit := int(r.limits.HeapBytes / descriptorCost)
 	scratch := r.vm.NewObject()
 	standIn := func(v goja.Value) goja.Value {
 		if v == nil || goja.IsUndefined(v) {
@@ -245,26 +228,33 @@ func (r *run) readDescriptors(props goja.Value) []keyedDescriptor {
 		}
 		return r.objects.standIn
 	}
-	record := func(key goja.Value, desc goja.PropertyDescriptor, define func() error) bool {
-		out = append(out, keyedDescriptor{key, desc})
-		return define() == nil
+	record := func(p keyedDescriptor) bool {
+		if len(out) >= limit || len(out)&1023 == 1023 && r.failed() {
+			panic(r.rangeError(msgTooManyProperties))
+		}
+		out = append(out, p)
+		if p.desc.Configurable != goja.FLAG_FALSE {
+			return true
+		}
+		var err error
+		switch d, accessor := p.desc, p.desc.Getter != nil || p.desc.Setter != nil; {
+		case p.sym != nil && accessor:
+			err = scratch.DefineAccessorPropertySymbol(p.sym, standIn(d.Getter), standIn(d.Setter), d.Configurable, d.Enumerable)
+		case p.sym != nil:
+			err = scratch.DefineDataPropertySymbol(p.sym, d.Value, d.Writable, d.Configurable, d.Enumerable)
+		case accessor:
+			err = scratch.DefineAccessorProperty(p.key, standIn(d.Getter), standIn(d.Setter), d.Configurable, d.Enumerable)
+		default:
+			err = scratch.DefineDataProperty(p.key, d.Value, d.Writable, d.Configurable, d.Enumerable)
+		}
+		return err == nil
 	}
 	p := r.vm.NewProxy(scratch, &goja.ProxyTrapConfig{
-		DefineProperty: func(t *goja.Object, key string, desc goja.PropertyDescriptor) bool {
-			return record(r.vm.ToValue(key), desc, func() error {
-				if desc.Getter != nil || desc.Setter != nil {
-					return t.DefineAccessorProperty(key, standIn(desc.Getter), standIn(desc.Setter), desc.Configurable, desc.Enumerable)
-				}
-				return t.DefineDataProperty(key, desc.Value, desc.Writable, desc.Configurable, desc.Enumerable)
-			})
+		DefineProperty: func(_ *goja.Object, key string, desc goja.PropertyDescriptor) bool {
+			return record(keyedDescriptor{key: key, desc: desc})
 		},
-		DefinePropertySym: func(t *goja.Object, key *goja.Symbol, desc goja.PropertyDescriptor) bool {
-			return record(key, desc, func() error {
-				if desc.Getter != nil || desc.Setter != nil {
-					return t.DefineAccessorPropertySymbol(key, standIn(desc.Getter), standIn(desc.Setter), desc.Configurable, desc.Enumerable)
-				}
-				return t.DefineDataPropertySymbol(key, desc.Value, desc.Writable, desc.Configurable, desc.Enumerable)
-			})
+		DefinePropertySym: func(_ *goja.Object, key *goja.Symbol, desc goja.PropertyDescriptor) bool {
+			return record(keyedDescriptor{sym: key, desc: desc})
 		},
 	})
 	if _, err := r.objects.defineProperties(goja.Undefined(), r.vm.ToValue(p), props); err != nil {
@@ -273,10 +263,34 @@ func (r *run) readDescriptors(props goja.Value) []keyedDescriptor {
 	return out
 }
 
-// defineAll defines each read property on o, in order, with safe accessors.
+// defineAll defines each read property on o, in order, with safe accessors, as goja's
+// defineProperties does (a proxy's defineProperty trap gets a fresh descriptor object).
 func (r *run) defineAll(o *goja.Object, props []keyedDescriptor) {
-	for _, p := range props {
-		if _, err := r.objects.defineProperty(goja.Undefined(), o, p.key, r.descriptorObject(p.desc)); err != nil {
+	for i, p := range props {
+		if i&1023 == 1023 && r.failed() {
+			panic(r.rangeError(msgTooManyProperties)) // the run is over; unwind
+		}
+		var err error
+		switch d := p.desc; {
+		case d.Getter != nil || d.Setter != nil:
+			get, set := d.Getter, d.Setter
+			if get != nil {
+				get = r.safeAccessor(get)
+			}
+			if set != nil {
+				set = r.safeAccessor(set)
+			}
+			if p.sym != nil {
+				err = o.DefineAccessorPropertySymbol(p.sym, get, set, d.Configurable, d.Enumerable)
+			} else {
+				err = o.DefineAccessorProperty(p.key, get, set, d.Configurable, d.Enumerable)
+			}
+		case p.sym != nil:
+			err = o.DefineDataPropertySymbol(p.sym, d.Value, d.Writable, d.Configurable, d.Enumerable)
+		default:
+			err = o.DefineDataProperty(p.key, d.Value, d.Writable, d.Configurable, d.Enumerable)
+		}
+		if err != nil {
 			panic(err)
 		}
 	}
