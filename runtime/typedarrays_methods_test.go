@@ -2,7 +2,9 @@ package runtime
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -99,4 +101,84 @@ func TestTypedArraySortInGo(t *testing.T) {
 		programs[kind] = "const a = new " + kind + "([" + vals.String() + "]);" + nan + " const b = a.toSorted(); a.sort(); const bytes1 = Array.from(new Uint8Array(a.buffer)).join(), bytes2 = Array.from(new Uint8Array(b.buffer)).join(); return (bytes1 === bytes2) + ' ' + bytes1.length + ' ' + bytes1.slice(0, 200) + ' ' + bytes1.slice(-200)"
 	}
 	runDifferential(t, programs)
+}
+
+// TestSortOrdered checks the Go sort against a stable sort in goja's order on shapes that
+// trouble quicksorts: sorted, reversed, all equal, few values, organ pipes, random, and
+// floats with NaNs and both zeros.
+func TestSortOrdered(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	const n = 1 << 17
+	shapes := map[string]func(i int) float64{
+		"sorted":   func(i int) float64 { return float64(i) },
+		"reversed": func(i int) float64 { return float64(n - i) },
+		"equal":    func(int) float64 { return 7 },
+		"few":      func(int) float64 { return float64(rng.IntN(3)) },
+		"pipes":    func(i int) float64 { return float64(min(i, n-i)) },
+		"random":   func(int) float64 { return rng.NormFloat64() },
+		"zeros":    func(int) float64 { return []float64{0, math.Copysign(0, -1), 1, -1}[rng.IntN(4)] },
+		"nans": func(int) float64 {
+			return []float64{math.NaN(), math.Float64frombits(0x7ff8000000000001), 0.5}[rng.IntN(3)]
+		},
+	}
+	less := func(x, y float64) bool { // goja's typedFloatLess
+		switch {
+		case math.IsNaN(y):
+			return !math.IsNaN(x)
+		case math.IsNaN(x):
+			return false
+		case x == 0 && y == 0:
+			return math.Signbit(x)
+		}
+		return x < y
+	}
+	for name, f := range shapes {
+		t.Run(name, func(t *testing.T) {
+			a := make([]float64, n)
+			ints := make([]int32, n)
+			for i := range a {
+				a[i] = f(i)
+				ints[i] = int32(a[i] * 1000)
+			}
+			want := slices.Clone(a)
+			slices.SortStableFunc(want, func(x, y float64) int {
+				if less(x, y) {
+					return -1
+				}
+				if less(y, x) {
+					return 1
+				}
+				return 0
+			})
+			sortFloats(a, func() {})
+			for i := range a {
+				if math.Float64bits(a[i]) != math.Float64bits(want[i]) {
+					t.Fatalf("float64 element %d = %v (%x), want %v (%x)", i, a[i], math.Float64bits(a[i]), want[i], math.Float64bits(want[i]))
+				}
+			}
+			wantInts := slices.Clone(ints)
+			slices.Sort(wantInts)
+			sortOrdered(ints, func() {})
+			if !slices.Equal(ints, wantInts) {
+				t.Fatal("int32 sort differs from slices.Sort")
+			}
+		})
+	}
+	// A long sort checks the run's stop flag as it goes, and the check's panic unwinds it.
+	long := make([]uint64, 1<<21)
+	for i := range long {
+		long[i] = rng.Uint64()
+	}
+	checks := 0
+	func() {
+		defer func() { _ = recover() }()
+		sortOrdered(long, func() {
+			if checks++; checks == 2 {
+				panic("stop")
+			}
+		})
+	}()
+	if checks != 2 {
+		t.Errorf("the stop check ran %d times, want 2 (then the sort unwound)", checks)
+	}
 }
