@@ -34,11 +34,17 @@ import (
 // Over maxNativeDepth levels the RangeError of a deep recursion is thrown, and it is
 // catchable.
 //
-// What is left: every other built-in that converts its receiver or an argument to a
-// primitive can be installed as that object's toString, valueOf or Symbol.toPrimitive
-// (o.toString = String.prototype.trim; String(o)) and recurse the same way through
-// goja's ToPrimitive, which no wrapper reaches. A guard on each such built-in closes its
-// own cycle only, at about 1.4 KB per pooled VM each; see the README's notes.
+// What is left: a built-in that converts its receiver or an argument to a primitive, or
+// formats it into an error message, can be installed as that object's toString, valueOf
+// or Symbol.toPrimitive (o.toString = String.prototype.trim; String(o)) and recurse the
+// same way through goja's ToPrimitive, which no wrapper reaches. A scan of every
+// built-in found 52 that still do (String.prototype's 29 methods, RegExp.prototype's
+// toString and Symbol methods, Number.prototype's toFixed, toPrecision, toExponential and
+// valueOf, Function.prototype.call and toString, Promise.prototype.catch and finally,
+// Array.prototype's at, find, findIndex, findLast, findLastIndex, push, pop and
+// toString, ArrayBuffer.prototype.slice and byteLength). A counting guard closes one
+// built-in's cycle, at about 1.4 KB of every pooled VM; a counter in goja's
+// toPrimitive would close them all.
 
 // counted makes fn count one level of native nesting for all it does, its own
 // conversions included: guardCall's wrappers go through it, so that a guard used as an
