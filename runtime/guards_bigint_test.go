@@ -24,6 +24,7 @@ func TestBigIntBounds(t *testing.T) {
 		{name: "asUintN with a huge bit count", code: "return [BigInt.asUintN(2 ** 37, 5n) === 5n, BigInt.asUintN(2 ** 53 - 1, 0n) === 0n, BigInt.asUintN(2 ** 40, true) === 1n, BigInt.asUintN(2 ** 40, '77') === 77n].join()", want: "true,true,true,true"},
 		{name: "asIntN with a huge bit count", code: "return [BigInt.asIntN(2 ** 37, -5n) === -5n, BigInt.asIntN(2 ** 40, 5n) === 5n, BigInt.asIntN(2 ** 53 - 1, -(2n ** 100n)) === -(2n ** 100n)].join()", want: "true,true,true"},
 		{name: "asUintN of a number", code: catchExpr("BigInt.asUintN(2 ** 40, 5)"), want: "TypeError: Cannot convert 5 to a BigInt"},
+		{name: "BigInt reached only through eval", code: catchExpr("const B = eval('1' + 'n').constructor; B('1'.repeat(100001))"), want: tooLong},
 		{name: "bits converted once", code: "let n = 0; const bits = {valueOf() { return n++ ? 2 ** 40 : 8 }}; return String(BigInt.asUintN(bits, 257n)) + ' ' + n", want: "1 1"},
 	})
 }

@@ -35,6 +35,9 @@ func TestNativeReentry(t *testing.T) {
 		{name: "Date's toJSON as toISOString", code: catchExpr("const o = {toISOString: Date.prototype.toJSON}; o.toISOString()"), want: msgRecursion},
 		{name: "a guard as valueOf of its own length", code: catchExpr("const o = {}; o.length = o; o.valueOf = Array.prototype.forEach; o.valueOf()"), want: msgRecursion},
 		{name: "padStart as toString", code: catchExpr("const o = {}; o.toString = String.prototype.padStart; String(o)"), want: msgRecursion},
+		{name: "Proxy and Reflect reached only through eval", code: catchExpr("const P = eval('Pro' + 'xy'), R = eval('Refl' + 'ect'); const h = {}; const p = new P({}, h); h.get = R.get.bind(null, p); p.x"), want: msgRecursion},
+		{name: "Date reached only through a Function", code: catchExpr("const D = Function('return Da' + 'te')(); const o = {toISOString: D.prototype.toJSON}; o.toISOString()"), want: msgRecursion},
+		{name: "goja has no __defineGetter__", code: "return typeof ({}).__defineGetter__ + typeof ({}).__lookupGetter__", want: "undefinedundefined"},
 		{name: "the run goes on afterwards", code: "try { const o = {}; Object.defineProperty(o, 'length', {get: Array.prototype.at}); o.length } catch {} return [1, 2].at(-1)", want: "2"},
 	})
 }
