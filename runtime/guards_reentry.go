@@ -15,14 +15,17 @@ import (
 // frame, so the call-stack limit never sees it, and it ends the process with Go's fatal
 // stack overflow. Without forking goja, these guards put a counted level on every such
 // edge:
-//   - Object.defineProperty, Object.defineProperties, Object.create (its second argument)
-//     and Reflect.defineProperty read each descriptor once, as goja does, into a fresh
-//     null-prototype descriptor (a polluted Object.prototype.get cannot slip into it) in
-//     which a getter or setter that is not an ordinary ECMAScript function is replaced by
-//     a counted thunk: a native function of the same name and length that calls it with
-//     the same this and arguments as one level of native nesting (enterNative). The
-//     thunk is what the property then holds: reading the descriptor back gives the thunk,
-//     not the original (the one difference a program can observe).
+//   - Object.defineProperty and Reflect.defineProperty read the descriptor once, as goja
+//     does, into a fresh null-prototype descriptor (a polluted Object.prototype.get
+//     cannot slip into it) for the original; Object.defineProperties and Object.create
+//     (its second argument) have goja's own code read the map, and define each property
+//     from the descriptor goja read. In both, a getter or setter that is not an ordinary
+//     ECMAScript function is replaced by a counted thunk: a native function of the same
+//     name and length that calls it with the same this and arguments as one level of
+//     native nesting (enterNative). The thunk is what the property then holds: reading
+//     the descriptor back gives the thunk, not the original, and a proxy's
+//     defineProperty trap called by Object.defineProperty gets the fresh null-prototype
+//     descriptor (the differences a program can observe).
 //   - Proxy is replaced (lazily) by a constructor that gives goja's Proxy a forwarding
 //     handler: each trap looks up the program's handler trap when the trap runs, as the
 //     specification does, and calls it as one level of native nesting, or reports no trap
