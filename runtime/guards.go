@@ -24,18 +24,26 @@ import (
 // its own getter) ends with a RangeError instead of a Go stack overflow, which would end
 // the process.
 //
-// Families, each with its tests in guards_test.go:
-//   - strings: repeat, padStart/padEnd (result length);
+// The families, where they are, and where their tests are:
+//   - strings: repeat, padStart/padEnd (result length) here, guards_test.go; the rest in
+//     guards_string.go;
+//   - regular expressions: guards_regexp*.go;
 //   - arrays: every Array.prototype method that walks the receiver's length, join and
 //     toLocaleString (result size), concat, flat and flatMap (a JavaScript
 //     implementation), sort and toSorted (length; the default sort through an
-//     interruptible comparator), fill, Array.from of array-likes;
+//     interruptible comparator), fill, Array.from of array-likes: here, guards_test.go;
 //   - calls: Function.prototype.apply, Reflect.apply and Reflect.construct (argument
-//     count), bind (name growth);
+//     count), bind (name growth): here, guards_test.go;
 //   - re-entrancy: getters, setters and Proxy traps that are built-ins run through a
-//     counted thunk (accessors.go).
-// Typed arrays and ArrayBuffer are in typedarrays.go, JSON in json.go, eval and the
-// Function constructors in eval_guard.go.
+//     counted thunk; conversions through Error, Object and Date methods counted:
+//     guards_reentry.go, guards_proxy.go;
+//   - Object statics (keys, entries, assign, freeze, defineProperties…): guards_object.go;
+//   - Promise.all and its kin (input count): guards_promise.go;
+//   - BigInt (parse, toString, asIntN/asUintN): guards_bigint.go;
+//   - typed arrays and ArrayBuffer: typedarrays*.go;
+//   - JSON: json*.go; eval and the Function constructors: eval_guard.go.
+// The hostile corpus (internal/hostile) runs a shape of each family in both isolation
+// modes.
 
 // maxNativeDepth bounds how deeply guarded built-ins may re-enter one another. Each level
 // costs about a kilobyte of Go stack; a thousand stay far below Go's limit.
@@ -63,6 +71,7 @@ func installGuards(r *run) error {
 	installStringGuards(r)
 	installArrayGuards(r)
 	installCallGuards(r)
+	installObjectGuards(r)
 	return installEvalGuards(r)
 }
 
@@ -76,10 +85,18 @@ func installGuards(r *run) error {
 // guarded when the VM is built.
 var lazyFamilies = []struct {
 	words   []string
+	matches func(code string) bool // more than words, if set
 	install func(*run)
 }{
-	{typedTriggers, (*run).guardTypedArrays},
-	{[]string{"JSON"}, (*run).guardJSON},
+	{words: typedTriggers, install: (*run).guardTypedArrays},
+	{words: []string{"JSON"}, install: (*run).guardJSON},
+	// Reflect.defineProperty defines accessors as Object.defineProperty does, and the
+	// Proxy guards capture Reflect's originals before a program could replace them.
+	{words: []string{"Proxy", "Reflect"}, install: (*run).guardProxy},
+	{words: []string{"Date"}, install: (*run).guardDate},
+	// BigInt values also come from literals, from BigInt64Array and BigUint64Array and
+	// from DataView's getBigInt64 and getBigUint64.
+	{words: []string{"BigInt", "BigUint64Array", "DataView"}, matches: hasBigIntLiteral, install: (*run).guardBigInt},
 }
 
 // globalWords reach the global object, and so every lazy family.
@@ -89,7 +106,7 @@ var globalWords = []string{"globalThis", "this"}
 func (r *run) guardLazyFor(code string) {
 	all := containsAny(code, globalWords)
 	for _, f := range lazyFamilies {
-		if all || containsAny(code, f.words) {
+		if all || containsAny(code, f.words) || f.matches != nil && f.matches(code) {
 			f.install(r)
 		}
 	}
@@ -136,7 +153,7 @@ func (r *run) guardCall(obj *goja.Object, name string, wrap func(goja.FunctionCa
 		return
 	}
 	length := origV.ToObject(r.vm).Get("length")
-	f := r.native(func(call goja.FunctionCall) goja.Value { return wrap(call, orig) }).ToObject(r.vm)
+	f := r.native(r.counted(func(call goja.FunctionCall) goja.Value { return wrap(call, orig) })).ToObject(r.vm)
 	_ = f.DefineDataProperty("name", r.vm.ToValue(name), goja.FLAG_FALSE, goja.FLAG_TRUE, goja.FLAG_FALSE)
 	_ = f.DefineDataProperty("length", length, goja.FLAG_FALSE, goja.FLAG_TRUE, goja.FLAG_FALSE)
 	_ = obj.DefineDataProperty(name, f, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)

@@ -41,6 +41,8 @@ type run struct {
 	nativeDepth  int   // guarded built-ins in progress on the VM goroutine (guards.go)
 	memStart     int64 // the process's live heap besides runs when it started
 
+	objects *objectGuards // guards_object.go
+
 	namespaces        []*Namespace
 	generatorsGuarded bool         // eval_guard.go
 	onLog             func(string) // RunOptions.OnLog

@@ -79,6 +79,7 @@ func (r *run) guardTypedArrays() {
 			return r.typedArrayTrap(k.size, orig)
 		})
 	}
+	r.guardTypedArrayMethods()
 }
 
 // hasInstance is OrdinaryHasInstance with the receiver as the constructor: whether the
@@ -169,14 +170,18 @@ func (r *run) typedArrayTrap(size int64, orig goja.Constructor) func(*goja.Objec
 		// into an array of the length that was checked.
 		limit := min(r.maxElements(), r.maxBufferBytes()/size)
 		if it := src.GetSymbol(goja.SymIterator); it != nil && !goja.IsUndefined(it) && !goja.IsNull(it) {
-			var vals []goja.Value
-			r.vm.ForOf(src, func(v goja.Value) bool {
-				if int64(len(vals)) >= limit {
-					tooLong(float64(len(vals) + 1))
-					panic(r.rangeError("Invalid typed array length"))
+			// A genuine Array with its own iterator has as many elements as its length;
+			// anything else is iterated with the method read above (goja's ForOf would
+			// read it again), checking the run's stop flag as it goes.
+			if src.ClassName() == "Array" && it == r.objects.arrayValues {
+				if n := toLength(src.Get("length")); n > limit {
+					tooLong(float64(n))
+					panic(r.rangeError(fmt.Sprintf("Invalid typed array length: %d", n)))
 				}
-				vals = append(vals, v)
-				return true
+			}
+			vals := r.collect(src, it, limit, func(n int64) {
+				tooLong(float64(n))
+				panic(r.rangeError(fmt.Sprintf("Invalid typed array length: %d", n)))
 			})
 			return r.fillTyped(construct(orig, nt, r.vm.ToValue(len(vals))), r.vm.NewArray(toAny(vals)...), len(vals))
 		}
