@@ -96,6 +96,7 @@ func (r *run) scanSource(src string, prefix int, hashbang bool) {
 		}
 	}
 	r.guardTypedArraysFor(src) // code known only now may name them
+	r.guardTextFor(src, s.regexps)
 }
 
 // guardGenerators guards GeneratorFunction, once per VM. A program with generator syntax

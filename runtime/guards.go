@@ -60,6 +60,7 @@ func (r *run) maxElements() int64  { return r.limits.HeapBytes / 16 }
 // with checking wrappers. It runs once per VM, when the pool builds it.
 func installGuards(r *run) error {
 	installStringGuards(r)
+	installTextGuards(r)
 	installArrayGuards(r)
 	installCallGuards(r)
 	return installEvalGuards(r)

@@ -37,8 +37,9 @@ type run struct {
 	slot      int // the run's slot with the memory governor, -1 for none
 	// typedGuarded is set once the typed-array constructors are guarded (typedarrays.go).
 	typedGuarded bool
-	nativeDepth  int   // guarded built-ins in progress on the VM goroutine (guards.go)
-	memStart     int64 // the process's live heap besides runs when it started
+	nativeDepth  int         // guarded built-ins in progress on the VM goroutine (guards.go)
+	text         *textGuards // the string and regexp guards' state (guards_string.go)
+	memStart     int64       // the process's live heap besides runs when it started
 
 	namespaces        []*Namespace
 	generatorsGuarded bool         // eval_guard.go
@@ -200,6 +201,7 @@ func (r *run) exec() {
 	}()
 	r.scope.settleNamed(r.prg.code)
 	r.guardTypedArraysFor(r.prg.code)
+	r.guardTextFor(r.prg.code, r.prg.regexps)
 	r.removeGoError()
 	if r.prg.generators {
 		if err := r.guardGenerators(); err != nil {
