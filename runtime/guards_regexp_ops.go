@@ -68,7 +68,7 @@ func wellFormed(s goja.String) bool {
 // nativeFits reports whether goja's fast path may run a global operation as it is: its
 // engine is Go's, and its matches fit in memory even with one at every position.
 func (r *run) nativeFits(st regexpState, s goja.String) bool {
-	return goEngine(st, s) && int64(s.Length()+1)*matchBytes(st.groups) <= r.goFastBytes()
+	return goEngine(st, s) && int64(s.Length()+1)*matchBytes(st.groups) <= r.goFastBytes() && !r.text.emulate
 }
 
 // advanceIndex is ECMAScript's AdvanceStringIndex.

@@ -35,6 +35,7 @@ type textGuards struct {
 	regexps  bool // the RegExp guards are installed (guards_regexp.go)
 	uri      bool // encodeURI, encodeURIComponent and escape are guarded
 	iterNext bool // %RegExpStringIteratorPrototype%.next is guarded
+	emulate  bool // tests: never let goja run a global RegExp operation as it is
 
 	re regexpIntrinsics // captured when the RegExp guards are installed
 
