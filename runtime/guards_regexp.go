@@ -324,7 +324,7 @@ func isRegExpObject(v goja.Value) bool {
 // ---- String.prototype.match, matchAll and search ----
 
 // guardPatternTakers guards the String methods that compile a pattern from a string.
-func (r *run) guardPatternTakers(proto *goja.Object, orig *stringOriginals) {
+func (r *run) guardPatternTakers(proto *goja.Object) {
 	for _, m := range []struct {
 		name string
 		sym  *goja.Symbol

@@ -15,10 +15,12 @@ import (
 // group; -1 for a group that took no part), with the groups' names. Unlike goja it
 // allocates nothing per input character up front, runs regexp2 one match per call with
 // the run's stop flag checked between, and stops after want matches (goja finds them all;
-// the callers need no more). More than goFastBytes' worth of matches is the array
-// RangeError. A regexp2 timeout means no match at all, as in goja.
+// the callers need no more). More than enumBytes' worth of matches is the array
+// RangeError; text that regexp2 would need more than half the heap budget to hold as
+// runes (4 bytes a character, 12 for a unicode RegExp) the string RangeError. A regexp2
+// timeout means no match at all, as in goja.
 func (r *run) fastMatches(o *goja.Object, st regexpState, s goja.String, sticky bool, want int64) (found [][]int, names []string) {
-	most := r.goFastBytes() / matchBytes(st.groups)
+	most := r.enumBytes() / findBytes(st.groups)
 	limit := min(want, most+1)
 	check := func(n int) {
 		if int64(n) > most {
@@ -42,6 +44,11 @@ func (r *run) fastMatches(o *goja.Object, st regexpState, s goja.String, sticky 
 	if re == nil {
 		panic(r.vm.NewTypeError("internal error: a RegExp without a compiled pattern"))
 	}
+	if per := int64(4 + 8*btoi(st.unicode && !isASCII(s))); int64(s.Length())*per > r.limits.HeapBytes/2 {
+		r.tooLongString()
+	}
+	most = r.enumBytes() / findBytes(len(re.GetGroupNumbers())-1)
+	limit = min(want, most+1)
 	// goja's findAllSubmatchIndexUTF16, or findAllSubmatchIndexUnicode for a unicode
 	// RegExp over text that is not ASCII: the text as runes (code units, or code points
 	// with the UTF-16 position of each).
@@ -108,6 +115,13 @@ func (r *run) fastMatches(o *goja.Object, st regexpState, s goja.String, sticky 
 	}
 	check(len(found))
 	return found, names
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // stickyPrefix is goja's sticky rule for Go's matches: they must follow one another from
@@ -252,28 +266,57 @@ func (r *run) buildReplace(s goja.String, found [][]int, names []string, fn goja
 			named[names[i]] = 2 * i
 		}
 	}
-	var b goja.StringBuilder
-	total, last := int64(0), 0
-	for i, m := range found {
-		if i&1023 == 1023 && r.failed() {
-			r.tooLongString() // the run is over; unwind
-		}
+	var t *template
+	x := substitution{s: s}
+	at := func(m []int) *substitution {
 		sub := func(j int) goja.String {
 			if m[2*j] < 0 {
 				return empty
 			}
 			return s.Substring(m[2*j], m[2*j+1])
 		}
-		var piece goja.String
-		var x *substitution
-		size := 0
-		if fn != nil {
+		x.position, x.matched, x.capture = m[0], sub(0), sub
+		if named != nil {
+			x.named = func(ref goja.String) goja.String {
+				if k, ok := named[ref.String()]; ok && k < len(m)-1 && m[k] >= 0 {
+					return s.Substring(m[k], m[k+1])
+				}
+				return empty
+			}
+		}
+		return &x
+	}
+	if fn == nil {
+		// Count the result first.
+		t = newTemplate(repl, len(found[0])/2, named != nil)
+		total := int64(n)
+		for i, m := range found {
+			if i&1023 == 1023 && r.failed() {
+				r.tooLongString() // the run is over; unwind
+			}
+			if total += int64(t.expand(nil, at(m)) - (m[1] - m[0])); total > limit {
+				r.tooLongString()
+			}
+		}
+	}
+	var b goja.StringBuilder
+	total, last := int64(0), 0
+	for i, m := range found {
+		if i&1023 == 1023 && r.failed() {
+			r.tooLongString()
+		}
+		if m[0] != last {
+			b.WriteSubstring(s, last, m[0])
+		}
+		if fn == nil {
+			t.expand(&b, at(m))
+		} else {
 			args := make([]goja.Value, len(m)/2, len(m)/2+3)
 			for j := range args {
 				if m[2*j] < 0 {
 					args[j] = undef
 				} else {
-					args[j] = sub(j)
+					args[j] = s.Substring(m[2*j], m[2*j+1])
 				}
 			}
 			groups := r.groupsObject(args, names)
@@ -281,35 +324,16 @@ func (r *run) buildReplace(s goja.String, found [][]int, names []string, fn goja
 			if groups != nil {
 				args = append(args, groups)
 			}
-			piece = r.strOf(r.call(fn, undef, args...))
-			size = piece.Length()
-		} else {
-			x = &substitution{s: s, position: m[0], matched: sub(0), captures: len(m) / 2, capture: sub}
-			if named != nil {
-				x.named = func(ref goja.String) goja.String {
-					if k, ok := named[ref.String()]; ok && k < len(m)-1 && m[k] >= 0 {
-						return s.Substring(m[k], m[k+1])
-					}
-					return empty
-				}
+			piece := r.strOf(r.call(fn, undef, args...))
+			if total += int64(max(m[0]-last, 0)) + int64(piece.Length()); total > limit {
+				r.tooLongString()
 			}
-			size = x.expand(nil, repl)
-		}
-		if total += int64(max(m[0]-last, 0)) + int64(size); total > limit {
-			r.tooLongString()
-		}
-		if m[0] != last {
-			b.WriteSubstring(s, last, m[0])
-		}
-		if fn != nil {
 			b.WriteString(piece)
-		} else {
-			x.expand(&b, repl)
 		}
 		last = m[1]
 	}
 	if last != n {
-		if total+int64(n-last) > limit {
+		if fn != nil && total+int64(n-last) > limit {
 			r.tooLongString()
 		}
 		b.WriteSubstring(s, last, n)

@@ -29,10 +29,14 @@ import (
 // matches than goja could hold, or an array over its bound, "Invalid array length".
 
 // goFastBytes bounds what goja's fast path may hold for the matches of one global
-// operation (the heap budget), at about matchBytes per match.
-func (r *run) goFastBytes() int64 { return r.limits.HeapBytes }
+// operation it runs as it is, at about matchBytes per match (its index pairs and a
+// result record); enumBytes bounds what fastMatches holds, at about findBytes per match
+// (the index pairs alone), leaving the rest of the budget to the result.
+func (r *run) goFastBytes() int64 { return r.limits.HeapBytes / 2 }
+func (r *run) enumBytes() int64   { return r.limits.HeapBytes / 4 }
 
-func matchBytes(groups int) int64 { return int64(16*(groups+1) + 120) }
+func matchBytes(groups int) int64 { return findBytes(groups) + 96 }
+func findBytes(groups int) int64  { return int64(16*(groups+1) + 24) }
 
 // maxStrings bounds the strings a guard builds and keeps itself (a split's pieces, a
 // match's matches): each is a string value of its own besides its slot, about 48 bytes
@@ -185,21 +189,23 @@ func (r *run) replaceOnce(rx *goja.Object, s, repl goja.String) goja.Value {
 		return s
 	}
 	index := int(res.Get("index").ToInteger())
-	x := execSubstitution(s, index, res)
+	x, captures := execSubstitution(s, index, res)
+	t := newTemplate(repl, captures, x.named != nil)
 	end := index + x.matched.Length()
-	n, size := s.Length(), x.expand(nil, repl)
+	n, size := s.Length(), t.expand(nil, x)
 	if int64(n-(end-index))+int64(size) > int64(r.maxStringBytes()) {
 		r.tooLongString()
 	}
 	var b goja.StringBuilder
 	b.WriteSubstring(s, 0, index)
-	x.expand(&b, repl)
+	t.expand(&b, x)
 	b.WriteSubstring(s, end, n)
 	return b.String()
 }
 
-// execSubstitution is a result of the original exec as goja's fast path substitutes it.
-func execSubstitution(s goja.String, index int, res *goja.Object) *substitution {
+// execSubstitution is a result of the original exec as goja's fast path substitutes it,
+// and its count of captures (the groups plus one).
+func execSubstitution(s goja.String, index int, res *goja.Object) (*substitution, int) {
 	caps := make([]goja.Value, int(toLength(res.Get("length"))))
 	for i := range caps {
 		caps[i] = res.Get(strconv.Itoa(i))
@@ -211,12 +217,12 @@ func execSubstitution(s goja.String, index int, res *goja.Object) *substitution 
 		}
 		return empty
 	}
-	x := &substitution{s: s, position: index, matched: str(caps[0]), captures: len(caps)}
+	x := &substitution{s: s, position: index, matched: str(caps[0])}
 	x.capture = func(i int) goja.String { return str(caps[i]) }
 	if g, ok := res.Get("groups").(*goja.Object); ok {
 		x.named = func(ref goja.String) goja.String { return str(g.Get(ref.String())) }
 	}
-	return x
+	return x, len(caps)
 }
 
 // ---- [Symbol.match] ----

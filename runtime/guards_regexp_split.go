@@ -282,6 +282,7 @@ func (r *run) replaceGeneric(rx *goja.Object, s goja.String, fn goja.Callable, r
 	limit := int64(r.maxStringBytes())
 	empty := s.Substring(0, 0)
 	var b goja.StringBuilder
+	var t *template // the replacement read for the last match's captures and groups
 	total, next, elements := int64(0), 0, int64(0)
 	for i, obj := range results {
 		if i&1023 == 1023 && r.failed() {
@@ -319,7 +320,7 @@ func (r *run) replaceGeneric(rx *goja.Object, s goja.String, fn goja.Callable, r
 			if g := nilSafe(obj.Get("groups")); !goja.IsUndefined(g) {
 				named = g.ToObject(r.vm)
 			}
-			x = &substitution{s: s, position: position, matched: matched, captures: len(captures)}
+			x = &substitution{s: s, position: position, matched: matched}
 			x.capture = func(i int) goja.String {
 				if goja.IsUndefined(captures[i]) {
 					return empty
@@ -350,7 +351,10 @@ func (r *run) replaceGeneric(rx *goja.Object, s goja.String, fn goja.Callable, r
 		if fn != nil {
 			size = piece.Length()
 		} else {
-			size = x.expand(nil, repl)
+			if t == nil || t.captures != len(captures) || t.named != (x.named != nil) {
+				t = newTemplate(repl, len(captures), x.named != nil)
+			}
+			size = t.expand(nil, x)
 		}
 		if total += int64(position-next) + int64(size); total > limit {
 			r.tooLongString()
@@ -360,7 +364,7 @@ func (r *run) replaceGeneric(rx *goja.Object, s goja.String, fn goja.Callable, r
 			b.WriteString(piece)
 		} else {
 			seen.replay = true
-			x.expand(&b, repl)
+			t.expand(&b, x)
 		}
 		next = position + matched.Length()
 	}

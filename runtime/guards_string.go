@@ -56,19 +56,14 @@ func (r *run) textState() *textGuards {
 	return r.text
 }
 
-// stringOriginals are String.prototype originals other guards call.
-type stringOriginals struct {
-	indexOf, split, match, matchAll goja.Callable
-}
-
 // installTextGuards guards String.prototype, String.raw and parseFloat when a VM is built.
 func installTextGuards(r *run) {
 	vm := r.vm
 	// Through an instance, as installStringGuards does: the String constructor is built
 	// only for String.raw, below.
 	proto := vm.ToValue("").ToObject(vm).Prototype()
-	var orig stringOriginals
-	orig.indexOf, _ = goja.AssertFunction(proto.Get("indexOf"))
+	// The original indexOf, for the searches of replace, replaceAll and split.
+	indexOf, _ := goja.AssertFunction(proto.Get("indexOf"))
 
 	r.guardCall(proto, "concat", func(call goja.FunctionCall, concat goja.Callable) goja.Value {
 		r.enterNative()
@@ -89,12 +84,12 @@ func installTextGuards(r *run) {
 		}
 		return r.call(concat, this, args...)
 	})
-	r.guardSearches(proto, orig)
-	r.guardReplaces(proto, orig)
+	r.guardSearches(proto)
+	r.guardReplaces(proto, indexOf)
 	r.guardCall(proto, "split", func(call goja.FunctionCall, split goja.Callable) goja.Value {
-		return r.stringSplit(call, split, orig)
+		return r.stringSplit(call, split, indexOf)
 	})
-	r.guardPatternTakers(proto, &orig)
+	r.guardPatternTakers(proto)
 	r.guardConversions(proto)
 	r.guardStringRaw()
 	r.guardParseFloat()
@@ -145,9 +140,6 @@ func (r *run) method(v goja.Value) goja.Callable {
 	panic(r.vm.NewTypeError(fmt.Sprintf("%s is not a method", v.String())))
 }
 
-// toInteger is goja's ToInteger of a number value.
-func toInteger(v goja.Value) int64 { return v.ToInteger() }
-
 // toUint32 is ECMAScript's ToUint32 of a number value.
 func toUint32(v goja.Value) uint32 {
 	f := v.ToFloat()
@@ -169,7 +161,7 @@ func cheapSearch(s, sub goja.String) bool {
 	return sub.Length() < longNeedle || isASCII(s)
 }
 
-func (r *run) guardSearches(proto *goja.Object, orig stringOriginals) {
+func (r *run) guardSearches(proto *goja.Object) {
 	vm := r.vm
 	r.guardCall(proto, "indexOf", func(call goja.FunctionCall, indexOf goja.Callable) goja.Value {
 		r.enterNative()
@@ -182,7 +174,7 @@ func (r *run) guardSearches(proto *goja.Object, orig stringOriginals) {
 		if cheapSearch(s, sub) {
 			return r.call(indexOf, s, sub, pos)
 		}
-		from := clampInt(toInteger(pos), 0, int64(s.Length()))
+		from := clampInt(pos.ToInteger(), 0, int64(s.Length()))
 		return vm.ToValue(r.indexUTF16(s, sub, from))
 	})
 	r.guardCall(proto, "lastIndexOf", func(call goja.FunctionCall, lastIndexOf goja.Callable) goja.Value {
@@ -198,7 +190,7 @@ func (r *run) guardSearches(proto *goja.Object, orig stringOriginals) {
 		}
 		from := s.Length()
 		if f := pos.ToFloat(); !math.IsNaN(f) {
-			from = clampInt(toInteger(pos), 0, int64(from))
+			from = clampInt(pos.ToInteger(), 0, int64(from))
 		}
 		return vm.ToValue(r.lastIndexUTF16(s, sub, from))
 	})
@@ -222,7 +214,7 @@ func (r *run) guardSearches(proto *goja.Object, orig stringOriginals) {
 		}
 		from := 0
 		if !goja.IsUndefined(pos) {
-			from = clampInt(toInteger(pos), 0, int64(s.Length()))
+			from = clampInt(pos.ToInteger(), 0, int64(s.Length()))
 		}
 		return vm.ToValue(r.indexUTF16(s, sub, from) >= 0)
 	})
@@ -289,7 +281,7 @@ func (r *run) isRegExp(v goja.Value) bool {
 
 // ---- replace and replaceAll with a string pattern ----
 
-func (r *run) guardReplaces(proto *goja.Object, orig stringOriginals) {
+func (r *run) guardReplaces(proto *goja.Object, indexOf goja.Callable) {
 	r.guardCall(proto, "replace", func(call goja.FunctionCall, replace goja.Callable) goja.Value {
 		r.enterNative()
 		defer r.leaveNative()
@@ -303,7 +295,7 @@ func (r *run) guardReplaces(proto *goja.Object, orig stringOriginals) {
 			}
 		}
 		s, sub := r.strOf(call.This), r.strOf(search)
-		pos := r.searcher(s, sub, orig.indexOf).index(0)
+		pos := r.searcher(s, sub, indexOf).index(0)
 		fn, repl := r.replaceValue(replaceValue)
 		if pos < 0 {
 			return s
@@ -332,7 +324,7 @@ func (r *run) guardReplaces(proto *goja.Object, orig stringOriginals) {
 			}
 		}
 		s, sub := r.strOf(call.This), r.strOf(search)
-		x := r.searcher(s, sub, orig.indexOf)
+		x := r.searcher(s, sub, indexOf)
 		advance := max(1, sub.Length())
 		first := x.index(0)
 		fn, repl := r.replaceValue(replaceValue)
@@ -355,43 +347,51 @@ func (r *run) replaceValue(v goja.Value) (goja.Callable, goja.String) {
 }
 
 // replaceFound builds s with the occurrences of sub at first, next(first) and so on
-// replaced, as goja's stringReplace does for a string pattern. It counts each piece
-// before writing it and throws the RangeError before the result passes the string
-// bound. goja finds every occurrence before it calls a function replacer; finding them
-// as it goes is the same, since a replacer cannot change s or sub.
+// replaced, as goja's stringReplace does for a string pattern, throwing the RangeError
+// before a result over the string bound is built: with a replacement string, the
+// occurrences are counted first; a function replacer's pieces are counted as they come
+// back. goja finds every occurrence before it calls a function replacer; finding them as
+// it goes is the same, since a replacer cannot change s or sub.
 func (r *run) replaceFound(s, sub goja.String, first int, next func(int) int, fn goja.Callable, repl goja.String) goja.Value {
 	n, m := s.Length(), sub.Length()
 	limit := int64(r.maxStringBytes())
+	var t *template
+	x := substitution{s: s}
+	at := func(pos int) *substitution {
+		x.position, x.matched = pos, s.Substring(pos, pos+m)
+		return &x
+	}
+	if fn == nil {
+		t = newTemplate(repl, 1, false)
+		total := int64(n)
+		for pos, i := first, 0; pos >= 0; pos, i = next(pos), i+1 {
+			if i&1023 == 1023 && r.failed() {
+				r.tooLongString() // the run is over; unwind
+			}
+			if total += int64(t.expand(nil, at(pos)) - m); total > limit {
+				r.tooLongString()
+			}
+		}
+	}
 	var b goja.StringBuilder
 	total, last := int64(0), 0
 	for pos, i := first, 0; pos >= 0; pos, i = next(pos), i+1 {
 		if i&1023 == 1023 && r.failed() {
-			r.tooLongString() // the run is over; unwind
-		}
-		x := substitution{s: s, position: pos, matched: s.Substring(pos, pos+m), captures: 1}
-		var piece goja.String
-		var size int
-		if fn != nil {
-			piece = r.strOf(r.call(fn, goja.Undefined(), x.matched, r.vm.ToValue(pos), s))
-			size = piece.Length()
-		} else {
-			size = x.expand(nil, repl)
-		}
-		if total += int64(pos-last) + int64(size); total > limit {
 			r.tooLongString()
 		}
 		b.WriteSubstring(s, last, pos)
-		if fn != nil {
-			b.WriteString(piece)
+		if fn == nil {
+			t.expand(&b, at(pos))
 		} else {
-			x.expand(&b, repl)
+			piece := r.strOf(r.call(fn, goja.Undefined(), s.Substring(pos, pos+m), r.vm.ToValue(pos), s))
+			if total += int64(pos-last) + int64(piece.Length()); total > limit {
+				r.tooLongString()
+			}
+			b.WriteString(piece)
 		}
 		last = pos + m
-		if last >= n && m > 0 {
-			break
-		}
 	}
-	if total+int64(n-last) > limit {
+	if fn != nil && total+int64(n-last) > limit {
 		r.tooLongString()
 	}
 	b.WriteSubstring(s, last, n)
@@ -400,7 +400,7 @@ func (r *run) replaceFound(s, sub goja.String, first int, next func(int) int, fn
 
 // ---- split with a string separator ----
 
-func (r *run) stringSplit(call goja.FunctionCall, split goja.Callable, orig stringOriginals) goja.Value {
+func (r *run) stringSplit(call goja.FunctionCall, split, indexOf goja.Callable) goja.Value {
 	r.enterNative()
 	defer r.leaveNative()
 	if isNullish(call.This) {
@@ -426,19 +426,20 @@ func (r *run) stringSplit(call goja.FunctionCall, split goja.Callable, orig stri
 	}
 	sub := r.strOf(sepV)
 	n, m := s.Length(), sub.Length()
+	// Each piece is a string of its own: split('') holds about 49 bytes a character.
 	if m == 0 {
-		if min(int64(n), limit) > r.maxElements() {
+		if min(int64(n), limit) > r.maxStrings() {
 			r.tooLongArray()
 		}
 		return r.call(split, s, sub, limitValue)
 	}
-	x := r.searcher(s, sub, orig.indexOf)
+	x := r.searcher(s, sub, indexOf)
 	if cheapSearch(s, sub) {
-		if limit > r.maxElements() && int64(n/m) >= r.maxElements() {
+		if limit > r.maxStrings() && int64(n/m) >= r.maxStrings() {
 			// Count first: goja builds every piece before its array.
 			pieces := int64(1)
 			for pos := x.index(0); pos >= 0; pos = x.index(pos + m) {
-				if pieces++; pieces > r.maxElements() {
+				if pieces++; pieces > r.maxStrings() {
 					r.tooLongArray()
 				}
 			}
@@ -449,7 +450,7 @@ func (r *run) stringSplit(call goja.FunctionCall, split goja.Callable, orig stri
 	var parts []any
 	last := 0
 	for pos := x.index(0); pos >= 0 && int64(len(parts)) < limit; pos = x.index(pos + m) {
-		if int64(len(parts)) >= r.maxElements() {
+		if int64(len(parts)) >= r.maxStrings() {
 			r.tooLongArray()
 		}
 		parts = append(parts, s.Substring(last, pos))

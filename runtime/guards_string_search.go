@@ -170,64 +170,71 @@ type substitution struct {
 	s        goja.String // the subject
 	position int
 	matched  goja.String
-	captures int                           // goja's numCaptures: the groups plus one
 	capture  func(i int) goja.String       // group i (1 ≤ i < captures); "" for an unmatched group
-	named    func(goja.String) goja.String // a named group, "" when absent; nil when the match has no groups object
+	named    func(goja.String) goja.String // a named group, "" when absent; nil when the match has no groups
 }
 
-// expand writes repl with its $ patterns replaced to b (when b is not nil) and returns
-// the number of code units that makes. It reads repl exactly as goja's writeSubstitution
-// does: $$, $&, $`, $', $n and $nn up to the group count, $<name> when the match has
+// template is a replacement read once for its $ patterns, as goja's writeSubstitution
+// reads it for matches with captures (the groups plus one) and with or without named
+// groups: $$, $&, $`, $', $n and $nn up to the group count, $<name> when there are named
 // groups, and any other $ as itself.
-func (x *substitution) expand(b *goja.StringBuilder, repl goja.String) int {
-	l, rl := x.s.Length(), repl.Length()
-	tail := x.position + x.matched.Length()
-	n := 0
-	put := func(s goja.String) {
-		n += s.Length()
-		if b != nil {
-			b.WriteString(s)
+type template struct {
+	repl     goja.String
+	captures int
+	named    bool
+	parts    []part
+}
+
+type partKind uint8
+
+const (
+	partText    partKind = iota // repl[a:b]
+	partPrefix                  // $`
+	partSuffix                  // $'
+	partMatch                   // $&
+	partCapture                 // $n: group a
+	partNamed                   // $<name>: name repl[a:b]
+)
+
+type part struct {
+	kind partKind
+	a, b int
+}
+
+func newTemplate(repl goja.String, captures int, named bool) *template {
+	t := &template{repl: repl, captures: captures, named: named}
+	rl := repl.Length()
+	lit := 0 // start of the literal run not yet recorded
+	text := func(a, b int) {
+		if b > a {
+			t.parts = append(t.parts, part{partText, a, b})
 		}
 	}
-	putSub := func(s goja.String, from, to int) {
-		if to > from {
-			n += to - from
-			if b != nil {
-				b.WriteSubstring(s, from, to)
-			}
-		}
-	}
-	lit := 0 // start of the literal run not yet written
 	for i := 0; i < rl; i++ {
 		if repl.CharAt(i) != '$' || i == rl-1 {
 			continue
 		}
-		putSub(repl, lit, i)
-		ch := repl.CharAt(i + 1)
-		switch ch {
+		text(lit, i)
+		switch repl.CharAt(i + 1) {
 		case '$':
-			putSub(repl, i, i+1)
+			text(i, i+1)
 		case '`':
-			putSub(x.s, 0, x.position)
+			t.parts = append(t.parts, part{kind: partPrefix})
 		case '\'':
-			if tail < l {
-				putSub(x.s, tail, l)
-			}
+			t.parts = append(t.parts, part{kind: partSuffix})
 		case '&':
-			put(x.matched)
+			t.parts = append(t.parts, part{kind: partMatch})
 		case '<':
 			j := i + 2
 			for ; j < rl && repl.CharAt(j) != '>'; j++ {
 			}
-			if j < rl && x.named != nil {
-				if c := x.named(repl.Substring(i+2, j)); c != nil {
-					put(c)
-					i = j
-					lit = i + 1
-					continue
-				}
+			if j < rl && named {
+				t.parts = append(t.parts, part{partNamed, i + 2, j})
+				i = j
+				lit = i + 1
+				continue
 			}
-			putSub(repl, i, i+2)
+			text(i, i+2)
 		default:
 			index := 0
 			j := i + 1
@@ -237,22 +244,54 @@ func (x *substitution) expand(b *goja.StringBuilder, repl goja.String) int {
 					break
 				}
 				m := index*10 + int(d-'0')
-				if m >= x.captures {
+				if m >= captures {
 					break
 				}
 				index = m
 			}
 			if index > 0 {
-				put(x.capture(index))
+				t.parts = append(t.parts, part{kind: partCapture, a: index})
 				i = j - 1
 				lit = j
 				continue
 			}
-			putSub(repl, i, i+2)
+			text(i, i+2)
 		}
 		i++
 		lit = i + 1
 	}
-	putSub(repl, lit, rl)
+	text(lit, rl)
+	return t
+}
+
+// expand writes the template for x to b (when b is not nil) and returns the number of
+// code units that makes.
+func (t *template) expand(b *goja.StringBuilder, x *substitution) int {
+	n := 0
+	put := func(s goja.String, from, to int) {
+		if to > from {
+			n += to - from
+			if b != nil {
+				b.WriteSubstring(s, from, to)
+			}
+		}
+	}
+	all := func(s goja.String) { put(s, 0, s.Length()) }
+	for _, p := range t.parts {
+		switch p.kind {
+		case partText:
+			put(t.repl, p.a, p.b)
+		case partPrefix:
+			put(x.s, 0, x.position)
+		case partSuffix:
+			put(x.s, x.position+x.matched.Length(), x.s.Length())
+		case partMatch:
+			all(x.matched)
+		case partCapture:
+			all(x.capture(p.a))
+		case partNamed:
+			all(x.named(t.repl.Substring(p.a, p.b)))
+		}
+	}
 	return n
 }
