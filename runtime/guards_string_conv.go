@@ -257,69 +257,65 @@ func jsSpace(c uint16) bool {
 // strconv.ParseFloat.
 func (r *run) parseFloat(v goja.Value) goja.Value {
 	s := r.strOf(v)
-	n := s.Length()
-	at := func(i int) uint16 {
-		if i < n {
-			return s.CharAt(i)
+	var text string // the trimmed text from its first character, as far as it can matter
+	if isASCII(s) {
+		text = strings.TrimLeft(s.String(), " \f\n\r\t\v")
+	} else {
+		n, i := s.Length(), 0
+		for i < n && jsSpace(s.CharAt(i)) {
+			i++
 		}
-		return 0
+		// The prefix has only ASCII characters: read up to the first other one.
+		j := i
+		for j < n && s.CharAt(j) < 0x80 {
+			j++
+		}
+		b := make([]byte, j-i)
+		for k := range b {
+			b[k] = byte(s.CharAt(i + k))
+		}
+		text = string(b)
 	}
-	digit := func(i int) bool { c := at(i); return c >= '0' && c <= '9' }
-	i := 0
-	for i < n && jsSpace(s.CharAt(i)) {
-		i++
-	}
-	start, j := i, i
-	if c := at(j); c == '+' || c == '-' {
+	return r.vm.ToValue(parseFloatPrefix(text))
+}
+
+// parseFloatPrefix reads the number at the start of text as goja's parseFloat does.
+func parseFloatPrefix(text string) float64 {
+	j := 0
+	if j < len(text) && (text[j] == '+' || text[j] == '-') {
 		j++
 	}
-	sign := j > start
-	if j+8 <= n && s.Substring(j, j+8).String() == "Infinity" {
-		if sign && s.CharAt(start) == '-' {
-			return r.vm.ToValue(math.Inf(-1))
+	if strings.HasPrefix(text[j:], "Infinity") {
+		if j > 0 && text[0] == '-' {
+			return math.Inf(-1)
 		}
-		return r.vm.ToValue(math.Inf(1))
+		return math.Inf(1)
 	}
-	k := j
-	for digit(k) {
-		k++
-	}
-	if at(k) == '.' {
-		k++
-		for digit(k) {
+	digits := func(k int) int {
+		for k < len(text) && text[k] >= '0' && text[k] <= '9' {
 			k++
 		}
+		return k
 	}
-	if c := at(k); c == 'e' || c == 'E' {
+	k := digits(j)
+	if k < len(text) && text[k] == '.' {
+		k = digits(k + 1)
+	}
+	if k < len(text) && (text[k] == 'e' || text[k] == 'E') {
 		e := k + 1
-		if c := at(e); c == '+' || c == '-' {
+		if e < len(text) && (text[e] == '+' || text[e] == '-') {
 			e++
 		}
-		if digit(e) {
-			for digit(e) {
-				e++
-			}
-			k = e
+		if end := digits(e); end > e {
+			k = end
 		}
 	}
 	if k == j {
-		return r.vm.ToValue(math.NaN()) // "", "+" or "-"
+		return math.NaN() // "", "+" or "-"
 	}
-	f, err := strconv.ParseFloat(asciiPrefix(s, start, k), 64)
+	f, err := strconv.ParseFloat(text[:k], 64)
 	if err != nil && !errors.Is(err, strconv.ErrRange) {
-		return r.vm.ToValue(math.NaN())
+		return math.NaN()
 	}
-	return r.vm.ToValue(f)
-}
-
-// asciiPrefix is s[from:to], which holds only ASCII characters, as a Go string.
-func asciiPrefix(s goja.String, from, to int) string {
-	if isASCII(s) {
-		return s.String()[from:to]
-	}
-	b := make([]byte, to-from)
-	for i := range b {
-		b[i] = byte(s.CharAt(from + i))
-	}
-	return string(b)
+	return f
 }

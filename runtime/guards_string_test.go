@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -338,4 +339,48 @@ func slicesEqual(a, b []uint16) bool {
 		}
 	}
 	return true
+}
+
+// FuzzParseFloat holds parseFloat, which replaces goja's rather than wrapping it, to goja's
+// results: the same number (or NaN, or the same sign of zero) for any text.
+func FuzzParseFloat(f *testing.F) {
+	for _, s := range []string{"3.14", "  -2.5e3xyz", ".5", "5.", "-.5e-3", "Infinity", "-Infinityx", "+.e1", "1e", "1e+5", "0x10",
+		"\u00a0\u20281.5", "\u00851", "1e400", "-0", "00012", "1.2.3", "١", "\ufeff\u30002", "12345678901234567890123456789e-30", "\xff1.5"} {
+		f.Add(s)
+	}
+	p := newTestPool(f, nil)
+	r, err := p.acquire()
+	if err != nil {
+		f.Fatal(err)
+	}
+	bare := goja.New()
+	parse, _ := goja.AssertFunction(bare.Get("parseFloat"))
+	f.Fuzz(func(t *testing.T, s string) {
+		arg := goja.StringFromUTF16(utf16Units(s))
+		got := r.parseFloat(arg)
+		want, err := parse(goja.Undefined(), arg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g, w := got.ToFloat(), want.ToFloat(); !(g == w && math.Signbit(g) == math.Signbit(w) || math.IsNaN(g) && math.IsNaN(w)) {
+			t.Errorf("parseFloat(%q) = %v, goja says %v", s, g, w)
+		}
+	})
+}
+
+// utf16Units reads a fuzz string as UTF-16 code units; a byte that is not UTF-8 stands
+// for a lone surrogate.
+func utf16Units(s string) []uint16 {
+	u := make([]uint16, 0, len(s)+1)
+	for _, r := range s {
+		if r == 0xFFFD {
+			u = append(u, 0xD800)
+		} else if r < 0x10000 {
+			u = append(u, uint16(r))
+		} else {
+			r -= 0x10000
+			u = append(u, uint16(0xD800+(r>>10)), uint16(0xDC00+(r&0x3ff)))
+		}
+	}
+	return u
 }
