@@ -20,12 +20,19 @@ import (
 //     or with groups nested deeper than MaxPatternNesting, it is a SyntaxError
 //     (patternError). Literals in program text are bounded already by the nesting scan
 //     of Prepare (MaxNesting);
-//   - a global operation that regexp2 would run goes through an exec loop instead (one
-//     match per native call, and the run's stop flag checked between them), and so does
-//     every operation on a RegExp that goja does not take its fast paths for (its generic
-//     paths call exec natively too);
-//   - a global operation goja runs with Go's regexp is bounded by its matches: when the
-//     text is long enough for that to matter, they are counted first (guards_regexp_ops.go).
+//   - a global replace, match or split that goja would run with regexp2, or whose matches
+//     could outgrow the heap budget, finds its matches here (fastMatches, with goja's own
+//     compiled pattern: regexp2 one match per call, the run's stop flag checked between,
+//     nothing allocated per input character up front, at most a quarter of the heap budget
+//     of matches) and builds its result as goja would, counted before it is written; what
+//     stays small and linear (Go's regexp over short enough text) goes to goja as it is
+//     (guards_regexp_ops.go);
+//   - an operation on a RegExp goja does not take its fast path for runs goja's generic
+//     algorithm, ported with its property reads in order and the same bounds: goja's own
+//     calls exec natively for every match and collects them all first
+//     (guards_regexp_split.go);
+//   - split and matchAll read the species constructor once and never let goja's own
+//     RegExp constructor compile a pattern the guards did not check.
 //
 // RegExp.prototype is reachable only from a RegExp, and a RegExp only from a literal, the
 // RegExp constructor (by name, or through the global object) or eval and the Function
@@ -37,13 +44,17 @@ import (
 // The constructor is replaced by a proxy whose traps read the pattern and flags as goja
 // would (Symbol.match, source and flags of a RegExp-like object, each once), check the
 // pattern, and hand goja's constructor the two strings. RegExp.prototype.constructor
-// leads to the proxy, so species lookups, subclasses and instanceof lead back to it.
+// leads to the proxy, so species lookups, subclasses and instanceof lead back to it. A
+// proxy, because only its traps tell RegExp(x) (which may answer x itself) from
+// new RegExp(x): goja's Go constructors get the same call for both. Two things show it,
+// as for the typed arrays: String(RegExp) has no name in it, and RegExp has an own
+// Symbol.hasInstance (goja's instanceof cannot use a proxy otherwise).
 //
-// Reading goja's internals: whether goja takes its fast path for a RegExp, and which of
-// its engines the pattern needs, is not in goja's API. regexpState reads them with
-// reflect, read-only, from the goja version go.mod pins; TestRegExpInternals fails if
-// that layout changes, and an unknown layout is treated as the costliest case (the exec
-// loop).
+// Reading goja's internals: whether goja takes its fast path for a RegExp, which of its
+// engines the pattern needs, and the compiled pattern itself are not in goja's API.
+// regexpState reads them with reflect, read-only, from the goja version go.mod pins
+// (guards_regexp_internals.go); TestRegExpInternals fails if that layout changes, and an
+// unknown layout sends every RegExp through the generic algorithm.
 
 // MaxPatternLength bounds the characters of a pattern compiled at run time.
 const MaxPatternLength = 1 << 20

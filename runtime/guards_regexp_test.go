@@ -102,6 +102,10 @@ var regexpCases = []string{
 	  RegExp.prototype[Symbol.matchAll], 'a'.matchAll(/a/g).next].map(f => f.name + '/' + f.length)`,
 	`[Symbol.replace, Symbol.match, Symbol.split, Symbol.matchAll].map(k => JSON.stringify(Object.getOwnPropertyDescriptor(RegExp.prototype, k), ['writable', 'enumerable', 'configurable']))`,
 	`JSON.stringify(Object.getOwnPropertyDescriptor(globalThis, 'RegExp'), ['writable', 'enumerable', 'configurable'])`,
+	`[Object.getOwnPropertyNames(RegExp).join(), Object.getPrototypeOf(RegExp) === Function.prototype]`,
+	`['prototype', 'length', 'name'].map(k => JSON.stringify(Object.getOwnPropertyDescriptor(RegExp, k)))`,
+	`(d => [d.get.name, d.enumerable, d.configurable, d.get.call(5)])(Object.getOwnPropertyDescriptor(RegExp, Symbol.species))`,
+	`[RegExp.call({}, 'a').source, RegExp.call(undefined, 'a', 'g').flags, globalThis.RegExp('b').source, Reflect.construct(RegExp, ['a'], Object) instanceof RegExp]`,
 }
 
 func TestRegExpGuardsUnchanged(t *testing.T) {
