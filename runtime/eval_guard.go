@@ -95,7 +95,7 @@ func (r *run) scanSource(src string, prefix int, hashbang bool) {
 			panic(err)
 		}
 	}
-	r.guardLazyFor(src) // code known only now may name them
+	r.guardLazyFor(src, s.regexps) // code known only now may name them
 }
 
 // guardGenerators guards GeneratorFunction, once per VM. A program with generator syntax

@@ -69,6 +69,7 @@ func (r *run) maxElements() int64  { return r.limits.HeapBytes / 16 }
 // with checking wrappers. It runs once per VM, when the pool builds it.
 func installGuards(r *run) error {
 	installStringGuards(r)
+	installTextGuards(r)
 	installArrayGuards(r)
 	installCallGuards(r)
 	installObjectGuards(r)
@@ -86,6 +87,7 @@ func installGuards(r *run) error {
 var lazyFamilies = []struct {
 	words   []string
 	matches func(code string) bool // more than words, if set
+	literal bool                   // a regular expression literal reaches it too
 	install func(*run)
 }{
 	{words: typedTriggers, install: (*run).guardTypedArrays},
@@ -97,16 +99,19 @@ var lazyFamilies = []struct {
 	// BigInt values also come from literals, from BigInt64Array and BigUint64Array and
 	// from DataView's getBigInt64 and getBigUint64.
 	{words: []string{"BigInt", "BigUint64Array", "DataView"}, matches: hasBigIntLiteral, install: (*run).guardBigInt},
+	{words: regexpWords, literal: true, install: (*run).guardRegExps},
+	{words: uriWords, install: (*run).guardURIs},
 }
 
 // globalWords reach the global object, and so every lazy family.
 var globalWords = []string{"globalThis", "this"}
 
-// guardLazyFor installs every lazy family code can reach. VM goroutine only.
-func (r *run) guardLazyFor(code string) {
+// guardLazyFor installs every lazy family code can reach; regexLiteral says whether it
+// holds a regular expression literal (the nesting scan knows). VM goroutine only.
+func (r *run) guardLazyFor(code string, regexLiteral bool) {
 	all := containsAny(code, globalWords)
 	for _, f := range lazyFamilies {
-		if all || containsAny(code, f.words) || f.matches != nil && f.matches(code) {
+		if all || containsAny(code, f.words) || f.literal && regexLiteral || f.matches != nil && f.matches(code) {
 			f.install(r)
 		}
 	}

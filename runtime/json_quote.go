@@ -18,7 +18,7 @@ func (s *stringifier) appendString(x goja.String) {
 		panic(s.r.rangeError(msgJSONLength))
 	}
 	if reflect.TypeOf(x).Kind() == reflect.String { // goja keeps ASCII as a Go string
-		if g := x.String(); isASCII(g) {
+		if g := x.String(); asciiText(g) {
 			s.appendGoString(g)
 			return
 		}
@@ -95,7 +95,8 @@ func appendEscaped(buf []byte, c byte) []byte {
 	return append(buf, c)
 }
 
-func isASCII(g string) bool {
+// asciiText reports whether a Go string is all ASCII.
+func asciiText(g string) bool {
 	for i := 0; i < len(g); i++ {
 		if g[i] >= utf8.RuneSelf {
 			return false

@@ -46,12 +46,13 @@ func nestingFailure(wrapped, code string, off int) *Failure {
 
 // checkNesting scans src and returns the byte offset where it first nests deeper than
 // MaxNesting levels below the depth reached at src[prefix] (the part before prefix is a
-// wrapper of ours), or -1, and whether src has generator syntax. hashbang says whether a
+// wrapper of ours), or -1, whether src has generator syntax, and whether it has a regular
+// expression literal. hashbang says whether a
 // leading #! is a comment, as it is for a source that goja parses from its first byte.
-func checkNesting(src string, prefix int, hashbang bool) (bad int, generators bool) {
+func checkNesting(src string, prefix int, hashbang bool) (bad int, generators, regexps bool) {
 	s := nestScanner{src: src, bad: -1, prefix: prefix}
 	s.run(hashbang)
-	return s.bad, s.generators
+	return s.bad, s.generators, s.regexps
 }
 
 // litKind classifies a span of source that is not code, for the differential fuzz test.
@@ -243,6 +244,7 @@ type nestScanner struct {
 	arrowPending bool // the previous token was =>
 	arrowAsync   bool
 	generators   bool      // a * marked a generator function or method
+	regexps      bool      // a regular expression literal was scanned
 	arrowBody    bool      // the { being opened is the body of an arrow function
 	header       frameRole // the keyword before wants its ( to be this
 	hdrNow       frameRole // header, for the token being handled

@@ -353,6 +353,7 @@ scan:
 		i++
 	}
 	s.pos = min(i, len(src))
+	s.regexps = true
 	s.noncode(litRegExp, start, s.pos)
 	s.literal(tkRegExp, start)
 }

@@ -232,7 +232,7 @@ func FuzzNesting(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, src string) {
 		checkLiterals(t, src)
-		_, _ = checkNesting(src, 0, true)
+		_, _, _ = checkNesting(src, 0, true)
 	})
 }
 
@@ -421,7 +421,7 @@ func BenchmarkNesting(b *testing.B) {
 	b.SetBytes(int64(len(src)))
 	b.ReportAllocs()
 	for b.Loop() {
-		if off, _ := checkNesting(src, len(wrapOpen), false); off >= 0 {
+		if off, _, _ := checkNesting(src, len(wrapOpen), false); off >= 0 {
 			b.Fatalf("nesting error at %d", off)
 		}
 	}

@@ -33,6 +33,8 @@ type Program struct {
 	code string
 	// generators: it has generator syntax, so the run guards GeneratorFunction first.
 	generators bool
+	// regexps: it has a regular expression literal, so the run guards RegExp first.
+	regexps bool
 }
 
 // TypeScript reports whether the program needed TypeScript stripping.
@@ -61,7 +63,7 @@ func Prepare(code string, opts *PrepareOptions) (*Program, error) {
 	}
 	wrapped := wrapOpen + code + wrapClose
 	// Bound nesting before any parser recurses over it.
-	bad, generators := checkNesting(wrapped, len(wrapOpen), false)
+	bad, generators, regexps := checkNesting(wrapped, len(wrapOpen), false)
 	if bad >= 0 {
 		return nil, nestingFailure(wrapped, code, bad)
 	}
@@ -77,7 +79,7 @@ func Prepare(code string, opts *PrepareOptions) (*Program, error) {
 		if err != nil {
 			return nil, compileFailure(err, code)
 		}
-		return &Program{prg: prg, lines: strings.Count(code, "\n") + 1, code: code, generators: generators}, nil
+		return &Program{prg: prg, lines: strings.Count(code, "\n") + 1, code: code, generators: generators, regexps: regexps}, nil
 	}
 	prg, tsTree, tsErr := stripTypeScript(wrapped, code)
 	if tsErr == nil {
@@ -86,6 +88,7 @@ func Prepare(code string, opts *PrepareOptions) (*Program, error) {
 		}
 		prg.lines, prg.code = strings.Count(code, "\n")+1, code
 		prg.generators = prg.generators || generators
+		prg.regexps = regexps || strings.Contains(code, "/") // TypeScript: read conservatively
 		return prg, nil
 	}
 	jsFail := parseFailure(jsErr, code)

@@ -37,9 +37,10 @@ type run struct {
 	slot      int // the run's slot with the memory governor, -1 for none
 	// typedGuarded is set once the typed-array constructors are guarded (typedarrays.go).
 	typedGuarded bool
-	jsonGuarded  bool  // json.go
-	nativeDepth  int   // guarded built-ins in progress on the VM goroutine (guards.go)
-	memStart     int64 // the process's live heap besides runs when it started
+	jsonGuarded  bool        // json.go
+	nativeDepth  int         // guarded built-ins in progress on the VM goroutine (guards.go)
+	text         *textGuards // the string and regexp guards' state (guards_string.go)
+	memStart     int64       // the process's live heap besides runs when it started
 
 	objects *objectGuards // guards_object.go
 
@@ -220,7 +221,7 @@ func (r *run) exec() {
 		}
 	}()
 	r.scope.settleNamed(r.prg.code)
-	r.guardLazyFor(r.prg.code)
+	r.guardLazyFor(r.prg.code, r.prg.regexps)
 	r.removeGoError()
 	if r.prg.generators {
 		if err := r.guardGenerators(); err != nil {

@@ -1,0 +1,7 @@
+// Package hostile holds the corpus of hostile programs that the in-process runtime and
+// the worker-process runtime must end the same way: one outcome per shape in both
+// isolation modes. It is for the tests of packages runtime and runtime/worker only.
+//
+// It owns hostile.txtar (the programs, each with the outcome it must get, and the budgets
+// to run them with) and its parser. It may import only the standard library.
+package hostile
