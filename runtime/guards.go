@@ -201,7 +201,7 @@ func installStringGuards(r *run) {
 			if len(call.Arguments) > 1 {
 				fill := call.Arguments[1]
 				if !goja.IsUndefined(fill) {
-					fill = r.toStr(fill)
+					fill = r.strOf(fill)
 				}
 				args = append(args, fill)
 			}
@@ -216,17 +216,7 @@ func (r *run) thisString(this goja.Value) goja.Value {
 	if goja.IsUndefined(this) || goja.IsNull(this) {
 		return this
 	}
-	return r.toStr(this)
-}
-
-// toStr is ECMAScript's ToString as a goja string (goja's Value.ToString keeps numbers
-// and booleans as they are).
-func (r *run) toStr(v goja.Value) goja.String {
-	s := v.ToString()
-	if gs, ok := s.(goja.String); ok {
-		return gs
-	}
-	return r.vm.ToValue(s.String()).(goja.String)
+	return r.strOf(this)
 }
 
 // strLen is the length of a string value, 0 for anything else.
@@ -265,7 +255,7 @@ func installArrayGuards(r *run) {
 		})
 	}
 	// Array.prototype[Symbol.iterator] is values itself.
-	_ = proto.DefineDataPropertySymbol(goja.SymIterator, proto.Get("values"), goja.FLAG_TRUE, goja.FLAG_FALSE, goja.FLAG_TRUE)
+	_ = proto.DefineDataPropertySymbol(goja.SymIterator, proto.Get("values"), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
 
 	r.guardCall(proto, "fill", func(call goja.FunctionCall, orig goja.Callable) goja.Value {
 		recv, n, back := r.stableReceiver(call.This)
@@ -309,9 +299,9 @@ func installArrayGuards(r *run) {
 	r.guardCall(proto, "join", func(call goja.FunctionCall, orig goja.Callable) goja.Value {
 		sep := goja.Value(vm.ToValue(","))
 		if s := call.Argument(0); !goja.IsUndefined(s) {
-			sep = r.toStr(s)
+			sep = r.strOf(s)
 		}
-		parts := r.joinParts(call.This, func(v goja.Value) goja.Value { return r.toStr(v) })
+		parts := r.joinParts(call.This, func(v goja.Value) goja.Value { return r.strOf(v) })
 		r.checkJoined(parts, sep)
 		return r.callOriginal(orig, r.vm.NewArray(parts...), sep)
 	})
@@ -326,7 +316,7 @@ func installArrayGuards(r *run) {
 			if err != nil {
 				panic(err)
 			}
-			return r.toStr(res)
+			return r.strOf(res)
 		})
 		r.checkJoined(parts, vm.ToValue(","))
 		return r.callOriginal(r.arrayJoin(), r.vm.NewArray(parts...), vm.ToValue(","))

@@ -129,3 +129,17 @@ func TestFlatMatchesGoja(t *testing.T) {
 		}
 	}
 }
+
+// TestGuardedShapes pins what a program can see of the guarded built-ins themselves:
+// property attributes as in goja, and ToString's TypeError for a Symbol.
+func TestGuardedShapes(t *testing.T) {
+	const code = `const d = (o, k) => { const x = Object.getOwnPropertyDescriptor(o, k); return [x.writable, x.enumerable, x.configurable].join('') };
+		const out = [d(Array.prototype, Symbol.iterator), d(Array.prototype, 'indexOf'), d(Uint8Array.prototype, 'constructor'), d(globalThis, 'Uint8Array'), d(Uint8Array, Symbol.hasInstance)];
+		try { 'x'.padEnd(5, Symbol('ab')); out.push('no error') } catch (e) { out.push(e.name) }
+		try { ['a', Symbol('b')].join(); out.push('no error') } catch (e) { out.push(e.name) }
+		return out.join(' ')`
+	p := newTestPool(t, nil)
+	if got, want := runCode(t, p, code, nil).Text(), "truefalsetrue truefalsetrue truefalsetrue truefalsetrue falsefalsetrue TypeError TypeError"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}

@@ -66,12 +66,12 @@ func (r *run) guardTypedArrays() {
 		p := vm.NewProxy(orig, &goja.ProxyTrapConfig{Construct: r.guardedTrap(trap(ctor))})
 		// goja's instanceof cannot use a proxy as its right-hand side (Function.prototype's
 		// Symbol.hasInstance throws for one), so the constructor answers it itself.
-		_ = orig.DefineDataPropertySymbol(goja.SymHasInstance, r.hasInstance(), goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_TRUE)
+		_ = orig.DefineDataPropertySymbol(goja.SymHasInstance, r.hasInstance(), goja.FLAG_FALSE, goja.FLAG_TRUE, goja.FLAG_FALSE)
 		pv := vm.ToValue(p)
 		if proto, ok := orig.Get("prototype").(*goja.Object); ok {
-			_ = proto.DefineDataProperty("constructor", pv, goja.FLAG_TRUE, goja.FLAG_FALSE, goja.FLAG_TRUE)
+			_ = proto.DefineDataProperty("constructor", pv, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
 		}
-		_ = g.DefineDataProperty(name, pv, goja.FLAG_TRUE, goja.FLAG_FALSE, goja.FLAG_TRUE)
+		_ = g.DefineDataProperty(name, pv, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
 	}
 	replace("ArrayBuffer", r.arrayBufferTrap)
 	for _, k := range typedArrayKinds {
@@ -103,7 +103,7 @@ func (r *run) hasInstance() goja.Value {
 			}
 			return r.vm.ToValue(false)
 		})
-		_ = r.in.hasInstance.ToObject(r.vm).DefineDataProperty("name", r.vm.ToValue("[Symbol.hasInstance]"), goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_TRUE)
+		_ = r.in.hasInstance.ToObject(r.vm).DefineDataProperty("name", r.vm.ToValue("[Symbol.hasInstance]"), goja.FLAG_FALSE, goja.FLAG_TRUE, goja.FLAG_FALSE)
 	}
 	return r.in.hasInstance
 }

@@ -201,7 +201,7 @@ func (r *run) guardTypedArrayMethods() {
 		}
 		sep := goja.Value(vm.ToValue(","))
 		if s := call.Argument(0); !goja.IsUndefined(s) {
-			sep = r.toStr(s)
+			sep = r.strOf(s)
 		}
 		n, sepLen := int64(elems.Len()), int64(sep.(goja.String).Length())
 		seps := max(n-1, 0) * sepLen
@@ -324,7 +324,7 @@ func (r *run) localeTyped(o *goja.Object, n int) goja.Value {
 		if err != nil {
 			panic(err)
 		}
-		s := r.toStr(res)
+		s := r.strOf(res)
 		total += int64(s.Length())
 		if total > max {
 			r.tooLongString()
