@@ -68,6 +68,7 @@ func (r *run) maxElements() int64  { return r.limits.HeapBytes / 16 }
 // installGuards replaces the built-ins that can allocate or spin inside one native call
 // with checking wrappers. It runs once per VM, when the pool builds it.
 func installGuards(r *run) error {
+	installReentrantGuards(r)
 	installStringGuards(r)
 	installTextGuards(r)
 	installArrayGuards(r)
@@ -137,11 +138,9 @@ func (r *run) enterNative() {
 
 func (r *run) leaveNative() { r.nativeDepth-- }
 
-// callOriginal calls a guarded built-in's original as one level of native nesting,
-// rethrowing its exception (or interrupt) unchanged.
+// callOriginal calls a guarded built-in's original, rethrowing its exception (or
+// interrupt) unchanged. (guardCall has counted the level of native nesting.)
 func (r *run) callOriginal(orig goja.Callable, this goja.Value, args ...goja.Value) goja.Value {
-	r.enterNative()
-	defer r.leaveNative()
 	v, err := orig(this, args...)
 	if err != nil {
 		panic(err)

@@ -334,3 +334,53 @@ func (r *run) guardDate() {
 		})
 	}
 }
+
+// reentrant are built-ins that convert their receiver and so, installed as a plain
+// object's own toString, valueOf or Symbol.toPrimitive, call themselves through goja's
+// ToPrimitive without a JavaScript frame: `o.toString = String.prototype.trim; String(o)`
+// overflowed the Go stack. Each is wrapped only to count as a level of native nesting.
+// The list is what a scan of every built-in found (installed as each of those, with the
+// object as its own length, then converted); the methods other guards wrap anyway are not
+// repeated here, and ArrayBuffer's slice and byteLength are counted with the typed arrays.
+var reentrant = []struct {
+	proto string // reached through an instance of it
+	names []string
+}{
+	{"String", []string{"at", "charAt", "charCodeAt", "codePointAt", "endsWith", "slice", "startsWith",
+		"substring", "substr", "trim", "trimEnd", "trimStart", "trimLeft", "trimRight"}},
+	{"Number", []string{"toExponential", "toFixed", "toPrecision", "valueOf"}},
+	{"Function", []string{"call"}},
+	// These convert the receiver's length: `o.length = o` with one of them as o's
+	// Symbol.toPrimitive (or valueOf) loops the same way.
+	{"Array", []string{"at", "find", "findIndex", "findLast", "findLastIndex", "pop", "push"}},
+}
+
+// installReentrantGuards counts the built-ins of reentrant. Two names of one function (as
+// trimLeft is trimStart) stay one function.
+func installReentrantGuards(r *run) {
+	vm := r.vm
+	protos := map[string]*goja.Object{
+		"String":   vm.ToValue("").ToObject(vm).Prototype(),
+		"Number":   vm.ToValue(0).ToObject(vm).Prototype(),
+		"Function": r.in.errorCtor.Prototype(),
+		"Array":    r.in.arrayProto,
+	}
+	for _, fam := range reentrant {
+		proto := protos[fam.proto]
+		wrapped := map[*goja.Object]goja.Value{} // original -> its wrapper
+		for _, name := range fam.names {
+			orig, ok := proto.Get(name).(*goja.Object)
+			if !ok {
+				continue
+			}
+			if w, ok := wrapped[orig]; ok {
+				_ = proto.DefineDataProperty(name, w, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+				continue
+			}
+			r.guardCall(proto, name, func(call goja.FunctionCall, orig goja.Callable) goja.Value {
+				return r.callOriginal(orig, call.This, call.Arguments...)
+			})
+			wrapped[orig] = proto.Get(name)
+		}
+	}
+}

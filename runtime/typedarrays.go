@@ -80,6 +80,44 @@ func (r *run) guardTypedArrays() {
 		})
 	}
 	r.guardTypedArrayMethods()
+	r.countBufferMethods()
+}
+
+// bufferGetter reads ArrayBuffer.prototype's byteLength getter.
+var bufferGetter = compileOnce("buffergetter.js", "(function (p) { return Object.getOwnPropertyDescriptor(p, 'byteLength').get })")
+
+// countBufferMethods counts ArrayBuffer.prototype's slice and byteLength getter as levels of
+// native nesting: they convert their receiver, so installed as a plain object's toString or
+// valueOf they would call themselves through ToPrimitive without a JavaScript frame (see
+// reentrant in guards_reentry.go). VM goroutine, while guardTypedArrays runs.
+func (r *run) countBufferMethods() {
+	vm := r.vm
+	proto := vm.ToValue(vm.NewArrayBuffer(nil)).ToObject(vm).Prototype()
+	if proto == nil {
+		return
+	}
+	r.guardCall(proto, "slice", func(call goja.FunctionCall, orig goja.Callable) goja.Value {
+		return r.callOriginal(orig, call.This, call.Arguments...)
+	})
+	get, err := vm.RunProgram(bufferGetter())
+	if err != nil {
+		return
+	}
+	mk, _ := goja.AssertFunction(get)
+	g, err := mk(goja.Undefined(), proto)
+	if err != nil {
+		return
+	}
+	orig, ok := goja.AssertFunction(g)
+	if !ok {
+		return
+	}
+	counted := r.native(r.counted(func(call goja.FunctionCall) goja.Value {
+		return r.callOriginal(orig, call.This)
+	})).ToObject(vm)
+	_ = counted.DefineDataProperty("name", vm.ToValue("get byteLength"), goja.FLAG_FALSE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+	_ = counted.DefineDataProperty("length", vm.ToValue(0), goja.FLAG_FALSE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+	_ = proto.DefineAccessorProperty("byteLength", counted, nil, goja.FLAG_TRUE, goja.FLAG_FALSE)
 }
 
 // hasInstance is OrdinaryHasInstance with the receiver as the constructor: whether the
