@@ -138,9 +138,12 @@ func (r *run) enterNative() {
 
 func (r *run) leaveNative() { r.nativeDepth-- }
 
-// callOriginal calls a guarded built-in's original, rethrowing its exception (or
-// interrupt) unchanged. (guardCall has counted the level of native nesting.)
+// callOriginal calls a guarded built-in's original (or a function a thunk stands for) as
+// one level of native nesting, rethrowing its exception (or interrupt) unchanged. Under
+// guardCall, which counts a level at entry, a guarded call counts two.
 func (r *run) callOriginal(orig goja.Callable, this goja.Value, args ...goja.Value) goja.Value {
+	r.enterNative()
+	defer r.leaveNative()
 	v, err := orig(this, args...)
 	if err != nil {
 		panic(err)
