@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"testing"
+	"time"
 
 	"github.com/dop251/goja"
 	"github.com/google/go-cmp/cmp"
@@ -141,5 +142,45 @@ func TestGuardedShapes(t *testing.T) {
 	p := newTestPool(t, nil)
 	if got, want := runCode(t, p, code, nil).Text(), "truefalsetrue truefalsetrue truefalsetrue truefalsetrue falsefalsetrue TypeError TypeError"; got != want {
 		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+// TestBuiltinsAsConversions installs every built-in as a plain object's toString, valueOf
+// and Symbol.toPrimitive (with the object as its own length and first element) and
+// converts the object. A built-in that converts its receiver then calls itself through
+// goja's ToPrimitive with no JavaScript frame; each must end with an exception (the
+// RangeError of native nesting, or its own TypeError), never a Go stack overflow, which
+// would end this test binary.
+func TestBuiltinsAsConversions(t *testing.T) {
+	const code = `const roots = {String, Number, Boolean, Symbol, RegExp, Function, Promise, Array, ArrayBuffer,
+		DataView, Date, Object, Map, Set, WeakMap, WeakSet, Error, Math, JSON, Reflect, Uint8Array, BigInt, URL,
+		URLSearchParams, TextEncoder, TextDecoder};
+	const fns = [];
+	for (const c of Object.values(roots)) {
+		for (const o of [c, c.prototype]) {
+			if (!o) continue;
+			for (const k of Object.getOwnPropertyNames(o)) {
+				const d = Object.getOwnPropertyDescriptor(o, k);
+				if (typeof d.value === 'function') fns.push(d.value);
+				if (typeof d.get === 'function') fns.push(d.get);
+			}
+		}
+	}
+	let ended = 0;
+	for (const f of fns) {
+		for (const shape of [0, 1]) {
+			const o = {};
+			if (shape === 0) { o.toString = f; o.valueOf = f; }
+			else { o[Symbol.toPrimitive] = f; o.toString = f; o.length = o; o[0] = o; }
+			for (const conv of [() => String(o), () => +o, () => o + '']) {
+				try { conv() } catch (e) {}
+				ended++;
+			}
+		}
+	}
+	return fns.length > 300 && ended === fns.length * 6`
+	p := newTestPool(t, &Limits{Compute: 30 * time.Second})
+	if got := runCode(t, p, code, nil).Text(); got != "true" {
+		t.Errorf("got %.300s, want true", got)
 	}
 }
