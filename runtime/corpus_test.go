@@ -24,6 +24,9 @@ func TestHostileCorpus(t *testing.T) {
 			if c.HeapBytes != 0 {
 				limits.HeapBytes = c.HeapBytes
 			}
+			if c.Compute != 0 {
+				limits.Compute = c.Compute
+			}
 			res := runCode(t, p, c.Code, &RunOptions{Namespaces: []*Namespace{ns}, Limits: &limits, ProgramBytes: 2 << 20})
 			if msg := c.Check(res.Text(), res.Failure != nil); msg != "" {
 				t.Error(msg)

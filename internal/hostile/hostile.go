@@ -28,6 +28,8 @@ type Case struct {
 	Want string
 	// HeapBytes is the program's own heap budget, or 0 for the corpus's.
 	HeapBytes int64
+	// Compute is the program's own compute budget, or 0 for the corpus's.
+	Compute time.Duration
 }
 
 // Cases parses the corpus: "-- name --" lines start a program, whose first line is its
@@ -68,6 +70,12 @@ func Cases() ([]Case, error) {
 				return nil, fmt.Errorf("%s: %v", cur.Name, err)
 			}
 			cur.HeapBytes = mib << 20
+		case strings.HasPrefix(line, "// compute "):
+			secs, err := strconv.Atoi(strings.TrimPrefix(line, "// compute "))
+			if err != nil {
+				return nil, fmt.Errorf("%s: %v", cur.Name, err)
+			}
+			cur.Compute = time.Duration(secs) * time.Second
 		case strings.HasPrefix(line, "@@repeat "):
 			f := strings.SplitN(line, " ", 3)
 			n, err := strconv.Atoi(f[1])
