@@ -170,3 +170,19 @@ func TestNamespaceOfManyMembers(t *testing.T) {
 		t.Errorf("value mismatch (-want +got):\n%s", diff)
 	}
 }
+
+// TestNestedHostPanic: a Go panic in a host function that another host function called
+// (through a JavaScript callback) fails the run; no JavaScript catch in between sees it.
+func TestNestedHostPanic(t *testing.T) {
+	p := newTestPool(t, nil)
+	code := `try { [1].map(() => { try { console.log('x') } catch { return 'inner' } }) } catch { return 'outer' }
+		return 'went on'`
+	res := runCode(t, p, code, &RunOptions{OnLog: func(string) { panic("log exploded") }})
+	want := &Failure{Kind: KindException, Message: "internal error: a host function panicked: log exploded"}
+	if diff := cmp.Diff(want, res.Failure); diff != "" {
+		t.Errorf("failure mismatch (-want +got):\n%s", diff)
+	}
+	if got := runCode(t, p, "return [1, 2].map(x => x * 2).join()", nil).Text(); got != "2,4" {
+		t.Errorf("a run after the panic = %q, want 2,4", got)
+	}
+}

@@ -39,6 +39,7 @@ type run struct {
 	typedGuarded bool
 	jsonGuarded  bool        // json.go
 	nativeDepth  int         // guarded built-ins in progress on the VM goroutine (guards.go)
+	inHost       bool        // a host function (native) is in progress on the VM goroutine
 	text         *textGuards // the string and regexp guards' state (guards_string.go)
 	memStart     int64       // the process's live heap besides runs when it started
 
@@ -452,10 +453,18 @@ func (r *run) cleanStack(st string) string {
 }
 
 // native wraps a Go function reachable from JavaScript: a Go panic in it fails this run
-// instead of crashing the host; goja's own throws pass through.
+// instead of crashing the host; goja's own throws pass through. Only the outermost host
+// function recovers: goja unwinds a foreign panic through the frames in between (it
+// restores its state at each and lets no catch see it), and a recover and re-panic at
+// every level of a deep native recursion costs time quadratic in its depth.
 func (r *run) native(fn func(goja.FunctionCall) goja.Value) goja.Value {
 	return r.vm.ToValue(func(call goja.FunctionCall) (ret goja.Value) {
+		if r.inHost {
+			return fn(call)
+		}
+		r.inHost = true
 		defer func() {
+			r.inHost = false
 			if x := recover(); x != nil {
 				if isGojaPanic(x) {
 					panic(x)
