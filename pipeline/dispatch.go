@@ -59,8 +59,10 @@ func runBody(ctx context.Context, entry *registry.Entry, call *registry.Call) (o
 	}()
 	out, err := entry.Tool.Execute(ctx, call)
 	if err != nil {
-		// A body that gives up because its context ended was cancelled, not broken.
-		if ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
+		// A body that gives up because its context ended was cancelled, not broken,
+		// whether it returns the context's error or its cause (a run_code run that is
+		// over, a wrapper's deadline).
+		if ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Cause(ctx))) {
 			return nil, &ToolError{Code: CodeAborted, Message: msgAborted, Err: err}
 		}
 		return nil, failure(err)
