@@ -298,3 +298,41 @@ func TestCallIsReadOnly(t *testing.T) {
 		})
 	}
 }
+
+// TestLaterRestrictionOrShadow pins what a call sees when its set's scope changed
+// after the set was resolved: a tool a later restriction hides, or a later same-name
+// shadow replaces, fails as UNKNOWN_TOOL at dispatch, and no body runs.
+func TestLaterRestrictionOrShadow(t *testing.T) {
+	for _, change := range []string{"restriction", "shadow"} {
+		t.Run(change, func(t *testing.T) {
+			var ran []string
+			tool := func(label string) *registry.Tool {
+				return &registry.Tool{Name: "write", Execute: func(context.Context, *registry.Call) (any, error) {
+					ran = append(ran, label)
+					return 1, nil
+				}}
+			}
+			dep := registry.New()
+			if _, err := dep.Register(tool("deployment")); err != nil {
+				t.Fatal(err)
+			}
+			agent, err := dep.NewScope(registry.Agent, "agent")
+			if err != nil {
+				t.Fatal(err)
+			}
+			set := resolveIn(t, agent)
+			if change == "restriction" {
+				_, err = agent.Restrict(registry.Filter{Deny: []string{"write"}})
+			} else {
+				_, err = agent.Register(tool("agent"))
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := New(nil).Run(context.Background(), set, call("write", `{}`))
+			if text(res) != `Error: unknown tool "write"` || res.Error.Code != CodeUnknownTool || len(ran) != 0 {
+				t.Errorf("got %q, bodies run: %v", text(res), ran)
+			}
+		})
+	}
+}
