@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"time"
 
@@ -127,11 +128,17 @@ func (x *execution) fail(err *ToolError, post bool) {
 func (p *Pipeline) prepare(x *execution) {
 	call, tool := &x.call.frozen, x.call.tool
 	if p.opts.Events != nil {
-		typ := EventCall
+		e := Event{Type: EventCall, Time: p.now(), CallID: call.ID, RootID: call.RootID, ParentID: call.ParentID, Name: call.Name, Args: call.Args}
 		if call.ParentID != "" {
-			typ = EventDispatchStart
+			e.Type = EventDispatchStart
+		} else {
+			card := registry.Presentation{Intent: registry.IntentGeneric, Title: call.Name}
+			if tool != nil {
+				card = tool.PresentCall(call.Args)
+			}
+			e.Card = &card
 		}
-		p.opts.Events.Event(Event{Type: typ, Time: p.now(), CallID: call.ID, RootID: call.RootID, ParentID: call.ParentID, Name: call.Name, Args: call.Args})
+		p.opts.Events.Event(e)
 	}
 	// Mode collapse: under ptc a model-direct call to a visible tool other than
 	// run_code ends here, before any policy.
@@ -343,12 +350,18 @@ func (p *Pipeline) commit(x *execution) *Result {
 		p.observe(obs, x.call.view(), res)
 	}
 	if p.opts.Events != nil {
-		typ := EventResult
+		e := Event{Type: EventResult, Time: p.now(), CallID: c.ID, RootID: c.RootID, ParentID: c.ParentID,
+			Name: c.Name, Args: c.Args, IsError: res.Error != nil, Content: res.Content}
 		if c.ParentID != "" {
-			typ = EventDispatch
+			e.Type = EventDispatch
+		} else {
+			card := registry.Presentation{Intent: registry.IntentGeneric, Title: c.Name}
+			if t := x.call.tool; t != nil {
+				card = t.PresentResult(c.Args, slices.Clone(res.Content), e.IsError)
+			}
+			e.Card = &card
 		}
-		p.opts.Events.Event(Event{Type: typ, Time: p.now(), CallID: c.ID, RootID: c.RootID, ParentID: c.ParentID,
-			Name: c.Name, Args: c.Args, IsError: res.Error != nil, Content: res.Content})
+		p.opts.Events.Event(e)
 	}
 	return res
 }

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -334,5 +335,47 @@ func TestLaterRestrictionOrShadow(t *testing.T) {
 				t.Errorf("got %q, bodies run: %v", text(res), ran)
 			}
 		})
+	}
+}
+
+// TestEventCards pins the hosts' consumer of PresentCall and PresentResult: the
+// tool/call and tool/result events of a model-direct call carry its cards (a generic
+// one for a tool without presenters, or an unknown name); sub-call events carry none.
+func TestEventCards(t *testing.T) {
+	read := echoTool("read")
+	read.PresentCall = func(args registry.Value) registry.Presentation {
+		return registry.Presentation{Intent: registry.IntentRead, Title: "Read " + args.String(), Kind: "read"}
+	}
+	read.PresentResult = func(args registry.Value, content []registry.Content, isError bool) registry.Presentation {
+		return registry.Presentation{Intent: registry.IntentRead, Title: fmt.Sprintf("%d blocks, isError=%v", len(content), isError)}
+	}
+	set := resolve(t, read, echoTool("plain"))
+	var got []string
+	p := New(&Options{Events: SinkFunc(func(e Event) {
+		card := "none"
+		if e.Card != nil {
+			card = fmt.Sprintf("%s %q %s", e.Card.Intent, e.Card.Title, e.Card.Kind)
+		}
+		got = append(got, e.Type+" "+e.Name+": "+card)
+	})})
+	p.Run(context.Background(), set, call("read", `{"text":"a"}`))
+	p.Run(context.Background(), set, call("read", `{}`))
+	p.Run(context.Background(), set, call("plain", `{"text":"a"}`))
+	p.Run(context.Background(), set, call("nope", `{}`))
+	p.Run(context.Background(), set, registry.Call{ID: "c1:code:1", ParentID: "c1", Name: "read", Args: registry.MustParseValue(`{"text":"a"}`)})
+	want := []string{
+		`tool/call read: read "Read {\"text\":\"a\"}" read`,
+		`tool/result read: read "1 blocks, isError=false" `,
+		`tool/call read: read "Read {}" read`,
+		`tool/result read: read "1 blocks, isError=true" `,
+		`tool/call plain: generic "plain" `,
+		`tool/result plain: generic "plain" `,
+		`tool/call nope: generic "nope" `,
+		`tool/result nope: generic "nope" `,
+		`tool/code-dispatch-start read: none`,
+		`tool/code-dispatch read: none`,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("cards (-want +got):\n%s", diff)
 	}
 }

@@ -188,6 +188,11 @@ type Event struct {
 	// abandoned events (the abandonment's error).
 	IsError bool
 	Content []registry.Content
+	// Card is how a host UI presents the call, on EventCall, or its outcome, on
+	// EventResult: the tool's PresentCall or PresentResult, or a generic card titled
+	// with the tool's name. Sub-call events have none: a run_code call is presented
+	// as one card, its program's calls inside it.
+	Card *registry.Presentation
 }
 
 // The event types. A started call gets EventCall then EventResult (a sub-call:
