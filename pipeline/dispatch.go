@@ -13,12 +13,15 @@ import (
 // arguments, runs the body and turns its value into a checked, rendered result.
 // Tool failures come back as results; it returns an error only for misuse.
 func core(ctx context.Context, call *Call) (*Result, error) {
-	entry, err := call.set.Lookup(call.Name)
+	if err := call.changedBy("execute wrapper"); err != nil {
+		return nil, err
+	}
+	entry, err := call.set.Lookup(call.frozen.Name)
 	switch {
 	case errors.Is(err, registry.ErrDisposed):
 		return &Result{Error: abortedBeforeDispatch()}, nil
 	case err != nil:
-		return &Result{Error: unknownTool(call.Name)}, nil
+		return &Result{Error: unknownTool(call.frozen.Name)}, nil
 	}
 	// Wrappers may only narrow cancellation: if one replaced the context, the
 	// caller's cancellation is fused back in.
@@ -34,13 +37,14 @@ func core(ctx context.Context, call *Call) (*Result, error) {
 		return &Result{Error: abortedBeforeDispatch()}, nil
 	}
 	violations := call.violations
-	if !call.validated || entry != call.Tool {
-		violations = entry.ValidateArgs(call.Args)
+	if !call.validated || entry != call.tool {
+		violations = entry.ValidateArgs(call.frozen.Args)
 	}
 	if violations != nil {
 		return &Result{Error: invalidArgs(violations)}, nil
 	}
-	out, terr := runBody(ctx, entry, &call.Call)
+	call.body = call.frozen // the body's own copy: what it does to it stays there
+	out, terr := runBody(ctx, entry, &call.body)
 	if terr != nil {
 		return &Result{Error: terr}, nil
 	}
@@ -52,15 +56,18 @@ func core(ctx context.Context, call *Call) (*Result, error) {
 }
 
 func runBody(ctx context.Context, entry *registry.Entry, call *registry.Call) (out any, terr *ToolError) {
+	name := call.Name
 	defer func() {
 		if r := recover(); r != nil {
-			out, terr = nil, panicked("tool "+strconv.Quote(call.Name), r)
+			out, terr = nil, panicked("tool "+strconv.Quote(name), r)
 		}
 	}()
 	out, err := entry.Tool.Execute(ctx, call)
 	if err != nil {
-		// A body that gives up because its context ended was cancelled, not broken.
-		if ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
+		// A body that gives up because its context ended was cancelled, not broken,
+		// whether it returns the context's error or its cause (a run_code run that is
+		// over, a wrapper's deadline).
+		if ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Cause(ctx))) {
 			return nil, &ToolError{Code: CodeAborted, Message: msgAborted, Err: err}
 		}
 		return nil, failure(err)
@@ -71,30 +78,30 @@ func runBody(ctx context.Context, entry *registry.Entry, call *registry.Call) (o
 // finishValue snapshots a body's (or a policy's) value as lossless JSON, validates it
 // against the output schema, renders it and applies ProjectContent.
 func finishValue(call *Call, out any) (registry.Value, []registry.Content, *ToolError) {
-	entry := call.Tool
+	entry, name := call.tool, call.frozen.Name
 	var own []registry.Content
 	switch a := out.(type) {
 	case registry.Answer:
 		out, own = a.Value, a.Content
 	case *registry.Answer:
 		if a == nil {
-			return registry.Value{}, nil, invalidOutput(call.Name, "the tool returned a nil Answer")
+			return registry.Value{}, nil, invalidOutput(name, "the tool returned a nil Answer")
 		}
 		out, own = a.Value, a.Content
 	}
 	v, err := registry.ValueOf(out)
 	if err != nil {
-		return registry.Value{}, nil, invalidOutput(call.Name, err.Error())
+		return registry.Value{}, nil, invalidOutput(name, err.Error())
 	}
 	if entry == nil {
 		return v, nil, nil
 	}
 	if violations := entry.ValidateOutput(v); violations != nil {
-		return registry.Value{}, nil, invalidOutput(call.Name, strings.Join(violations, "; "))
+		return registry.Value{}, nil, invalidOutput(name, strings.Join(violations, "; "))
 	}
 	content := own
 	if content == nil {
-		if content, err = entry.Render(call.Args, v); err != nil {
+		if content, err = entry.Render(call.frozen.Args, v); err != nil {
 			return registry.Value{}, nil, &ToolError{Code: CodeInvalidToolOutput, Message: "output.render failed: " + err.Error(), Err: err}
 		}
 	}
@@ -105,7 +112,8 @@ func finishValue(call *Call, out any) (registry.Value, []registry.Content, *Tool
 					err = panicked("projectContent", r)
 				}
 			}()
-			return project(&call.Call, v, content)
+			pc := call.frozen // its own copy, like the body's
+			return project(&pc, v, content)
 		}()
 		if err != nil {
 			return registry.Value{}, nil, &ToolError{Code: CodeInvalidToolOutput, Message: "projectContent failed: " + err.Error(), Err: err}

@@ -7,6 +7,10 @@
 //	post-execute (accept, replace content or value, block; contexts) ->
 //	finalizeContent (exactly once) -> observers (a copy; failures contained)
 //
+// The call is frozen when it enters: stages see it read-only, a stage that changes it
+// fails it, and what is validated, dispatched and logged is always the call as it came
+// (see [Call]).
+//
 // It owns the error codes and the exact messages a model reads ([ToolError]), the
 // execute wrappers ([Middleware], [Chain], [Timeout]), events ([Sink]), the batch
 // [Scheduler] both executors use, and the [Executor] interface.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"time"
 
@@ -97,20 +98,21 @@ type execution struct {
 // immutable, so the answer cannot change before dispatch).
 func (x *execution) classify() bool {
 	c := x.call
-	if c.Tool == nil || (c.ParentID == "" && x.set.Mode() == registry.ModePTC) {
+	if c.tool == nil || (c.frozen.ParentID == "" && x.set.Mode() == registry.ModePTC) {
 		return false
 	}
-	c.violations, c.validated = c.Tool.ValidateArgs(c.Args), true
-	return c.violations == nil && c.Tool.Classify(c.Args)
+	c.violations, c.validated = c.tool.ValidateArgs(c.frozen.Args), true
+	return c.violations == nil && c.tool.Classify(c.frozen.Args)
 }
 
 func (p *Pipeline) start(ctx context.Context, set *registry.ResolvedToolSet, c registry.Call) *execution {
 	if c.RootID == "" {
 		c.RootID = c.ID
 	}
-	x := &execution{ctx: ctx, set: set, c: Call{Call: c, caller: ctx, set: set}}
+	x := &execution{ctx: ctx, set: set, c: Call{Call: c, frozen: c, caller: ctx, set: set}}
 	x.call = &x.c
-	x.call.Tool, _ = set.Get(c.Name)
+	x.call.tool, _ = set.Get(c.Name)
+	x.call.Tool = x.call.tool
 	return x
 }
 
@@ -124,17 +126,23 @@ func (x *execution) fail(err *ToolError, post bool) {
 // check, pre-execute and approval, guards. On return either x.res is set (the call
 // ended) or the call may be dispatched.
 func (p *Pipeline) prepare(x *execution) {
-	call := x.call
+	call, tool := &x.call.frozen, x.call.tool
 	if p.opts.Events != nil {
-		typ := EventCall
+		e := Event{Type: EventCall, Time: p.now(), CallID: call.ID, RootID: call.RootID, ParentID: call.ParentID, Name: call.Name, Args: call.Args}
 		if call.ParentID != "" {
-			typ = EventDispatchStart
+			e.Type = EventDispatchStart
+		} else {
+			card := registry.Presentation{Intent: registry.IntentGeneric, Title: call.Name}
+			if tool != nil {
+				card = tool.PresentCall(call.Args)
+			}
+			e.Card = &card
 		}
-		p.opts.Events.Event(Event{Type: typ, Time: p.now(), CallID: call.ID, RootID: call.RootID, ParentID: call.ParentID, Name: call.Name, Args: call.Args})
+		p.opts.Events.Event(e)
 	}
 	// Mode collapse: under ptc a model-direct call to a visible tool other than
 	// run_code ends here, before any policy.
-	if call.ParentID == "" && x.set.Mode() == registry.ModePTC && call.Name != registry.RunCodeName && call.Tool != nil {
+	if call.ParentID == "" && x.set.Mode() == registry.ModePTC && call.Name != registry.RunCodeName && tool != nil {
 		if x.ctx.Err() != nil {
 			x.fail(abortedBeforeDispatch(), false)
 		} else {
@@ -154,7 +162,10 @@ func (p *Pipeline) prepare(x *execution) {
 		return
 	}
 	for _, g := range x.set.Guards() {
-		reason, err := guardReason(g, &call.Call)
+		reason, err := guardReason(g, &x.call.view().Call)
+		if err == nil {
+			err = x.call.changedBy("guard")
+		}
 		if err != nil {
 			x.fail(err, false)
 			return
@@ -178,7 +189,10 @@ func guardReason(g registry.GuardFunc, call *registry.Call) (reason string, err 
 // preExecute runs the hooks and the approval flow; it reports whether the call may go on.
 func (p *Pipeline) preExecute(x *execution) bool {
 	for _, hook := range p.opts.PreExecute {
-		d, err := callPre(hook, x.ctx, x.call)
+		d, err := callPre(hook, x.ctx, x.call.view())
+		if err == nil {
+			err = x.call.changedBy("pre-execute hook")
+		}
 		if err != nil {
 			x.fail(err, false)
 			return false
@@ -189,12 +203,17 @@ func (p *Pipeline) preExecute(x *execution) bool {
 		case Deny:
 			reason := d.Reason
 			if reason == "" {
-				reason = fmt.Sprintf("tool %q was denied by policy", x.call.Name)
+				reason = fmt.Sprintf("tool %q was denied by policy", x.call.frozen.Name)
 			}
 			x.fail(&ToolError{Code: CodeDenied, Message: reason}, true)
 			return false
 		case Ask:
-			if msg, ok := p.approve(x, d.Reason); !ok {
+			msg, ok := p.approve(x, d.Reason)
+			if err := x.call.changedBy("approval hook"); err != nil {
+				x.fail(err, false)
+				return false
+			}
+			if !ok {
 				x.fail(&ToolError{Code: CodeDenied, Message: msg}, true)
 				return false
 			}
@@ -221,7 +240,7 @@ func callPre(hook PreExecuteFunc, ctx context.Context, call *Call) (d Decision, 
 
 // approve routes an Ask; it returns the denial message and false unless allowed once.
 func (p *Pipeline) approve(x *execution, reason string) (msg string, ok bool) {
-	name := x.call.Name
+	name := x.call.frozen.Name
 	if p.opts.Approve == nil {
 		if reason != "" {
 			return reason, false
@@ -234,7 +253,7 @@ func (p *Pipeline) approve(x *execution, reason string) (msg string, ok bool) {
 				err = fmt.Errorf("approval hook panicked: %v", r)
 			}
 		}()
-		return p.opts.Approve(x.ctx, x.call, reason)
+		return p.opts.Approve(x.ctx, x.call.view(), reason)
 	}()
 	switch {
 	case err != nil:
@@ -260,6 +279,11 @@ func (p *Pipeline) execute(x *execution) {
 		return
 	}
 	res, err := p.runHandler(x)
+	if err == nil {
+		if terr := x.call.changedBy("execute wrapper"); terr != nil {
+			err = terr
+		}
+	}
 	switch {
 	case err != nil:
 		x.fail(failure(err), false)
@@ -280,7 +304,7 @@ func (p *Pipeline) runHandler(x *execution) (res *Result, err error) {
 			res, err = nil, panicked("execute wrapper", r)
 		}
 	}()
-	return p.dispatch(x.ctx, x.call)
+	return p.dispatch(x.ctx, x.call.view())
 }
 
 // normalize makes a wrapper-authored (or core) result well-formed: a failure gets
@@ -292,11 +316,11 @@ func (p *Pipeline) normalize(x *execution) {
 		return
 	}
 	if r.Value.IsZero() {
-		x.fail(&ToolError{Code: CodeInvalidToolOutput, Message: fmt.Sprintf("tool %q returned no value", x.call.Name)}, true)
+		x.fail(&ToolError{Code: CodeInvalidToolOutput, Message: fmt.Sprintf("tool %q returned no value", x.call.frozen.Name)}, true)
 		return
 	}
-	if r.Content == nil && x.call.Tool != nil {
-		content, err := x.call.Tool.Render(x.call.Args, r.Value)
+	if r.Content == nil && x.call.tool != nil {
+		content, err := x.call.tool.Render(x.call.frozen.Args, r.Value)
 		if err != nil {
 			x.fail(&ToolError{Code: CodeInvalidToolOutput, Message: "output.render failed: " + err.Error(), Err: err}, true)
 			return
@@ -315,22 +339,29 @@ func (p *Pipeline) commit(x *execution) *Result {
 		}
 	}
 	res := x.res
-	res.CallID, res.Name = x.call.ID, x.call.Name
+	c := &x.call.frozen
+	res.CallID, res.Name = c.ID, c.Name
 	if res.Error != nil {
 		res.Value = registry.Value{}
 		res.Content = errorContent(res.Error)
 	}
 	p.finalize(x)
 	for _, obs := range p.opts.Observers {
-		p.observe(obs, x.call, res)
+		p.observe(obs, x.call.view(), res)
 	}
 	if p.opts.Events != nil {
-		typ := EventResult
-		if x.call.ParentID != "" {
-			typ = EventDispatch
+		e := Event{Type: EventResult, Time: p.now(), CallID: c.ID, RootID: c.RootID, ParentID: c.ParentID,
+			Name: c.Name, Args: c.Args, IsError: res.Error != nil, Content: res.Content}
+		if c.ParentID != "" {
+			e.Type = EventDispatch
+		} else {
+			card := registry.Presentation{Intent: registry.IntentGeneric, Title: c.Name}
+			if t := x.call.tool; t != nil {
+				card = t.PresentResult(c.Args, slices.Clone(res.Content), e.IsError)
+			}
+			e.Card = &card
 		}
-		p.opts.Events.Event(Event{Type: typ, Time: p.now(), CallID: x.call.ID, RootID: x.call.RootID, ParentID: x.call.ParentID,
-			Name: x.call.Name, Args: x.call.Args, IsError: res.Error != nil, Content: res.Content})
+		p.opts.Events.Event(e)
 	}
 	return res
 }
@@ -359,7 +390,10 @@ func (p *Pipeline) postExecute(x *execution) {
 	base := x.res.Contexts
 	var contexts []Context
 	for _, hook := range p.opts.PostExecute {
-		act, err := callPost(hook, x.ctx, x.call, x.res)
+		act, err := callPost(hook, x.ctx, x.call.view(), x.res)
+		if err == nil {
+			err = x.call.changedBy("post-execute hook")
+		}
 		if err != nil {
 			x.fail(err, false)
 			return
@@ -425,7 +459,7 @@ func feedbackText(blocks []registry.Content) string {
 
 // finalize runs the definition's FinalizeContent exactly once, whatever the outcome.
 func (p *Pipeline) finalize(x *execution) {
-	t := x.call.Tool
+	t := x.call.tool
 	if t == nil || t.Tool.FinalizeContent == nil {
 		return
 	}
@@ -436,7 +470,7 @@ func (p *Pipeline) finalize(x *execution) {
 				err = panicked("finalizeContent", r)
 			}
 		}()
-		return t.Tool.FinalizeContent(&x.call.Call, res.Content, res.Error != nil), nil
+		return t.Tool.FinalizeContent(&x.call.view().Call, res.Content, res.Error != nil), nil
 	}()
 	if err != nil {
 		res.Error, res.Value = err, registry.Value{}
@@ -449,7 +483,7 @@ func (p *Pipeline) finalize(x *execution) {
 func (p *Pipeline) observe(obs ObserverFunc, call *Call, res *Result) {
 	defer func() {
 		if r := recover(); r != nil {
-			p.log.Error("tool result observer panicked", "tool", call.Name, "call", call.ID, "panic", r)
+			p.log.Error("tool result observer panicked", "tool", call.frozen.Name, "call", call.frozen.ID, "panic", r)
 		}
 	}()
 	obs(call, res.clone())

@@ -562,6 +562,17 @@ func TestCancellation(t *testing.T) {
 			t.Errorf("got %q", text(res))
 		}
 	})
+	t.Run("body returning its context's cause is ABORTED", func(t *testing.T) {
+		ctx, cancel := context.WithCancelCause(context.Background())
+		tool := &registry.Tool{Name: "f", Execute: func(ctx context.Context, _ *registry.Call) (any, error) {
+			cancel(errors.New("the run is over"))
+			<-ctx.Done()
+			return nil, context.Cause(ctx)
+		}}
+		if res := New(nil).Run(ctx, resolve(t, tool), call("f", `{}`)); res.Error.Code != CodeAborted || text(res) != "Error: tool call aborted" {
+			t.Errorf("got %q (%s)", text(res), res.Error.Code)
+		}
+	})
 	t.Run("cancel during pre-execute", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		bodyRan := false

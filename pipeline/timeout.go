@@ -19,10 +19,10 @@ var errDeadline = errors.New("tool call deadline")
 func Timeout() Middleware {
 	return func(next Handler) Handler {
 		return func(ctx context.Context, call *Call) (*Result, error) {
-			if call.Tool == nil || call.Tool.Tool.TimeoutMs <= 0 {
+			if call.tool == nil || call.tool.Tool.TimeoutMs <= 0 {
 				return next(ctx, call)
 			}
-			ms := call.Tool.Tool.TimeoutMs
+			ms := call.tool.Tool.TimeoutMs
 			tctx, cancel := context.WithTimeoutCause(ctx, time.Duration(ms)*time.Millisecond, errDeadline)
 			defer cancel()
 			res, err := next(tctx, call)

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"time"
 
@@ -10,17 +11,46 @@ import (
 
 // Call is one call on its way through the pipeline: the call as bodies see it, plus
 // the definition it resolved to when it was prepared (nil for an unknown name).
-// Stages must treat it as read-only.
+//
+// The call is frozen when it enters the pipeline (reference: arguments cannot be
+// rewritten). Every stage gets it read-only for the duration of the stage and must not
+// keep it: the pipeline checks after each pre-execute hook, approval, guard, execute
+// wrapper and post-execute hook that the call is unchanged, and fails a call a stage
+// changed (as a stage error: TOOL_FAILED, no post-execute). What is validated,
+// dispatched, rendered and logged is always the call as it entered. The body gets its
+// own copy, and observers and finalizeContent get the frozen call back whatever an
+// earlier one did to theirs.
 type Call struct {
 	registry.Call
 	// Tool is the visible definition at prepare time, or nil for an unknown name.
 	Tool *registry.Entry
+
+	// frozen and tool are the call as it entered and its definition; the exported
+	// fields are the stages' view of them, restored before every stage.
+	frozen registry.Call
+	tool   *registry.Entry
+	body   registry.Call // the body's copy (its own storage: no allocation)
 
 	caller context.Context // the caller's context, fused back in before the body
 	set    *registry.ResolvedToolSet
 	// validated and violations cache the argument check made for classification.
 	validated  bool
 	violations []string
+}
+
+// view restores the stages' view of the call from the frozen call and returns it.
+func (c *Call) view() *Call {
+	c.Call, c.Tool = c.frozen, c.tool
+	return c
+}
+
+// changedBy returns the failure of a call that the stage named by who changed, or nil
+// if the call is as it entered.
+func (c *Call) changedBy(who string) *ToolError {
+	if c.Call == c.frozen && c.Tool == c.tool {
+		return nil
+	}
+	return &ToolError{Code: CodeToolFailed, Message: fmt.Sprintf("%s changed the call to tool %q; calls are read-only to stages", who, c.frozen.Name)}
 }
 
 // Result is a call's outcome. A successful result has a Value and content; a failed
@@ -71,7 +101,7 @@ type Handler func(ctx context.Context, call *Call) (*Result, error)
 
 // Middleware wraps a Handler, like net/http middleware: timeout, retry, metrics. It
 // may replace the context (derived contexts only: the pipeline still honours the
-// caller's cancellation) but not the call.
+// caller's cancellation) but not the call: a wrapper that changes it fails the call.
 type Middleware func(next Handler) Handler
 
 // Chain returns h wrapped by ms so that ms[0] runs outermost: Chain(h, a, b, c) is
@@ -101,7 +131,8 @@ type Decision struct {
 }
 
 // PreExecuteFunc decides allow, deny or ask for a call before guards run. It cannot
-// change the arguments. A panic or error fails the call (and skips post-execute).
+// change the arguments: the call is read-only, and a hook that changes it fails the
+// call (see [Call]). A panic or error fails the call (and skips post-execute).
 type PreExecuteFunc func(ctx context.Context, call *Call) (Decision, error)
 
 // Approval is the answer of an approval hook.
@@ -157,6 +188,11 @@ type Event struct {
 	// abandoned events (the abandonment's error).
 	IsError bool
 	Content []registry.Content
+	// Card is how a host UI presents the call, on EventCall, or its outcome, on
+	// EventResult: the tool's PresentCall or PresentResult, or a generic card titled
+	// with the tool's name. Sub-call events have none: a run_code call is presented
+	// as one card, its program's calls inside it.
+	Card *registry.Presentation
 }
 
 // The event types. A started call gets EventCall then EventResult (a sub-call:

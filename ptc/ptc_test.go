@@ -367,6 +367,36 @@ func TestAbandonAndDrain(t *testing.T) {
 	}
 }
 
+// TestDrainedSubCallIsAborted pins the code of a sub-call still running when the
+// program settles: the run cancels it, and a body that gives up with its context's
+// cause (the run being over) was aborted, not broken. (ping is submitted first:
+// commits are in submission order, so a ping after hang would wait for hang.)
+func TestDrainedSubCallIsAborted(t *testing.T) {
+	e := newEnv(t)
+	started := make(chan struct{})
+	e.register(
+		&registry.Tool{Name: "hang", IsConcurrencySafe: func(registry.Value) bool { return true }, Execute: func(ctx context.Context, _ *registry.Call) (any, error) {
+			close(started)
+			<-ctx.Done()
+			return nil, context.Cause(ctx)
+		}},
+		&registry.Tool{Name: "ping", IsConcurrencySafe: func(registry.Value) bool { return true }, Execute: func(context.Context, *registry.Call) (any, error) {
+			<-started
+			return "pong", nil
+		}},
+	)
+	res, rep := e.run(context.Background(), `const p = tools.ping({}); tools.hang({}).catch(() => {}); return await p`)
+	if got := resultText(res); got != "pong" {
+		t.Fatalf("got %q", got)
+	}
+	if len(rep.Calls) != 2 || rep.Calls[1].Result == nil || rep.Calls[1].NeverStarted {
+		t.Fatalf("calls = %+v", rep.Calls)
+	}
+	if got := rep.Calls[1].Result.Error; got == nil || got.Code != pipeline.CodeAborted || got.Message != "tool call aborted" {
+		t.Errorf("drained call: %+v", got)
+	}
+}
+
 func TestEventsForTwoSubCalls(t *testing.T) {
 	e := newEnv(t)
 	e.register(echoTool())

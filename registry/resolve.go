@@ -115,7 +115,8 @@ type ToolSchema struct {
 // tools after shadowing, restriction and conditions, the guards, and the mode. The
 // prompt, the SDK and dispatch all read it, so they never disagree. It is immutable
 // and safe for concurrent use; [ResolvedToolSet.Dispose] ends its use for calls that
-// have not started.
+// have not started, and a disposed registration, a later restriction or a later
+// same-name shadow ends the use of the entries it affects (see Lookup).
 type ResolvedToolSet struct {
 	mode     Mode
 	scope    *Scope
@@ -123,6 +124,7 @@ type ResolvedToolSet struct {
 	byName   map[string]*Entry
 	guards   []GuardFunc
 	disposed *atomic.Bool // shared with sets derived by WithTransport
+	gen      uint64       // the tree's generation when the set was resolved
 	// transport is the run_code entry of a set derived by WithTransport: dispatchable
 	// by name, never listed among the tools (so never in schemas, SDKs or bindings).
 	transport *Entry
@@ -156,6 +158,7 @@ func (e *ActivationError) Code() string { return "TOOL_ACTIVATION_FAILED" }
 // resolution fail with an [*ActivationError].
 func (s *Scope) Resolve(ctx context.Context, step Step) (*ResolvedToolSet, error) {
 	s.tree.mu.RLock()
+	gen := s.tree.gen.Load()
 	var chain []*Scope
 	for p := s; p != nil; p = p.parent {
 		chain = append(chain, p)
@@ -169,7 +172,7 @@ func (s *Scope) Resolve(ctx context.Context, step Step) (*ResolvedToolSet, error
 			origin[n] = i
 		}
 	}
-	set := &ResolvedToolSet{mode: ModeNative, scope: s, byName: make(map[string]*Entry, len(visible)), disposed: new(atomic.Bool)}
+	set := &ResolvedToolSet{mode: ModeNative, scope: s, byName: make(map[string]*Entry, len(visible)), disposed: new(atomic.Bool), gen: gen}
 	for n, e := range visible {
 		ok := true
 		for _, layer := range chain[origin[n]+1:] {
@@ -255,13 +258,20 @@ var (
 
 // Lookup is the execution lookup, made just before dispatch: it fails with
 // [ErrDisposed] once the set is disposed and with [ErrUnknownTool] for a name that is
-// not visible or whose registration has since been disposed.
+// not visible, whose registration has since been disposed, or that the scope no
+// longer resolves to the same definition: a restriction added since (in the scope or
+// a farther one) hides it, or a registration of the same name in a nearer scope
+// shadows it. The set's other entries keep dispatching; undoing the change restores
+// the entry. (Conditions are not evaluated again: they belong to the step.)
 func (s *ResolvedToolSet) Lookup(name string) (*Entry, error) {
 	if s.disposed.Load() {
 		return nil, ErrDisposed
 	}
 	e, _ := s.Get(name)
 	if e == nil || e.gone.Load() {
+		return nil, ErrUnknownTool
+	}
+	if e != s.transport && s.scope.tree.gen.Load() != s.gen && !s.scope.resolvesTo(e) {
 		return nil, ErrUnknownTool
 	}
 	return e, nil

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // Level is a scope's place in the chain deployment > preset > agent. Nearer scopes
@@ -65,7 +66,13 @@ type Scope struct {
 	mode   Mode
 }
 
-type tree struct{ mu sync.RWMutex }
+type tree struct {
+	mu sync.RWMutex
+	// gen counts the registrations and restrictions made in the tree (under mu). A
+	// set resolved at an older generation re-checks an entry before dispatching it:
+	// a later shadow or restriction may have taken it out of the scope's view.
+	gen atomic.Uint64
+}
 
 type guard struct{ fn GuardFunc }
 
@@ -123,6 +130,7 @@ func (s *Scope) Register(t *Tool) (dispose func(), err error) {
 	}
 	e.name = t.Name
 	s.tools[t.Name] = e
+	s.tree.gen.Add(1)
 	return sync.OnceFunc(func() {
 		s.tree.mu.Lock()
 		defer s.tree.mu.Unlock()
@@ -168,6 +176,7 @@ func (s *Scope) Restrict(f Filter) (dispose func(), err error) {
 		m.Allow = []string{}
 	}
 	s.masks = append(s.masks, m)
+	s.tree.gen.Add(1)
 	return sync.OnceFunc(func() {
 		s.tree.mu.Lock()
 		defer s.tree.mu.Unlock()
@@ -209,6 +218,22 @@ func (s *Scope) SetMode(m Mode) (dispose func(), err error) {
 			s.mode = ""
 		}
 	}), nil
+}
+
+// resolvesTo reports whether the scope still resolves e's name to e: the nearest
+// registration of the name, let through by the masks of every nearer scope.
+func (s *Scope) resolvesTo(e *Entry) bool {
+	s.tree.mu.RLock()
+	defer s.tree.mu.RUnlock()
+	for p := s; p != nil; p = p.parent {
+		if x := p.tools[e.name]; x != nil {
+			return x == e
+		}
+		if !p.admits(e.name) {
+			return false
+		}
+	}
+	return false
 }
 
 // admits reports whether every mask of this scope lets name through.

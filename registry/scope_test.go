@@ -314,6 +314,98 @@ func TestResolvedSetLifecycle(t *testing.T) {
 	}
 }
 
+// TestResolvedSetSeesLaterChanges pins that a restriction or a same-name shadow added
+// after a set was resolved invalidates the affected entries for calls not yet
+// dispatched (their Lookup fails as an unknown tool), as disposal of a registration
+// does; the other entries keep dispatching, and undoing the change restores them.
+func TestResolvedSetSeesLaterChanges(t *testing.T) {
+	lookups := func(set *ResolvedToolSet, names ...string) []string {
+		var out []string
+		for _, n := range names {
+			e, err := set.Lookup(n)
+			switch {
+			case err != nil:
+				out = append(out, n+": "+err.Error())
+			default:
+				out = append(out, n+"="+e.Tool.Description)
+			}
+		}
+		return out
+	}
+	t.Run("restriction", func(t *testing.T) {
+		dep := New()
+		mustRegister(t, dep, "read")
+		mustRegister(t, dep, "write")
+		agent := mustChild(t, dep, Agent, "agent")
+		set, err := agent.Resolve(context.Background(), Step{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		undo, err := agent.Restrict(Filter{Deny: []string{"write"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []string{"read=deployment read", "write: unknown tool"}
+		if diff := cmp.Diff(want, lookups(set, "read", "write")); diff != "" {
+			t.Errorf("after a deny mask (-want +got):\n%s", diff)
+		}
+		undo()
+		want = []string{"read=deployment read", "write=deployment write"}
+		if diff := cmp.Diff(want, lookups(set, "read", "write")); diff != "" {
+			t.Errorf("after the mask was disposed (-want +got):\n%s", diff)
+		}
+		// A restriction of a farther scope reaches the nearer scope's set too.
+		preset := mustChild(t, dep, Preset, "preset")
+		mustRegister(t, preset, "own")
+		nearer := mustChild(t, preset, Agent, "nearer")
+		set, err = nearer.Resolve(context.Background(), Step{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := preset.Restrict(Filter{Allow: []string{"write"}}); err != nil {
+			t.Fatal(err)
+		}
+		want = []string{"read: unknown tool", "write=deployment write", "own=preset own"}
+		if diff := cmp.Diff(want, lookups(set, "read", "write", "own")); diff != "" {
+			t.Errorf("after an allow mask of the preset (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("shadow", func(t *testing.T) {
+		dep := New()
+		mustRegister(t, dep, "read")
+		mustRegister(t, dep, "write")
+		agent := mustChild(t, dep, Agent, "agent")
+		set, err := agent.Resolve(context.Background(), Step{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		undo := mustRegister(t, agent, "write")
+		// The set was described with the deployment's write: the agent's is another
+		// definition, so the old entry no longer dispatches and the new one was never
+		// described to the model.
+		want := []string{"read=deployment read", "write: unknown tool"}
+		if diff := cmp.Diff(want, lookups(set, "read", "write")); diff != "" {
+			t.Errorf("after a shadow (-want +got):\n%s", diff)
+		}
+		undo()
+		want = []string{"read=deployment read", "write=deployment write"}
+		if diff := cmp.Diff(want, lookups(set, "read", "write")); diff != "" {
+			t.Errorf("after the shadow was disposed (-want +got):\n%s", diff)
+		}
+		// A registration in a farther scope than the set's own entry shadows nothing.
+		mustRegister(t, agent, "mine")
+		set, err = agent.Resolve(context.Background(), Step{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		mustRegister(t, dep, "mine")
+		want = []string{"mine=agent mine"}
+		if diff := cmp.Diff(want, lookups(set, "mine")); diff != "" {
+			t.Errorf("after a farther registration (-want +got):\n%s", diff)
+		}
+	})
+}
+
 func TestSchemasExposeOnlyModelFields(t *testing.T) {
 	dep := New()
 	_, err := dep.Register(&Tool{

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/runcode-go/runcode/registry"
 )
 
 var update = flag.Bool("update", false, "rewrite the expected outputs of testdata/programs")
@@ -158,6 +159,7 @@ func TestEventsFile(t *testing.T) {
 			Type, CallID, RootCallID, ParentCallID, SubCallID, Name, Time string
 			Arguments                                                     json.RawMessage
 			IsError                                                       *bool
+			Card                                                          *registry.Presentation
 		}
 		if err := json.Unmarshal([]byte(line), &e); err != nil {
 			t.Fatalf("not JSON: %q", line)
@@ -172,15 +174,18 @@ func TestEventsFile(t *testing.T) {
 		if e.Type != "tool/call" && e.Type != "tool/result" {
 			desc += " " + string(e.Arguments)
 		}
+		if e.Card != nil {
+			desc += fmt.Sprintf(" card=%s/%q/%s/%v", e.Card.Intent, e.Card.Title, e.Card.Kind, e.Card.Detail)
+		}
 		got = append(got, desc)
 	}
 	want := []string{
-		"tool/call call-1 / run_code",
+		`tool/call call-1 / run_code card=generic/"Run program from stdin"/execute/map[rawInput:const o = await tools.get_order({ id: "A1" }); try { await tools.get_order({ id: "nope" }) } catch {} return o.total]`,
 		`tool/code-dispatch-start call-1:code:1 call-1/call-1 get_order {"id":"A1"}`,
 		`tool/code-dispatch call-1:code:1 call-1/call-1 get_order isError=false {"id":"A1"}`,
 		`tool/code-dispatch-start call-1:code:2 call-1/call-1 get_order {"id":"nope"}`,
 		`tool/code-dispatch call-1:code:2 call-1/call-1 get_order isError=true {"id":"nope"}`,
-		"tool/result call-1 / run_code isError=false",
+		`tool/result call-1 / run_code isError=false card=generic/"run_code"//<nil>`,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("events (-want +got):\n%s", diff)

@@ -247,6 +247,9 @@ func eventFile(path string) (pipeline.Sink, func(), error) {
 		case pipeline.EventResult, pipeline.EventDispatch, pipeline.EventAbandoned, pipeline.EventDispatchAbandoned:
 			line["isError"], line["content"] = e.IsError, e.Content
 		}
+		if e.Card != nil { // how a UI would present run_code's call and result
+			line["card"] = e.Card
+		}
 		mu.Lock()
 		defer mu.Unlock()
 		if !closed {

@@ -1,0 +1,75 @@
+package ptc_test
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/runcode-go/runcode/pipeline"
+	"github.com/runcode-go/runcode/ptc"
+	"github.com/runcode-go/runcode/registry"
+	"github.com/runcode-go/runcode/runtime"
+)
+
+// Example embeds run_code: register tools in a scope in mode ptc, resolve the set for a
+// model step, describe it to the model, and execute the model's run_code call.
+func Example() {
+	scope := registry.New()
+	scope.SetMode(registry.ModePTC)
+	scope.Register(&registry.Tool{
+		Name:              "get_order",
+		Description:       "Look up an order by id.",
+		Parameters:        registry.Object(registry.Required("id", registry.String())),
+		Output:            registry.Output{Schema: registry.Object(registry.Required("total", registry.Number()))},
+		IsConcurrencySafe: func(registry.Value) bool { return true },
+		Execute: func(ctx context.Context, call *registry.Call) (any, error) {
+			var in struct{ ID string }
+			if err := call.Args.Decode(&in); err != nil {
+				return nil, err
+			}
+			return map[string]float64{"total": float64(len(in.ID)) * 10}, nil
+		},
+	})
+
+	pool, err := runtime.NewPool(&runtime.PoolOptions{Size: 1})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer pool.Close()
+	ex, err := ptc.New(pipeline.New(&pipeline.Options{Wrappers: []pipeline.Middleware{pipeline.Timeout()}}), &ptc.Options{Pool: pool})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+
+	set, err := scope.Resolve(context.Background(), registry.Step{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	desc, _ := ex.Describe(set)
+	for _, t := range desc.Tools {
+		fmt.Println("tool sent to the model:", t.Name)
+	}
+	for _, s := range desc.Sections {
+		fmt.Println("prompt section:", s.Name)
+	}
+
+	// The model's call, as its provider delivered it.
+	results := ex.Execute(context.Background(), set, []pipeline.RawCall{{
+		ID:   "call-1",
+		Name: "run_code",
+		Arguments: `{"description": "Sum two orders", "code": "` +
+			`const [a, b] = await Promise.all([tools.get_order({ id: 'A1' }), tools.get_order({ id: 'B22' })]);` +
+			`console.log('orders read'); return { sum: a.total + b.total }"}`,
+	}})
+	fmt.Println(results[0].Content[0].Text)
+	// Output:
+	// tool sent to the model: run_code
+	// prompt section: tools:ptc-only
+	// prompt section: tools:sdk
+	// orders read
+	// {
+	//   "sum": 50
+	// }
+}
