@@ -29,6 +29,11 @@ func TestStartFailures(t *testing.T) {
 			`mcp server "up": cannot start: ` + "%s" + ` (its stderr ends: "fake-server: cannot open the database")`},
 		{"hangs on initialize", func(t *testing.T) *Upstream { return fake(t, "hang") },
 			`mcp server "up": cannot start: no answer within 3s`},
+		{"hangs past its own start timeout", func(t *testing.T) *Upstream {
+			u := fake(t, "hang")
+			u.StartTimeout = 200 * time.Millisecond // the server's, not the client's 3s
+			return u
+		}, `mcp server "up": cannot start: no answer within 200ms`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
