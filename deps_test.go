@@ -34,7 +34,7 @@ var allowed = map[string][]string{
 	"internal/hostile": {},
 	"bindings":         {"runtime", "pipeline", "registry", "github.com/dop251/goja"},
 	"ptc":              {"bindings", "runtime", "pipeline", "registry", "sdkgen"},
-	"workspace":        {"registry"},
+	"workspace":        {"registry", "github.com/bmatcuk/doublestar/v4"},
 	"mcpbridge":        {"ptc", "native", "pipeline", "registry", "sdkgen", "github.com/modelcontextprotocol/go-sdk"},
 	"cmd/runcode":      {"workspace", "mcpbridge", "ptc", "native", "bindings", "runtime", "runtime/worker", "pipeline", "registry", "sdkgen", "manifest"},
 }

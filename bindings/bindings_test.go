@@ -151,7 +151,7 @@ func TestStuckCallAbandoned(t *testing.T) {
 		t.Fatal(err)
 	}
 	run.End("")
-	<-entered
+	receive(t, entered, "the stuck sub-call to start")
 	if res.Failure == nil || res.Failure.Kind != runtime.KindTimeout {
 		t.Errorf("failure %+v, want a timeout", res.Failure)
 	}
@@ -167,7 +167,7 @@ func TestStuckCallAbandoned(t *testing.T) {
 	mu.Unlock()
 
 	free()
-	<-late
+	receive(t, late, "the late result")
 	if again := run.Calls(); !again[0].AbandonedRunning || again[0].Result.Content[0].Text != want {
 		t.Errorf("the late outcome reached the record: %+v", again[0])
 	}

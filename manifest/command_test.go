@@ -114,10 +114,10 @@ func TestCommandKilled(t *testing.T) {
 			}()
 			var pids []int
 			if mode == "cancel" {
-				pids = <-reported
+				pids = receive(t, reported, "the script's pids")
 				cancel()
 			}
-			err := <-done
+			err := receive(t, done, "the command tool to return")
 			if mode == "deadline" {
 				// Unblock the reader if the deadline came before the script wrote.
 				if f, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {

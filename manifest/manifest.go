@@ -61,6 +61,11 @@ type Server struct {
 	Cwd     string            `json:"cwd"`
 	URL     string            `json:"url"`
 	Headers map[string]string `json:"headers"`
+	// StartupTimeoutMs bounds starting the server (its process start, the MCP
+	// handshake and the first tool listing), in milliseconds: a server fetched by npx
+	// on first use can take longer than the default. Zero means the client's default
+	// (30 s).
+	StartupTimeoutMs int `json:"startupTimeoutMs"`
 }
 
 // Options configures loading. The zero value is ready to use; Parse copies it.
@@ -316,6 +321,8 @@ func (s *Server) check() error {
 		return errors.New(`"headers" apply only to a "url" server`)
 	case s.URL != "" && !strings.HasPrefix(s.URL, "http://") && !strings.HasPrefix(s.URL, "https://"):
 		return fmt.Errorf("url %q must start with http:// or https://", s.URL)
+	case s.StartupTimeoutMs < 0:
+		return fmt.Errorf("startupTimeoutMs must not be negative, got %d", s.StartupTimeoutMs)
 	}
 	return nil
 }

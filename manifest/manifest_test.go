@@ -165,3 +165,19 @@ func TestRegisterConflict(t *testing.T) {
 		t.Error("a stayed registered after the failure")
 	}
 }
+
+// A server may declare how long it takes to start (npx fetching a package on first use
+// can take longer than the default); a negative one is refused.
+func TestServerStartupTimeout(t *testing.T) {
+	m, err := Parse("tools.json", []byte(`{"mcpServers": {"fs": {"command": "npx", "startupTimeoutMs": 120000}}}`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := m.Servers["fs"].StartupTimeoutMs; got != 120000 {
+		t.Errorf("startupTimeoutMs = %d, want 120000", got)
+	}
+	_, err = Parse("tools.json", []byte(`{"mcpServers": {"fs": {"command": "npx", "startupTimeoutMs": -1}}}`), nil)
+	if want := `manifest tools.json: mcpServers "fs": startupTimeoutMs must not be negative, got -1`; err == nil || err.Error() != want {
+		t.Errorf("negative: %v, want %q", err, want)
+	}
+}

@@ -37,6 +37,18 @@ type Upstream struct {
 	// SSE selects the older HTTP+SSE transport (protocol 2024-11-05) for URL instead
 	// of streamable HTTP.
 	SSE bool
+	// StartTimeout bounds starting this server, as Options.StartTimeout does for
+	// every server (a package that npx fetches on first use may need longer). Zero
+	// means Options.StartTimeout.
+	StartTimeout time.Duration
+}
+
+// startTimeout is how long starting the conn's server may take.
+func (cn *conn) startTimeout() time.Duration {
+	if cn.up.StartTimeout > 0 {
+		return cn.up.StartTimeout
+	}
+	return cn.client.opts.StartTimeout
 }
 
 // Options configures a [Client]. The zero value is ready to use.
@@ -139,7 +151,8 @@ func (c *Client) ConnectAll(ctx context.Context, servers map[string]*Upstream) e
 }
 
 // Connect starts the server, lists its tools and registers them as
-// mcp__<name>__<tool>. Starting is bounded by Options.StartTimeout (and ctx); on
+// mcp__<name>__<tool>. Starting is bounded by the server's StartTimeout, else
+// Options.StartTimeout (and ctx); on
 // failure nothing stays registered or running and the error is a *ServerError.
 // Tools whose schemas do not compile are skipped (and logged).
 func (c *Client) Connect(ctx context.Context, name string, s *Upstream) error {
@@ -259,7 +272,7 @@ func (cn *conn) connect(ctx context.Context) (*link, []*mcp.Tool, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	sctx, cancel := context.WithTimeout(ctx, cn.client.opts.StartTimeout)
+	sctx, cancel := context.WithTimeout(ctx, cn.startTimeout())
 	defer cancel()
 	defer context.AfterFunc(cn.client.life, cancel)()
 	defer context.AfterFunc(cn.life, cancel)()
@@ -278,7 +291,7 @@ func (cn *conn) connect(ctx context.Context) (*link, []*mcp.Tool, error) {
 // startError words a failure to start, saying so when the bounded wait ran out.
 func (cn *conn) startError(what string, ctx context.Context, err error) error {
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) && errors.Is(err, context.DeadlineExceeded) {
-		return fmt.Errorf("%s: no answer within %v", what, cn.client.opts.StartTimeout)
+		return fmt.Errorf("%s: no answer within %v", what, cn.startTimeout())
 	}
 	return fmt.Errorf("%s: %w", what, err)
 }
@@ -554,7 +567,7 @@ func (cn *conn) refreshLoop() {
 		cn.mu.Lock()
 		l := cn.cur
 		cn.mu.Unlock()
-		ctx, cancel := context.WithTimeout(cn.life, cn.client.opts.StartTimeout)
+		ctx, cancel := context.WithTimeout(cn.life, cn.startTimeout())
 		tools, err := list(ctx, l.session)
 		cancel()
 		if err != nil {

@@ -29,6 +29,11 @@ func TestStartFailures(t *testing.T) {
 			`mcp server "up": cannot start: ` + "%s" + ` (its stderr ends: "fake-server: cannot open the database")`},
 		{"hangs on initialize", func(t *testing.T) *Upstream { return fake(t, "hang") },
 			`mcp server "up": cannot start: no answer within 3s`},
+		{"hangs past its own start timeout", func(t *testing.T) *Upstream {
+			u := fake(t, "hang")
+			u.StartTimeout = 200 * time.Millisecond // the server's, not the client's 3s
+			return u
+		}, `mcp server "up": cannot start: no answer within 200ms`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -189,7 +194,7 @@ func TestCloseWhileStarting(t *testing.T) {
 	})
 	done := make(chan error)
 	go func() { done <- b.client.Connect(context.Background(), "h", fake(t, "hang")) }()
-	<-asked
+	receive(t, asked, "the hung server's start")
 	b.client.Close() // ends the start underway (which would wait 30s for the hung server)
 	var se *ServerError
 	if err := <-done; !errors.As(err, &se) || !errors.Is(err, context.Canceled) {

@@ -23,7 +23,8 @@ var (
 	buildOut  []byte
 )
 
-// runcodeBinary builds cmd/runcode once per test binary.
+// runcodeBinary builds cmd/runcode once per test binary. A test decides whether it
+// skips before it calls this, so that a skipped test costs no build.
 func runcodeBinary(t *testing.T) string {
 	t.Helper()
 	buildOnce.Do(func() {
@@ -101,9 +102,10 @@ return { img: img.split("\n")[0], ok: ok.ok };`,
 // TestServeStdio drives `runcode serve` over stdio with the Go SDK's client; closing
 // the session (stdin EOF) stops runcode, which stops its upstream servers.
 func TestServeStdio(t *testing.T) {
-	bin := runcodeBinary(t)
 	mark := filepath.Join(t.TempDir(), "stopped")
-	cmd := exec.Command(bin, "serve", "--tools", e2eManifest(t, mark))
+	manifest := e2eManifest(t, mark) // skips without node or server-everything: before the build
+	bin := runcodeBinary(t)
+	cmd := exec.Command(bin, "serve", "--tools", manifest)
 	var stderr syncBuffer
 	cmd.Stderr = &stderr
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test"}, nil).Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
@@ -129,9 +131,10 @@ func TestServeStdio(t *testing.T) {
 // TestServeHTTP drives `runcode serve --http 127.0.0.1:0` with the Go SDK's
 // streamable client; SIGTERM stops runcode, which stops its upstream servers.
 func TestServeHTTP(t *testing.T) {
-	bin := runcodeBinary(t)
 	mark := filepath.Join(t.TempDir(), "stopped")
-	cmd := exec.Command(bin, "serve", "--tools", e2eManifest(t, mark), "--http", "127.0.0.1:0")
+	manifest := e2eManifest(t, mark) // skips without node or server-everything: before the build
+	bin := runcodeBinary(t)
+	cmd := exec.Command(bin, "serve", "--tools", manifest, "--http", "127.0.0.1:0")
 	stderrPipe, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -170,7 +173,7 @@ func TestServeHTTP(t *testing.T) {
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	<-drained
+	receive(t, drained, "runcode serve's stderr to end")
 	if err := cmd.Wait(); err != nil {
 		t.Errorf("runcode serve after SIGTERM: %v; stderr:\n%s", err, rest.String())
 	}
@@ -228,7 +231,7 @@ func TestServeHTTPStop(t *testing.T) {
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	<-drained
+	receive(t, drained, "runcode serve's stderr to end")
 	if err := cmd.Wait(); err != nil || len(rest) > 0 {
 		t.Errorf("runcode serve after SIGTERM: %v; stderr %q", err, rest)
 	}

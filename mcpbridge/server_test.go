@@ -215,7 +215,7 @@ func TestServeSync(t *testing.T) {
 	if err := srv.Sync(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	<-changed
+	receive(t, changed, "the tool list change notification")
 	if names, _ := listNames(t, cs); cmp.Diff([]string{"add", "later", "shot"}, names) != "" {
 		t.Errorf("after adding: %v", names)
 	}
@@ -223,7 +223,7 @@ func TestServeSync(t *testing.T) {
 	if err := srv.Sync(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	<-changed
+	receive(t, changed, "the tool list change notification")
 	if names, _ := listNames(t, cs); cmp.Diff([]string{"add", "shot"}, names) != "" {
 		t.Errorf("after removing: %v", names)
 	}

@@ -45,6 +45,15 @@ type Options struct {
 	// bindings.Options.Grace): those that ignore cancellation longer are abandoned and
 	// reported as such. Zero means runtime.DefaultGrace; negative is an error.
 	Grace time.Duration
+	// FileName names the program in the stack frames of its errors, for a host whose
+	// programs come from a file (runcode run prog.ts). Empty means "program.js" (or
+	// "program.ts").
+	FileName string
+	// TruncateOutput degrades output over the budget instead of failing the run with
+	// output-limit (runtime.RunOptions.TruncateOutput): the result is cut to valid JSON
+	// with "…N more items" and "…N more bytes" markers, logs are cut with a marker, and
+	// the text opens with a one-line warning. False means the contract's behaviour.
+	TruncateOutput bool
 }
 
 // Executor is the run_code executor. It is immutable and safe for concurrent use.
@@ -259,9 +268,11 @@ func (b *step) runProgram(ctx context.Context, call *registry.Call, code string,
 		return nil, err
 	}
 	res, err := b.e.o.Pool.Run(runCtx, code, &runtime.RunOptions{
-		Namespaces:   []*runtime.Namespace{b.tools.Namespace()},
-		Limits:       b.e.o.Limits,
-		ProgramBytes: b.e.o.ProgramBytes,
+		Namespaces:     []*runtime.Namespace{b.tools.Namespace()},
+		Limits:         b.e.o.Limits,
+		ProgramBytes:   b.e.o.ProgramBytes,
+		FileName:       b.e.o.FileName,
+		TruncateOutput: b.e.o.TruncateOutput,
 	})
 	reason := "run_code settled"
 	switch {

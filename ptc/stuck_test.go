@@ -72,7 +72,7 @@ func TestStuckSubCallAbandoned(t *testing.T) {
 			case <-ctx.Done():
 				t.Fatal("run_code did not return after its wall clock with a sub-call stuck")
 			}
-			<-entered
+			receive(t, entered, "the stuck sub-call to start")
 
 			if got, want := resultText(res), "Error: code run failed (timeout): wall-clock ceiling reached (300ms)\nCaptured output:\nasking"; got != want {
 				t.Errorf("result %q, want %q", got, want)

@@ -337,7 +337,8 @@ func jsonStringLen(s string) int {
 }
 
 // appendLog adds one console entry to the ledger. Over the output budget the run fails as
-// output-limit and the entry is dropped, so the logs kept are the prefix that fitted.
+// output-limit and the entry is dropped, so the logs kept are the prefix that fitted; in
+// truncation mode the entry is cut instead and later ones are dropped (truncate.go).
 func (r *run) appendLog(s string) {
 	cost := jsonStringLen(s)
 	r.mu.Lock()
@@ -348,10 +349,26 @@ func (r *run) appendLog(s string) {
 		r.mu.Unlock()
 		return
 	}
-	if r.logBytes+cost > r.limits.OutputBytes {
+	if r.truncate && r.cut {
+		r.droppedLogs++ // truncation mode: after a cut entry, later ones are only counted
 		r.mu.Unlock()
-		r.fail(KindOutputLimit, r.outputLimitMessage())
 		return
+	}
+	if r.logBytes+cost > r.outputLimit() {
+		if r.truncate {
+			cut, ok := cutString(s, r.outputLimit()-r.logBytes-(cost-jsonStringLen(s)))
+			r.cut = true
+			if !ok {
+				r.droppedLogs++
+				r.mu.Unlock()
+				return
+			}
+			s, cost = cut, cost-jsonStringLen(s)+jsonStringLen(cut)
+		} else {
+			r.mu.Unlock()
+			r.fail(KindOutputLimit, r.outputLimitMessage())
+			return
+		}
 	}
 	r.logs = append(r.logs, s)
 	r.logBytes += cost
@@ -365,7 +382,7 @@ func (r *run) appendLog(s string) {
 func (r *run) logRoom() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.limits.OutputBytes - r.logBytes
+	return r.outputLimit() - r.logBytes
 }
 
 func (r *run) outputLimitMessage() string {
@@ -379,12 +396,29 @@ func (r *run) complete(v goja.Value) {
 		return
 	}
 	room := r.logRoom()
-	raw, res, _ := r.encode(v, room)
+	max := room
+	if r.truncate {
+		// Encode all of it (up to the largest string the heap budget allows) to cut it.
+		max = int(min(r.limits.HeapBytes/4, int64(maxInt)))
+	}
+	raw, res, _ := r.encode(v, max)
 	switch res {
 	case encodeOK:
 		if len(raw) > room {
-			r.fail(KindOutputLimit, r.outputLimitMessage())
-			return
+			if !r.truncate {
+				r.fail(KindOutputLimit, r.outputLimitMessage())
+				return
+			}
+			// The completion may also take its marker's share of the reserve.
+			cut, ok := cutJSON(raw, room+truncMarkerRoom)
+			if !ok {
+				r.fail(KindOutputLimit, r.outputLimitMessage())
+				return
+			}
+			raw = cut
+			r.mu.Lock()
+			r.cut = true
+			r.mu.Unlock()
 		}
 		r.mu.Lock()
 		r.value = raw
@@ -395,3 +429,5 @@ func (r *run) complete(v goja.Value) {
 		r.fail(KindInvalidOutput, msgInvalidOutput)
 	}
 }
+
+const maxInt = int(^uint(0) >> 1)

@@ -36,9 +36,14 @@ func (r *run) newConsole() *goja.Object {
 }
 
 // consoleCall formats one console call and appends it as one log entry. Over the output
-// budget, the run fails as output-limit and the entry is dropped.
+// budget, the run fails as output-limit and the entry is dropped (in truncation mode, it
+// is cut instead).
 func (r *run) consoleCall(call goja.FunctionCall) goja.Value {
 	var b strings.Builder
+	if r.truncated() {
+		r.appendLog("") // counted as dropped, without formatting it
+		return goja.Undefined()
+	}
 	budget := r.logRoom()
 	for i, a := range call.Arguments {
 		if i > 0 {
@@ -48,6 +53,11 @@ func (r *run) consoleCall(call goja.FunctionCall) goja.Value {
 			// Check before copying: a huge string over the remaining budget fails the run
 			// without being materialized twice.
 			if s.Length() > budget {
+				if r.truncate { // the entry is cut anyway: copy only what can be kept
+					b.WriteString(s.Substring(0, max(budget-b.Len(), 0)+1).String())
+					r.appendLog(b.String())
+					return goja.Undefined()
+				}
 				r.fail(KindOutputLimit, r.outputLimitMessage())
 				return goja.Undefined()
 			}
@@ -63,17 +73,27 @@ func (r *run) consoleCall(call goja.FunctionCall) goja.Value {
 			in := inspector{r: r, limit: budget - b.Len()}
 			in.format(&b, a, 0, 0)
 			if in.over {
-				r.fail(KindOutputLimit, r.outputLimitMessage())
+				r.overLog(&b)
 				return goja.Undefined()
 			}
 		}
 		if b.Len() > budget {
-			r.fail(KindOutputLimit, r.outputLimitMessage())
+			r.overLog(&b)
 			return goja.Undefined()
 		}
 	}
 	r.appendLog(b.String())
 	return goja.Undefined()
+}
+
+// overLog handles a console entry over the output budget: it fails the run as
+// output-limit, or in truncation mode logs what was formatted, which appendLog cuts.
+func (r *run) overLog(b *strings.Builder) {
+	if r.truncate {
+		r.appendLog(b.String())
+		return
+	}
+	r.fail(KindOutputLimit, r.outputLimitMessage())
 }
 
 // Inspect formats one value the way console.log prints a non-string argument. It must be

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strings"
 	"sync/atomic"
 
 	"github.com/dop251/goja"
@@ -320,6 +321,14 @@ func (r *run) hostCall(o *nsObject, member string, call goja.FunctionCall) goja.
 		return vm.ToValue(p)
 	}
 	r.hostCalls++
+	// Where the program made the call, for the stack of a rejection (the rejection is
+	// built later, on the loop, where no program frame is left to capture).
+	var at callSites
+	if o.ns.errorClass != "" {
+		at = r.callSites()
+	}
+	slot := len(r.unsettled)
+	r.unsettled = append(r.unsettled, member)
 	settle := r.loop.reserve()
 	r.host.Add(1)
 	r.pool.calls.Add(1)
@@ -334,12 +343,13 @@ func (r *run) hostCall(o *nsObject, member string, call goja.FunctionCall) goja.
 			r.fail(KindException, fmt.Sprintf("internal error: %s %q panicked: %v", o.ns.noun, member, hp.value))
 		}
 		settle(func() error {
+			r.unsettled[slot] = ""
 			if err != nil {
 				var ce *CallError
 				if errors.As(err, &ce) {
-					return reject(r.callError(o, member, ce.Message, ce.Fields))
+					return reject(r.callErrorAt(o, member, ce.Message, ce.Fields, at))
 				}
-				return reject(r.callError(o, member, err.Error(), nil))
+				return reject(r.callErrorAt(o, member, err.Error(), nil, at))
 			}
 			if len(out) == 0 {
 				return resolve(goja.Undefined())
@@ -360,6 +370,110 @@ func (r *run) hostCall(o *nsObject, member string, call goja.FunctionCall) goja.
 		o.ns.start(r.ctx, member, args, done)
 	}()
 	return vm.ToValue(p)
+}
+
+// callSites are where the program made a namespace call: its calling frame and the
+// one that called that, kept as positions rather than goja frames, since a run may hold
+// many calls in flight.
+type callSites [2]struct {
+	src, fn   string
+	line, col int
+}
+
+// callSites captures the program frames of the namespace call being made. VM goroutine,
+// inside the call.
+func (r *run) callSites() callSites {
+	var buf [3]goja.StackFrame
+	frames := r.vm.CaptureCallStack(len(buf), buf[:0])
+	var at callSites
+	for i := range at {
+		if i+1 >= len(frames) {
+			break
+		}
+		f := &frames[i+1] // frames[0] is the member's own (native) frame
+		pos := f.Position()
+		at[i].src, at[i].fn, at[i].line, at[i].col = f.SrcName(), f.FuncName(), pos.Line, pos.Column
+	}
+	return at
+}
+
+// callErrorAt is callError with a stack that shows where the program made the call: a
+// first frame naming the member (tools.read_file) at the calling line, then the
+// calling function and its caller. An uncaught rejection's failure text then names the
+// tool and the line, though the error was built after the program's frames were gone.
+func (r *run) callErrorAt(o *nsObject, member, msg string, fields map[string]string, at callSites) goja.Value {
+	e := r.callError(o, member, msg, fields)
+	obj, ok := e.(*goja.Object)
+	if !ok || at[0].line == 0 {
+		return e
+	}
+	var b strings.Builder
+	b.WriteString(o.ns.errorClass + ": " + msg)
+	callee := o.ns.global + "." + member
+	if !identRe.MatchString(member) {
+		q, _ := json.Marshal(member)
+		callee = o.ns.global + "[" + string(q) + "]"
+	}
+	fmt.Fprintf(&b, "\n\tat %s (%s:%d:%d)", callee, at[0].src, at[0].line, at[0].col)
+	for i, f := range at {
+		switch {
+		case f.line == 0:
+			continue
+		case f.fn == "" || f.fn == "<anonymous>":
+			if i == 0 {
+				continue // the member's frame has this position
+			}
+			fmt.Fprintf(&b, "\n\tat %s:%d:%d", f.src, f.line, f.col)
+		default:
+			fmt.Fprintf(&b, "\n\tat %s (%s:%d:%d)", f.fn, f.src, f.line, f.col)
+		}
+	}
+	_ = obj.DefineDataProperty("stack", r.vm.ToValue(b.String()), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+	return e
+}
+
+// reportUnawaited logs, when the program has settled, the namespace calls it started and
+// never waited for: their results were lost, which is most often a missing await. VM
+// goroutine, once the main promise has settled.
+func (r *run) reportUnawaited() {
+	var order []string
+	count := map[string]int{}
+	n := 0
+	for _, m := range r.unsettled {
+		if m == "" {
+			continue
+		}
+		n++
+		if count[m] == 0 {
+			order = append(order, m)
+		}
+		count[m]++
+	}
+	if n == 0 {
+		return
+	}
+	noun, global := "call", "tools"
+	if len(r.namespaces) == 1 {
+		noun, global = r.namespaces[0].noun+" call", r.namespaces[0].global
+	}
+	const maxNames = 10
+	names := make([]string, 0, min(len(order), maxNames)+1)
+	for i, m := range order {
+		if i == maxNames {
+			names = append(names, fmt.Sprintf("and %d more", len(order)-maxNames))
+			break
+		}
+		if count[m] > 1 {
+			m += fmt.Sprintf(" ×%d", count[m])
+		}
+		names = append(names, m)
+	}
+	plural := "s were"
+	if n == 1 {
+		plural = " was"
+	}
+	r.appendLog(fmt.Sprintf("Warning: %d %s%s started but not awaited before the program ended (%s); their results were lost. Put await before each call (await %s.name(args)), or await Promise.all([...]) for calls meant to run together.",
+		n, noun, plural, strings.Join(names, ", "), global))
 }
 
 // MaxArgBytes is the default bound on one call's arguments as JSON (RunOptions.ArgBytes).

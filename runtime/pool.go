@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	goruntime "runtime"
+	"strconv"
 	"sync"
 	"time"
 
@@ -62,6 +63,16 @@ type RunOptions struct {
 	// Result.Logs as they accrue, so a caller that may lose the Result (a worker process
 	// killed at its memory limit) can keep the captured output. Nil means none.
 	OnLog func(entry string)
+	// FileName names the program in the stack frames of its errors (for example
+	// "prog.ts", the file the program came from). Empty means "program.js" (or
+	// "program.ts" for a program that needed TypeScript stripping).
+	FileName string
+	// TruncateOutput degrades output over the budget instead of failing the run with
+	// output-limit: a log entry that does not fit is cut with a "…N more bytes" marker
+	// and later entries are dropped, a completion that does not fit is cut structurally to
+	// valid JSON with "…N more items" and "…N more bytes" markers, and the logs open with
+	// a one-line warning saying so. False means the contract's behaviour (spec §4).
+	TruncateOutput bool
 }
 
 // Pool runs programs on warm goja VMs. Each VM runs exactly one program and is then
@@ -272,6 +283,8 @@ func (p *Pool) run(ctx context.Context, prg *Program, code string, opts *RunOpti
 	r.onLog = opts.OnLog
 	r.argBytes = opts.ArgBytes
 	r.programBytes = opts.ProgramBytes
+	r.fileName = opts.FileName
+	r.truncate = opts.TruncateOutput
 	return p.execute(ctx, r, prg, code, limits, opts.Namespaces), nil
 }
 
@@ -332,6 +345,12 @@ func (p *Pool) execute(ctx context.Context, r *run, prg *Program, code string, l
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	res := &Result{Logs: append([]string(nil), r.logs...), Failure: r.failure}
+	if r.cut {
+		res.Logs = append([]string{truncHeader(limits.OutputBytes)}, res.Logs...)
+		if r.droppedLogs > 0 {
+			res.Logs = append(res.Logs, "…"+strconv.Itoa(r.droppedLogs)+" more log entries")
+		}
+	}
 	if r.failure == nil {
 		res.Value = append([]byte(nil), r.value...)
 		if len(res.Value) == 0 {

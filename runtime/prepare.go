@@ -61,6 +61,7 @@ func Prepare(code string, opts *PrepareOptions) (*Program, error) {
 	if f := checkSize(code, max); f != nil {
 		return nil, f
 	}
+	code = normalize(code)
 	wrapped := wrapOpen + code + wrapClose
 	// Bound nesting before any parser recurses over it.
 	bad, generators, regexps := checkNesting(wrapped, len(wrapOpen), false)
@@ -73,6 +74,9 @@ func Prepare(code string, opts *PrepareOptions) (*Program, error) {
 			return nil, e.failure
 		}
 		if f := checkPropertyEscapes(tree, code); f != nil {
+			return nil, f
+		}
+		if f := callFunction(tree); f != nil {
 			return nil, f
 		}
 		prg, err := goja.CompileAST(tree, true)
@@ -166,6 +170,10 @@ func stripTypeScript(wrapped, code string) (*Program, *ast.Program, error) {
 	if e := checkWrapper(tree, code, true); e != nil {
 		return nil, nil, e
 	}
+	if f := callFunction(tree); f != nil {
+		// Not a syntax error: reported as is, whatever goja's parser said.
+		return nil, nil, &syntaxError{failure: f, wrapper: true}
+	}
 	prg, err := goja.CompileAST(tree, true)
 	if err != nil {
 		return nil, nil, err
@@ -178,7 +186,7 @@ func stripTypeScript(wrapped, code string) (*Program, *ast.Program, error) {
 type syntaxError struct {
 	line, col int
 	failure   *Failure
-	wrapper   bool // the program closed the async wrapper
+	wrapper   bool // the program closed the async wrapper (or is a function to call): report this one
 }
 
 func (e *syntaxError) Error() string { return e.failure.Error() }

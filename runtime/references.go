@@ -29,6 +29,7 @@ func References(code, global string, opts *PrepareOptions) ([]Reference, error) 
 	if _, err := Prepare(code, opts); err != nil {
 		return nil, err
 	}
+	code = normalize(code)
 	wrapped := wrapOpen + code + wrapClose
 	prg, err := parser.ParseFile(nil, "program.js", wrapped, 0, parser.WithDisableSourceMaps)
 	if err != nil { // TypeScript: walk esbuild's output, mapped back through its source map

@@ -50,6 +50,9 @@ type run struct {
 	onLog             func(string) // RunOptions.OnLog
 	argBytes          int          // RunOptions.ArgBytes
 	programBytes      int          // RunOptions.ProgramBytes
+	fileName          string       // RunOptions.FileName
+	truncate          bool         // RunOptions.TruncateOutput
+	unsettled         []string     // namespace calls by start order; "" once settled (namespace.go)
 	urlExports        *goja.Object
 	encodingExports   *goja.Object
 	rejected          []*goja.Promise // rejected without a handler, in order; nil once handled
@@ -58,17 +61,19 @@ type run struct {
 	compute           *time.Timer
 	deadline          time.Time // of the wall clock
 
-	stopping  atomic.Bool   // a failure was recorded; walkers should give up
-	stopped   chan struct{} // closed with the first failure
-	mu        sync.Mutex
-	failure   *Failure
-	logs      []string
-	value     []byte
-	logBytes  int  // the logs array as JSON text: 2 for "[]", plus entries and commas
-	settled   bool // the outcome is final; later failures are ignored
-	busy      bool
-	busySince time.Time
-	used      time.Duration
+	stopping    atomic.Bool   // a failure was recorded; walkers should give up
+	stopped     chan struct{} // closed with the first failure
+	mu          sync.Mutex
+	failure     *Failure
+	logs        []string
+	value       []byte
+	logBytes    int  // the logs array as JSON text: 2 for "[]", plus entries and commas
+	cut         bool // truncation mode cut something (truncate.go)
+	droppedLogs int  // log entries truncation mode dropped after the cut
+	settled     bool // the outcome is final; later failures are ignored
+	busy        bool
+	busySince   time.Time
+	used        time.Duration
 }
 
 // warmPrg materializes what every run needs (the async function and Promise machinery)
@@ -281,6 +286,7 @@ func (r *run) exec() {
 	// toString), so it is compute time too.
 	r.enter()
 	defer r.leave()
+	r.reportUnawaited()
 	r.reportRejections()
 	switch r.main.State() {
 	case goja.PromiseStateRejected:
@@ -356,6 +362,11 @@ func (r *run) failException(v goja.Value) {
 func (r *run) failMessage(msg string) {
 	r.mu.Lock()
 	fits := r.logBytes+jsonStringLen(msg) <= r.limits.OutputBytes
+	if !fits && r.truncate {
+		if cut, ok := cutString(msg, r.outputLimit()+truncMarkerRoom-r.logBytes); ok {
+			msg, fits, r.cut = cut, true, true
+		}
+	}
 	r.mu.Unlock()
 	if !fits {
 		r.fail(KindOutputLimit, r.outputLimitMessage())
@@ -441,7 +452,11 @@ func (r *run) cleanStack(st string) string {
 				if line == 1 {
 					col = max(col-len(wrapOpen), 1)
 				}
-				return "program." + sm[1] + ":" + strconv.Itoa(line) + ":" + strconv.Itoa(col)
+				name := "program." + sm[1]
+				if r.fileName != "" {
+					name = r.fileName
+				}
+				return name + ":" + strconv.Itoa(line) + ":" + strconv.Itoa(col)
 			})
 			if drop {
 				continue

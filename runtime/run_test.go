@@ -289,7 +289,7 @@ func TestCloseAbortsRunsInFlight(t *testing.T) {
 		res, _ := p.Run(context.Background(), "await tools.hang({})", &RunOptions{Namespaces: []*Namespace{ft.namespace(t)}})
 		done <- res
 	}()
-	<-ft.inWait
+	receive(t, ft.inWait, "the hanging call to start")
 	if err := p.Close(); err != nil {
 		t.Fatal(err)
 	}

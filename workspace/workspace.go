@@ -17,6 +17,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/bmatcuk/doublestar/v4"
 	"github.com/runcode-go/runcode/registry"
 )
 
@@ -95,7 +96,7 @@ func (w *Workspace) Tools() []*registry.Tool {
 		},
 		{
 			Name:        "glob",
-			Description: "Find paths matching a glob pattern relative to the root (\"*\" within a name, \"**\" across directories), sorted.",
+			Description: "Find paths matching a glob pattern relative to the root (\"*\" within a name, \"**\" across directories, {a,b} alternatives, [abc] classes), sorted.",
 			Parameters: registry.Object(
 				registry.Required("pattern", registry.String().Describe(`For example "**/*.go" or "docs/*.md".`)),
 			).Closed(),
@@ -330,21 +331,31 @@ func (w *Workspace) glob(ctx context.Context, call *registry.Call) (any, error) 
 	if err := call.Args.Decode(&in); err != nil {
 		return nil, err
 	}
-	m, err := compileGlob(in.Pattern)
-	if err != nil {
+	if err := checkGlob(in.Pattern); err != nil {
 		return nil, err
 	}
 	out := []string{}
-	err = w.walk(ctx, ".", func(p string, d fs.DirEntry) error {
-		if p != "." && m.MatchString(p) {
-			if len(out) == MaxResults {
-				return fmt.Errorf("pattern %q matches more than %d paths; narrow it", in.Pattern, MaxResults)
-			}
-			out = append(out, p)
+	// doublestar walks only the directories the pattern can reach, through the
+	// os.Root file system: nothing outside the root, symbolic links listed and never
+	// followed, and names only (nothing is opened, so a FIFO cannot block it).
+	err := doublestar.GlobWalk(w.fsys, in.Pattern, func(p string, d fs.DirEntry) error {
+		if ctx.Err() != nil {
+			return ctx.Err()
 		}
+		if p == "." {
+			return nil
+		}
+		if len(out) == MaxResults {
+			return fmt.Errorf("pattern %q matches more than %d paths; narrow it", in.Pattern, MaxResults)
+		}
+		out = append(out, p)
 		return nil
-	})
+	}, doublestar.WithNoFollow(), doublestar.WithFailOnIOErrors())
 	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			return nil, fsError(pe.Path, pe.Err)
+		}
 		return nil, err
 	}
 	slices.Sort(out)
@@ -364,52 +375,32 @@ func (w *Workspace) walk(ctx context.Context, p string, visit func(p string, d f
 	})
 }
 
-// compileGlob turns a glob into an anchored regular expression: "**/" matches any
-// number of directories, "**" anything, "*" and "?" stay within a name, and [...]
-// classes pass through.
-func compileGlob(pattern string) (*regexp.Regexp, error) {
-	if pattern == "" {
-		return nil, errors.New("glob pattern is empty")
+// checkGlob refuses, with a message saying why and what would work, a pattern the glob
+// syntax (doublestar's: "*" and "?" within a name, "**" across directories, [abc],
+// [!abc], [^abc], {a,b} alternatives, \ escapes) cannot answer: rather an error than
+// a silently empty list.
+func checkGlob(pattern string) error {
+	switch {
+	case pattern == "":
+		return errors.New("glob pattern is empty")
+	case strings.HasPrefix(pattern, "/"):
+		return fmt.Errorf("glob pattern %q is absolute; patterns are relative to the workspace root", pattern)
+	case pattern == ".." || strings.HasPrefix(pattern, "../") || strings.Contains(pattern, "/../") || strings.HasSuffix(pattern, "/.."):
+		return fmt.Errorf("glob pattern %q leaves the workspace root; patterns are relative to it and stay inside", pattern)
+	case strings.HasPrefix(pattern, "./") || strings.Contains(pattern, "/./") || strings.Contains(pattern, "//"):
+		return fmt.Errorf("glob pattern %q has an empty or \".\" path element; write it without (e.g. %q)", pattern, path.Clean(pattern))
+	case strings.HasPrefix(pattern, "!"):
+		return fmt.Errorf("glob pattern %q is negated; negation is not supported: match what you want instead, e.g. with {a,b} alternatives", pattern)
 	}
-	if strings.HasPrefix(pattern, "/") {
-		return nil, fmt.Errorf("glob pattern %q is absolute; patterns are relative to the workspace root", pattern)
-	}
-	var b strings.Builder
-	b.WriteString("^")
-	for i := 0; i < len(pattern); i++ {
-		c := pattern[i]
-		switch {
-		case strings.HasPrefix(pattern[i:], "**/"):
-			b.WriteString("(?:.*/)?")
-			i += 2
-		case strings.HasPrefix(pattern[i:], "**"):
-			b.WriteString(".*")
-			i++
-		case c == '*':
-			b.WriteString("[^/]*")
-		case c == '?':
-			b.WriteString("[^/]")
-		case c == '[':
-			j := strings.IndexByte(pattern[i:], ']')
-			if j < 0 {
-				return nil, fmt.Errorf("glob pattern %q has an unclosed [", pattern)
-			}
-			class := pattern[i+1 : i+j]
-			if strings.HasPrefix(class, "!") {
-				class = "^" + class[1:]
-			}
-			b.WriteString("[" + class + "]")
-			i += j
-		default:
-			b.WriteString(regexp.QuoteMeta(string(c)))
+	for i := 0; i+1 < len(pattern); i++ {
+		if strings.IndexByte("?*+@!", pattern[i]) >= 0 && pattern[i+1] == '(' && (i == 0 || pattern[i-1] != '\\') {
+			return fmt.Errorf("glob pattern %q uses an extended glob %c(…), which is not supported; use {a,b} alternatives instead", pattern, pattern[i])
 		}
 	}
-	b.WriteString("$")
-	re, err := regexp.Compile(b.String())
-	if err != nil {
-		return nil, fmt.Errorf("glob pattern %q: %v", pattern, err)
+	if !doublestar.ValidatePattern(pattern) {
+		return fmt.Errorf("glob pattern %q is malformed (an unclosed [ or {, or a trailing \\)", pattern)
 	}
-	return re, nil
+	return nil
 }
 
 func (w *Workspace) grep(ctx context.Context, call *registry.Call) (any, error) {
@@ -433,9 +424,8 @@ func (w *Workspace) grep(ctx context.Context, call *registry.Call) (any, error) 
 	if info, err := w.root.Stat(p); err == nil && !info.IsDir() && !info.Mode().IsRegular() {
 		return nil, fsError(p, &notRegularError{info.Mode()})
 	}
-	var only *regexp.Regexp
 	if in.Glob != "" {
-		if only, err = compileGlob(in.Glob); err != nil {
+		if err := checkGlob(in.Glob); err != nil {
 			return nil, err
 		}
 	}
@@ -443,7 +433,7 @@ func (w *Workspace) grep(ctx context.Context, call *registry.Call) (any, error) 
 	truncated := false
 	errFull := errors.New("full")
 	err = w.walk(ctx, p, func(fp string, d fs.DirEntry) error {
-		if !d.Type().IsRegular() || only != nil && !only.MatchString(fp) {
+		if !d.Type().IsRegular() || in.Glob != "" && !doublestar.MatchUnvalidated(in.Glob, fp) {
 			return nil
 		}
 		data, err := w.readSmall(fp)

@@ -86,13 +86,8 @@ func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fs := newFlags("bench", "[flags] SCENARIO.json…", stdout, stderr)
 	var f benchFlags
 	f.define(fs)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fs.SetOutput(stdout)
-			fs.Usage()
-			return exitOK
-		}
-		return exitUsage
+	if code, ok := parseFlags(fs, args, stdout, stderr); !ok {
+		return code
 	}
 	if fs.NArg() == 0 {
 		fmt.Fprintln(stderr, "runcode bench: give at least one scenario file (codemode-bench-scenario/v1), e.g. ../shared/bench/scenarios/*.json")

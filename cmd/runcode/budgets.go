@@ -17,13 +17,15 @@ type budgetFlags struct {
 	timeout, compute      time.Duration
 	maxOutput             byteSize
 	maxParallel, maxCalls int
+	truncate              bool
 }
 
 // register adds the budget flags to fs.
 func (b *budgetFlags) register(fs *flag.FlagSet) {
 	fs.Var((*duration)(&b.timeout), "timeout", "wall-clock `DURATION` budget of a run, e.g. 30s (default 600s)")
 	fs.Var((*duration)(&b.compute), "compute", "compute `DURATION` budget of a run (time spent running JavaScript; default 60s)")
-	fs.Var(&b.maxOutput, "max-output", "output budget of a run in `BYTES`, e.g. 65536 or 64KiB (logs + result as JSON; default 1MiB)")
+	fs.Var(&b.maxOutput, "max-output", "output budget of a run in `BYTES`, e.g. 65536 or 64KiB (logs + result as JSON; default 1MiB); over it a run fails with output-limit, unless --truncate-output")
+	fs.BoolVar(&b.truncate, "truncate-output", false, "cut output over --max-output instead of failing the run with output-limit: the result is cut to valid JSON with \"…N more items\" / \"…N more bytes\" markers, logs are cut with a marker, and the text opens with a one-line warning")
 	fs.IntVar(&b.maxParallel, "max-parallel", 0, "`N` parallel-safe sub-calls of a run that may overlap (default 10)")
 	fs.IntVar(&b.maxCalls, "max-calls", 0, "cap on sub-calls per run, `N` (default no cap)")
 }
@@ -56,6 +58,7 @@ func (b *budgetFlags) options(pool ptc.Runner) *ptc.Options {
 		},
 		MaxParallelSubCalls: b.maxParallel,
 		MaxSubCalls:         b.maxCalls,
+		TruncateOutput:      b.truncate,
 	}
 }
 
@@ -103,6 +106,10 @@ type duration time.Duration
 func (d *duration) Set(text string) error {
 	v, err := time.ParseDuration(text)
 	if err != nil {
+		if _, nerr := strconv.ParseFloat(strings.TrimSpace(text), 64); nerr == nil {
+			// A bare number: say which unit, rather than only that one is missing.
+			return fmt.Errorf("a duration needs a unit: %ss for seconds or %sms for milliseconds (units: ms, s, m, h)", strings.TrimSpace(text), strings.TrimSpace(text))
+		}
 		return fmt.Errorf("want a duration with a unit, e.g. 30s, 2m or 500ms")
 	}
 	*d = duration(v)
@@ -114,4 +121,14 @@ func (d *duration) String() string {
 		return "0s"
 	}
 	return time.Duration(*d).String()
+}
+
+// outputLimitHint is what the CLI adds (on stderr, outside the model-facing text) when a
+// run failed at its output budget: the flags that change that.
+func outputLimitHint(b *budgetFlags) string {
+	budget := "the default 1MiB"
+	if b.maxOutput > 0 {
+		budget = b.maxOutput.String()
+	}
+	return fmt.Sprintf("the run's output went over its budget (%s): raise it with --max-output (e.g. --max-output 4MiB), or pass --truncate-output to cut the output instead of failing", budget)
 }

@@ -418,7 +418,7 @@ func (s *server) stop(t *testing.T) {
 	case <-time.After(stopBound):
 		t.Errorf("runcode serve still running %v after SIGTERM", stopBound)
 		s.cmd.Process.Kill()
-		<-exited
+		receive(t, exited, "the killed server to exit")
 	}
 	if goruntime.GOOS == "linux" {
 		var left []int

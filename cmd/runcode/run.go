@@ -8,8 +8,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/runcode-go/runcode/registry"
+	"github.com/runcode-go/runcode/runtime"
 	"github.com/runcode-go/runcode/sdkgen"
 )
 
@@ -58,6 +60,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case "check":
 		return checkCommand(ctx, rest, stdin, stdout, stderr)
 	case "help", "-h", "-help", "--help":
+		if len(rest) > 0 && commands[rest[0]] {
+			// runcode help run: the command's own help.
+			return run(ctx, []string{rest[0], "--help"}, stdin, stdout, stderr)
+		}
 		fmt.Fprint(stdout, usage)
 		return exitOK
 	case "serve":
@@ -65,9 +71,53 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case "bench":
 		return benchCommand(ctx, rest, stdout, stderr)
 	default:
-		fmt.Fprintf(stderr, "runcode: unknown command %q; available commands: sdk, describe, run, check (see runcode help)\n", cmd)
+		fmt.Fprintln(stderr, unknownCommand(cmd))
 		return exitUsage
 	}
+}
+
+// commandNames are the commands, in the order the usage lists them.
+var commandNames = []string{"sdk", "describe", "run", "check", "serve", "bench", "help"}
+
+var commands = func() map[string]bool {
+	m := map[string]bool{}
+	for _, c := range commandNames {
+		m[c] = true
+	}
+	return m
+}()
+
+// unknownCommand is the message for a command that does not exist: every command, and
+// the nearest one when it is near enough to be a typo.
+func unknownCommand(cmd string) string {
+	msg := fmt.Sprintf("runcode: unknown command %q", cmd)
+	if strings.HasPrefix(cmd, "-") {
+		msg = fmt.Sprintf("runcode: flag %q comes after a command: runcode <command> [flags]", cmd)
+	} else if best := runtime.Suggest(cmd, commandNames); best != "" && editDistance(cmd, best) <= max(1, len(best)/2) {
+		msg += fmt.Sprintf("; did you mean %q?", best)
+	}
+	return msg + "\ncommands: " + strings.Join(commandNames, ", ") + " (runcode help <command> for one's flags)"
+}
+
+// editDistance is the Levenshtein distance between a and b, in bytes.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
 }
 
 // newFlags returns a flag set that reports errors to stderr and help to stdout.
@@ -81,14 +131,16 @@ func newFlags(name, synopsis string, stdout, stderr io.Writer) *flag.FlagSet {
 	return fs
 }
 
-// parseFlags parses args. Help (-h, -help) goes to stdout alone; a bad flag's message
-// and the usage go to stderr. ok is false when the command should stop with code.
+// parseFlags parses args. Flags may come before or after the positional arguments
+// (runcode run prog.ts --json); "--" ends the flags. Help (-h, -help) goes to stdout
+// alone; a bad flag's message and the usage go to stderr. ok is false when the command
+// should stop with code. Afterwards fs.Args() are the positional arguments.
 func parseFlags(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) (code int, ok bool) {
 	// The flag package writes both help and errors to one output; collect it and route
 	// it once we know which it was, so that help is not printed twice.
 	var out bytes.Buffer
 	fs.SetOutput(&out)
-	err := fs.Parse(args)
+	err := parseInterspersed(fs, args)
 	fs.SetOutput(stderr)
 	switch {
 	case errors.Is(err, flag.ErrHelp):
@@ -99,6 +151,30 @@ func parseFlags(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) (code
 		return exitUsage, false
 	}
 	return 0, true
+}
+
+// parseInterspersed parses flags wherever they are among the positional arguments: the
+// flag package stops at the first positional one. It leaves the positional arguments,
+// in order, as fs.Args().
+func parseInterspersed(fs *flag.FlagSet, args []string) error {
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			break
+		}
+		if consumed := len(args) - len(rest); consumed > 0 && args[consumed-1] == "--" {
+			positional = append(positional, rest...) // "--": the rest is positional
+			break
+		}
+		positional = append(positional, rest[0])
+		args = rest[1:]
+	}
+	// Parsing "--" alone sets fs.Args() and touches no flag.
+	return fs.Parse(append([]string{"--"}, positional...))
 }
 
 // parse is parseFlags for commands that take flags only.

@@ -25,6 +25,7 @@ import (
 // runFlags are the flags of `runcode run`.
 type runFlags struct {
 	tools, root, description, events string
+	file                             string // the program's file name, for its stack frames
 	json                             bool
 	budgets                          budgetFlags
 	isolation                        string
@@ -59,6 +60,9 @@ func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	}
 	if f.description == "" {
 		f.description = "Run " + displayName(name)
+	}
+	if name != "" && name != "-" {
+		f.file = filepath.Base(name) // errors name the program's file
 	}
 	return f.execute(ctx, code, stdout, stderr)
 }
@@ -118,7 +122,9 @@ func (f *runFlags) execute(ctx context.Context, code string, stdout, stderr io.W
 		return exitUsage
 	}
 	defer closePool()
-	ex, err := ptc.New(pipeline.New(&opts), f.budgets.options(pool))
+	exOpts := f.budgets.options(pool)
+	exOpts.FileName = f.file
+	ex, err := ptc.New(pipeline.New(&opts), exOpts)
 	if err != nil {
 		fmt.Fprintf(stderr, "runcode run: %v\n", err)
 		return exitUsage
@@ -139,6 +145,9 @@ func (f *runFlags) execute(ctx context.Context, code string, stdout, stderr io.W
 				}
 			}
 		}
+	}
+	if rep != nil && rep.Failure != nil && rep.Failure.Kind == runtime.KindOutputLimit {
+		fmt.Fprintf(stderr, "runcode run: %s\n", outputLimitHint(&f.budgets))
 	}
 	if res.IsError() {
 		return exitFail

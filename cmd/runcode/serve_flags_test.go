@@ -25,7 +25,8 @@ func TestServeBadFlags(t *testing.T) {
 	}{
 		{"mode", []string{"--mode", "all"}, `runcode serve: unknown --mode "all"; want native, ptc or both`},
 		{"isolation", []string{"--isolation", "container"}, `runcode serve: --isolation must be in-process or process, got "container"`},
-		{"timeout without unit", []string{"--timeout", "10"}, `invalid value "10" for flag -timeout: want a duration with a unit, e.g. 30s, 2m or 500ms`},
+		{"timeout without unit", []string{"--timeout", "10"}, `invalid value "10" for flag -timeout: a duration needs a unit: 10s for seconds or 10ms for milliseconds (units: ms, s, m, h)`},
+		{"timeout that is not a duration", []string{"--timeout", "soon"}, `invalid value "soon" for flag -timeout: want a duration with a unit, e.g. 30s, 2m or 500ms`},
 		{"negative compute", []string{"--compute", "-1s"}, "runcode serve: --timeout and --compute must not be negative"},
 		{"max-output unit", []string{"--max-output", "1MB"}, `invalid value "1MB" for flag -max-output: want a number of bytes, optionally followed by KiB, MiB or GiB (e.g. 1048576 or 1MiB)`},
 		{"negative max-output", []string{"--max-output", "-1KiB"}, "runcode serve: --max-output must be a positive number of bytes, got -1024"},

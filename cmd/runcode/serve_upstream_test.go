@@ -5,8 +5,10 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/runcode-go/runcode/manifest"
 )
 
 const mcpFixtures = "../../testdata/mcp/"
@@ -78,5 +80,20 @@ func writeFile(t *testing.T, path, text string) {
 	t.Helper()
 	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A server's startupTimeoutMs reaches the MCP client as that server's start timeout.
+func TestUpstreamStartupTimeout(t *testing.T) {
+	m, err := manifest.Parse("tools.json", []byte(`{"mcpServers": {"slow": {"command": "npx", "startupTimeoutMs": 90000}, "fast": {"command": "x"}}}`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ups := upstreams(m)
+	if got := ups["slow"].StartTimeout; got != 90*time.Second {
+		t.Errorf("slow: StartTimeout = %v, want 90s", got)
+	}
+	if got := ups["fast"].StartTimeout; got != 0 {
+		t.Errorf("fast: StartTimeout = %v, want 0 (the client's default)", got)
 	}
 }

@@ -33,7 +33,7 @@ type Case struct {
 }
 
 // Cases parses the corpus: "-- name --" lines start a program, whose first line is its
-// "// want" line; "// heap N" gives it N MiB; "@@repeat N TEXT" lines are expanded.
+// "// want" line (in whose text \n stands for a line break); "// heap N" gives it N MiB; "@@repeat N TEXT" lines are expanded.
 func Cases() ([]Case, error) {
 	var cases []Case
 	var cur *Case
@@ -63,7 +63,7 @@ func Cases() ([]Case, error) {
 			if kind != "ok" {
 				cur.Kind = kind
 			}
-			cur.Want = want
+			cur.Want = strings.ReplaceAll(want, `\n`, "\n")
 		case strings.HasPrefix(line, "// heap "):
 			mib, err := strconv.ParseInt(strings.TrimPrefix(line, "// heap "), 10, 64)
 			if err != nil {

@@ -24,7 +24,8 @@ import (
 // Host to worker:
 //
 //	init    {t, limits, grace, maxFrame}          first frame; answered by ready
-//	run     {t, id, code, programBytes, limits, ns}   one program; answered by done
+//	run     {t, id, code, programBytes, limits, ns, file, truncate}
+//	                                              one program; answered by done
 //	result  {t, id, value | error | panic}        the outcome of call id
 //	cancel  {t, reason}                           abort the current run with reason
 //
@@ -74,6 +75,8 @@ type message struct {
 	Code         string   `json:"code,omitempty"`
 	ProgramBytes int      `json:"programBytes,omitempty"`
 	NS           []nsSpec `json:"ns,omitempty"`
+	File         string   `json:"file,omitempty"`     // RunOptions.FileName
+	Truncate     bool     `json:"truncate,omitempty"` // RunOptions.TruncateOutput
 
 	// run, done (the run's number on its worker, from 1), call and result (the call's)
 	ID     uint64          `json:"id,omitempty"`

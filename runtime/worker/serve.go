@@ -177,7 +177,7 @@ func (s *server) start(m *message) error {
 		defer s.wg.Done()
 		narrow := widenLater()
 		logs := &logStream{s: s, id: m.ID}
-		res, err := s.pool.Run(ctx, m.Code, &runtime.RunOptions{Namespaces: nss, Limits: m.Limits, ProgramBytes: m.ProgramBytes, OnLog: logs.add, ArgBytes: s.argBytes()})
+		res, err := s.pool.Run(ctx, m.Code, &runtime.RunOptions{Namespaces: nss, Limits: m.Limits, ProgramBytes: m.ProgramBytes, OnLog: logs.add, ArgBytes: s.argBytes(), FileName: m.File, TruncateOutput: m.Truncate})
 		narrow()
 		s.sp.on.Store(false)
 		logs.flush() // every streamed entry reaches the host before done

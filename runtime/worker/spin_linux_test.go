@@ -64,7 +64,7 @@ func TestSpinReader(t *testing.T) {
 		n, err := r.Read(buf)
 		got <- result{string(buf[:n]), err}
 	}()
-	<-next.calls
+	receive(t, next.calls, "the next spin call")
 	if _, err := pw.Write([]byte("late")); err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +83,7 @@ func TestSpinReader(t *testing.T) {
 	if n, err := r.Read(buf); err != nil || string(buf[:n]) != "skipped" {
 		t.Fatalf("Read = %q, %v; want skipped", buf[:n], err)
 	}
-	<-next.calls
+	receive(t, next.calls, "the next spin call")
 	if r.skip != skip-1 {
 		t.Errorf("skip %d after a skipped spin, want %d", r.skip, skip-1)
 	}
@@ -98,7 +98,7 @@ func TestSpinReader(t *testing.T) {
 	if n, err := r.Read(buf); err != nil || string(buf[:n]) != "idle" {
 		t.Fatalf("Read = %q, %v; want idle", buf[:n], err)
 	}
-	<-next.calls
+	receive(t, next.calls, "the next spin call")
 }
 
 // TestSpinReaderEnds: a spinning read reports the end of the pipe and its closing.

@@ -318,7 +318,7 @@ func TestClose(t *testing.T) {
 	if err := p.Close(); err != nil {
 		t.Fatal(err)
 	}
-	res := <-done
+	res := receive(t, done, "Run to return after Close")
 	if res == nil || res.Failure == nil || res.Failure.Kind != runtime.KindAbort {
 		t.Errorf("run in flight = %v, want an abort", res)
 	}

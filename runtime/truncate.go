@@ -1,0 +1,259 @@
+package runtime
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"unicode/utf8"
+)
+
+// Output that degrades (RunOptions.TruncateOutput). By default output over the budget
+// fails the run as output-limit (spec §4). In truncation mode the run keeps what fits
+// and says what it cut instead:
+//
+//   - the log entry that does not fit is cut, ending in "…N more bytes", and every later
+//     entry is dropped, counted by a last entry "…N more log entries";
+//   - a completion that does not fit is cut structurally, so that it stays valid JSON:
+//     a cut string ends in "…N more bytes", a cut array ends with the element "…N more
+//     items", a cut object with the member "…": "N more items", and a container with no
+//     room for any of its members becomes the string "…N more bytes";
+//   - a thrown message that does not fit is cut like a log entry;
+//   - the logs open with truncHeader, one line.
+//
+// The markers and the header come out of truncReserve bytes the run keeps free of logs
+// and completion, so the output stays within the budget.
+
+// truncReserve is what truncation mode keeps free of the budget for its header and
+// markers: the header (under 150 bytes as JSON), the dropped-entries marker and the
+// completion's outer marker (under 50 each).
+const truncReserve = 256
+
+// truncMarkerRoom is what one container's marker and closing bracket can take.
+const truncMarkerRoom = 32
+
+func truncHeader(budget int) string {
+	return fmt.Sprintf("[output truncated to the %d-byte output budget: what was cut ends in a \"…N more\" marker]", budget)
+}
+
+// outputLimit is the budget logs and completion may fill: the output budget, less
+// truncation mode's reserve.
+func (r *run) outputLimit() int {
+	if !r.truncate {
+		return r.limits.OutputBytes
+	}
+	return max(r.limits.OutputBytes-min(truncReserve, r.limits.OutputBytes/2), 0)
+}
+
+// truncated reports whether truncation mode has cut the logs already.
+func (r *run) truncated() bool {
+	if !r.truncate {
+		return false
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.cut
+}
+
+// cutString returns s cut so that, with the marker "…N more bytes" appended, it is at
+// most room bytes as a JSON string, and whether anything fits at all. N counts the bytes
+// of s that were cut.
+func cutString(s string, room int) (string, bool) {
+	marker := func(n int) string { return "…" + strconv.Itoa(n) + " more bytes" }
+	if jsonStringLen(marker(len(s))) > room {
+		return "", false
+	}
+	// The marker's own length depends on N; reserve the longest it can be.
+	avail := room - jsonStringLen(marker(len(s)))
+	end, used := 0, 0
+	for end < len(s) {
+		_, size := utf8.DecodeRuneInString(s[end:])
+		cost := jsonStringLen(s[end:end+size]) - 2
+		if used+cost > avail {
+			break
+		}
+		used += cost
+		end += size
+	}
+	return s[:end] + marker(len(s)-end), true
+}
+
+// cutJSON cuts the compact JSON text in (as the completion encoder writes it) to at most
+// limit bytes of valid JSON, with the markers above. It reads in once, left to right:
+// once something does not fit, everything after it is dropped and counted. ok is false
+// when not even a marker fits, or in is not compact JSON.
+func cutJSON(in []byte, limit int) (out []byte, ok bool) {
+	c := &cutter{in: in, limit: limit}
+	defer func() {
+		if recover() != nil { // malformed input: an index out of range
+			out, ok = nil, false
+		}
+	}()
+	if !c.value(0) || c.i != len(in) || c.bad {
+		return nil, false
+	}
+	return c.out, true
+}
+
+type cutter struct {
+	in    []byte
+	i     int
+	out   []byte
+	limit int
+	full  bool // something did not fit: skip the rest
+	bad   bool // not compact JSON
+}
+
+// value copies, cuts or skips the value at c.i, leaving reserve bytes free for what
+// closes the containers around it, and reports whether it wrote anything.
+func (c *cutter) value(reserve int) bool {
+	if c.full {
+		c.skip()
+		return false
+	}
+	start := c.i
+	switch c.in[c.i] {
+	case '{', '[':
+		return c.container(reserve)
+	case '"':
+		c.skip()
+		if len(c.out)+c.i-start+reserve <= c.limit {
+			c.out = append(c.out, c.in[start:c.i]...)
+			return true
+		}
+		c.full = true
+		var s string
+		if err := json.Unmarshal(c.in[start:c.i], &s); err != nil {
+			c.bad = true
+			return false
+		}
+		cut, ok := cutString(s, c.limit-reserve-len(c.out))
+		if !ok {
+			return false
+		}
+		c.out = appendJSONGoString(c.out, cut)
+		return true
+	default:
+		c.skip()
+		if len(c.out)+c.i-start+reserve <= c.limit {
+			c.out = append(c.out, c.in[start:c.i]...)
+			return true
+		}
+		c.full = true
+		return false
+	}
+}
+
+// container copies or cuts the array or object at c.i.
+func (c *cutter) container(reserve int) bool {
+	start := c.i
+	obj := c.in[c.i] == '{'
+	if len(c.out)+2+truncMarkerRoom+reserve > c.limit {
+		// No room to open it: the whole container becomes a marker, if that fits.
+		c.skip()
+		c.full = true
+		marker := "…" + strconv.Itoa(c.i-start) + " more bytes"
+		if len(c.out)+jsonStringLen(marker)+reserve > c.limit {
+			return false
+		}
+		c.out = appendJSONGoString(c.out, marker)
+		return true
+	}
+	c.out = append(c.out, c.in[c.i])
+	c.i++
+	closing := byte(']')
+	if obj {
+		closing = '}'
+	}
+	inner := reserve + truncMarkerRoom + 1
+	written, dropped := 0, 0
+	for c.in[c.i] != closing {
+		if c.in[c.i] == ',' {
+			c.i++
+		}
+		mark := len(c.out)
+		if c.full {
+			if obj {
+				c.skip() // the key
+				c.i++    // ':'
+			}
+			c.skip()
+			dropped++
+			continue
+		}
+		if written > 0 {
+			c.out = append(c.out, ',')
+		}
+		if obj {
+			k := c.i
+			c.skip()
+			c.out = append(c.out, c.in[k:c.i]...)
+			if c.in[c.i] != ':' {
+				c.bad = true
+				return false
+			}
+			c.out = append(c.out, ':')
+			c.i++
+			if len(c.out) > c.limit-inner {
+				c.full = true
+			}
+		}
+		if !c.value(inner) {
+			c.out = c.out[:mark]
+			dropped++
+			continue
+		}
+		written++
+	}
+	c.i++
+	if dropped > 0 {
+		if written > 0 {
+			c.out = append(c.out, ',')
+		}
+		if obj {
+			c.out = appendJSONGoString(c.out, "…")
+			c.out = append(c.out, ':')
+			c.out = appendJSONGoString(c.out, strconv.Itoa(dropped)+" more items")
+		} else {
+			c.out = appendJSONGoString(c.out, "…"+strconv.Itoa(dropped)+" more items")
+		}
+	}
+	c.out = append(c.out, closing)
+	return true
+}
+
+// skip moves c.i past the value (or object key) at c.i, in one pass.
+func (c *cutter) skip() {
+	depth := 0
+	for {
+		switch b := c.in[c.i]; b {
+		case '"':
+			c.i++
+			for c.in[c.i] != '"' {
+				if c.in[c.i] == '\\' {
+					c.i++
+				}
+				c.i++
+			}
+			c.i++
+		case '{', '[':
+			depth++
+			c.i++
+		case '}', ']':
+			depth--
+			c.i++
+		case ',', ':':
+			if depth == 0 {
+				c.bad = true
+				return
+			}
+			c.i++
+		default:
+			for c.i < len(c.in) && c.in[c.i] != ',' && c.in[c.i] != ']' && c.in[c.i] != '}' && c.in[c.i] != ':' {
+				c.i++
+			}
+		}
+		if depth == 0 {
+			return
+		}
+	}
+}
