@@ -468,12 +468,12 @@ func (r *run) reportUnawaited() {
 		}
 		names = append(names, m)
 	}
-	plural := "s were"
+	plural, lost := "s were", "their results were"
 	if n == 1 {
-		plural = " was"
+		plural, lost = " was", "its result was"
 	}
-	r.appendLog(fmt.Sprintf("Warning: %d %s%s started but not awaited before the program ended (%s); their results were lost. Put await before each call (await %s.name(args)), or await Promise.all([...]) for calls meant to run together.",
-		n, noun, plural, strings.Join(names, ", "), global))
+	r.appendLog(fmt.Sprintf("Warning: %d %s%s started but not awaited before the program ended (%s); %s lost. Put await before each call (await %s.name(args)), or await Promise.all([...]) for calls meant to run together.",
+		n, noun, plural, strings.Join(names, ", "), lost, global))
 }
 
 // MaxArgBytes is the default bound on one call's arguments as JSON (RunOptions.ArgBytes).

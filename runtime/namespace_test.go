@@ -64,7 +64,7 @@ func TestNamespaceCalls(t *testing.T) {
 		{
 			name:  "a result after the program ended is dropped",
 			code:  "tools.hang({}); return 'done'",
-			want:  "Warning: 1 tool call was started but not awaited before the program ended (hang); their results were lost. Put await before each call (await tools.name(args)), or await Promise.all([...]) for calls meant to run together.\ndone",
+			want:  "Warning: 1 tool call was started but not awaited before the program ended (hang); its result was lost. Put await before each call (await tools.name(args)), or await Promise.all([...]) for calls meant to run together.\ndone",
 			calls: []string{"hang {}"},
 		},
 		{
