@@ -4,7 +4,6 @@ import (
 	"errors"
 	"reflect"
 	"slices"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/dop251/goja/ast"
@@ -36,7 +35,7 @@ func References(code, global string, opts *PrepareOptions) ([]Reference, error) 
 		if len(res.Errors) > 0 {
 			return nil, errors.New(res.Errors[0].Text)
 		}
-		srcMap := res.Map
+		srcMap := gojaSourceMap(string(res.Code), res.Map)
 		prg, err = parser.ParseFile(nil, "program.ts", string(res.Code)+"\n//# sourceMappingURL="+sourceMapURL+"\n", 0,
 			parser.WithSourceMapLoader(func(string) ([]byte, error) { return srcMap, nil }))
 		if err != nil {
@@ -44,7 +43,6 @@ func References(code, global string, opts *PrepareOptions) ([]Reference, error) 
 		}
 	}
 	var out []Reference
-	lines := strings.Split(code, "\n")
 	add := func(member string, idx int) {
 		pos := prg.File.Position(idx - prg.File.Base())
 		col := pos.Column
@@ -52,15 +50,6 @@ func References(code, global string, opts *PrepareOptions) ([]Reference, error) 
 			col -= utf8.RuneCountInString(wrapOpen)
 		}
 		col = max(col, 1)
-		// esbuild's source map maps a member access to its dot, not its name: settle on
-		// the name where it appears at or just after the mapped column.
-		if pos.Line >= 1 && pos.Line <= len(lines) {
-			runes := []rune(lines[pos.Line-1])
-			from := min(col-1, len(runes))
-			if i := strings.Index(string(runes[from:]), member); i >= 0 && i <= 2 {
-				col = from + utf8.RuneCountInString(string(runes[from:])[:i]) + 1
-			}
-		}
 		out = append(out, Reference{Member: member, Line: pos.Line, Column: col})
 	}
 	walk(reflect.ValueOf(prg), func(n any) {
@@ -72,7 +61,7 @@ func References(code, global string, opts *PrepareOptions) ([]Reference, error) 
 		case *ast.BracketExpression:
 			if id, ok := e.Left.(*ast.Identifier); ok && id.Name.String() == global {
 				if s, ok := e.Member.(*ast.StringLiteral); ok {
-					add(s.Value.String(), int(s.Idx))
+					add(s.Value.String(), int(s.Idx)+1) // the name, inside the quotes
 				}
 			}
 		}

@@ -22,6 +22,7 @@ func TestReferences(t *testing.T) {
 		{"nested in functions and Promise.all", "await Promise.all([1,2].map(async (i) => { return tools.lookup({i}) }));", []Reference{{"lookup", 1, 57}}},
 		{"dynamic access is not listed", "const n = 'x'; await tools[n]({}); other.thing();", nil},
 		{"typescript positions map back", "interface A { x: number }\nconst a: A = { x: 1 };\nawait tools.stat({ path: String(a.x) });", []Reference{{"stat", 3, 13}}},
+		{"typescript bracket", "const n: number = 1;\nawait tools[\"my-tool\"]({ n });", []Reference{{"my-tool", 2, 14}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
