@@ -18,9 +18,11 @@
 // As a server ([NewServer]) it offers an executor's view of a scope over MCP:
 // run_code (mode ptc, with the instruction block and the SDK declarations in its
 // description, since MCP clients have no system prompt to carry them), the tools
-// themselves (native), or both. The image contexts of a run come back as image
-// content blocks after the text, each preceded by a text block naming the sub-call
-// that produced it. Stopping it cancels the calls in flight: ServeStdio's context,
+// themselves (native, with their object output schemas and structuredContent), or
+// both. A call naming any other tool gets the executor's isError result (under ptc,
+// UNKNOWN_TOOL). The image contexts of a run come back as image content blocks
+// after the text, each preceded by a text block naming the sub-call that produced
+// it; other contexts (a policy's) follow, each after a text block naming its source. Stopping it cancels the calls in flight: ServeStdio's context,
 // or the context given to [Server.HandlerContext] (the MCP SDK itself only waits
 // for them when a session closes).
 //

@@ -33,7 +33,11 @@ type ServerOptions struct {
 // the executor's prompt sections (the rule section and the SDK: the instruction
 // block and the TypeScript declarations), because MCP clients have no system
 // prompt to put them in. Each tools/call is one model step of one call through
-// the executor, against the scope's tools as resolved at that moment.
+// the executor, against the scope's tools as resolved at that moment, whether or
+// not the server lists the tool: a call the executor refuses (under ptc, any tool
+// but run_code) is an isError result with its text, not a protocol error. A tool
+// whose output schema is an object is served with it as its outputSchema, and its
+// successful results carry the canonical value as structuredContent.
 //
 // A Server is safe for concurrent use; it serves any number of sessions.
 type Server struct {
@@ -45,6 +49,9 @@ type Server struct {
 
 	mu     sync.Mutex
 	served map[string]string // name -> the JSON of the tool as served
+	// structured holds the served tools that declare an output schema, whose
+	// successful results carry their value as structuredContent.
+	structured map[string]bool
 }
 
 // NewServer returns a Server for scope's tools through ex, which must serve the
@@ -61,7 +68,7 @@ func NewServer(scope *registry.Scope, ex pipeline.Executor, opts *ServerOptions)
 	if o.Version == "" {
 		o.Version = "v0"
 	}
-	s := &Server{scope: scope, ex: ex, log: o.Logger, served: map[string]string{}}
+	s := &Server{scope: scope, ex: ex, log: o.Logger, served: map[string]string{}, structured: map[string]bool{}}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
@@ -69,6 +76,7 @@ func NewServer(scope *registry.Scope, ex pipeline.Executor, opts *ServerOptions)
 		Logger:       o.Logger,
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
 	})
+	s.srv.AddReceivingMiddleware(s.unlisted)
 	if err := s.Sync(context.Background()); err != nil {
 		return nil, err
 	}
@@ -98,6 +106,10 @@ func (s *Server) Sync(ctx context.Context) error {
 		t := &mcp.Tool{Name: ts.Name, Description: ts.Description, InputSchema: objectSchema(ts.Parameters)}
 		if ts.Name == registry.RunCodeName {
 			t.Description = runCodeDescription(ts.Description, sections)
+		} else if e, ok := set.Get(ts.Name); ok {
+			if out := outputSchema(e.OutputSchema()); out != nil {
+				t.OutputSchema = out
+			}
 		}
 		key, _ := json.Marshal(t)
 		keep[ts.Name] = true
@@ -109,12 +121,14 @@ func (s *Server) Sync(ctx context.Context) error {
 			continue
 		}
 		s.served[ts.Name] = string(key)
+		s.structured[ts.Name] = t.OutputSchema != nil
 	}
 	var gone []string
 	for name := range s.served {
 		if !keep[name] {
 			gone = append(gone, name)
 			delete(s.served, name)
+			delete(s.structured, name)
 		}
 	}
 	if len(gone) > 0 {
@@ -162,6 +176,42 @@ func objectSchema(raw json.RawMessage) json.RawMessage {
 	return json.RawMessage(`{"type":"object","allOf":[` + string(text) + `]}`)
 }
 
+// outputSchema returns a tool's output schema as served, or nil when it is not
+// sent: only a schema whose root declares "type": "object" is. MCP clients
+// commonly reject other roots (the TypeScript SDK fails the whole tools/list), and
+// a tool that declares an output schema must answer with structuredContent, which
+// those clients also require to be an object. A tool without one still works: its
+// content is what the model reads.
+func outputSchema(raw json.RawMessage) json.RawMessage {
+	var root struct {
+		Type any `json:"type"`
+	}
+	text := bytes.TrimSpace(raw)
+	if len(text) < 2 || text[0] != '{' || json.Unmarshal(text, &root) != nil || root.Type != "object" {
+		return nil
+	}
+	return raw
+}
+
+// unlisted is receiving middleware that sends a tools/call naming a tool the
+// server does not list to the executor too, instead of the MCP SDK's JSON-RPC
+// error: the executor's answer is a tool result the model can read and act on
+// (under ptc, the contract's UNKNOWN_TOOL text that routes the call through
+// run_code).
+func (s *Server) unlisted(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if r, ok := req.(*mcp.CallToolRequest); ok && method == "tools/call" && r.Params != nil {
+			s.mu.Lock()
+			_, listed := s.served[r.Params.Name]
+			s.mu.Unlock()
+			if !listed {
+				return s.handle(ctx, r)
+			}
+		}
+		return next(ctx, method, req)
+	}
+}
+
 // runCodeDescription is run_code's description followed by the prompt sections,
 // which point at themselves as "below" rather than "in the system prompt".
 func runCodeDescription(desc string, sections []pipeline.Section) string {
@@ -203,25 +253,47 @@ func (s *Server) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Cal
 	}
 	call := pipeline.RawCall{ID: fmt.Sprintf("mcp-%d", s.calls.Add(1)), Name: req.Params.Name, Arguments: string(req.Params.Arguments)}
 	res := s.ex.Execute(ctx, set, []pipeline.RawCall{call})[0]
-	return callResult(res), nil
+	out := callResult(res)
+	s.mu.Lock()
+	structured := s.structured[call.Name]
+	s.mu.Unlock()
+	if structured && !res.IsError() && !res.Value.IsZero() {
+		out.StructuredContent = json.RawMessage(res.Value.Bytes())
+	}
+	return out, nil
 }
 
-// callResult renders a result for MCP: its content, then for each image of each
-// attributed context a text block naming the sub-call and the image.
+// callResult renders a result for MCP: its content, then its contexts, since an
+// MCP client has no other place for them. A context run_code attached for an
+// image-bearing sub-call contributes its images, each after a text block naming the
+// sub-call (the sub-call's text is the program's to print). Any other context
+// contributes all its blocks after one text block naming what attached it and, for
+// a sub-call's context, the sub-call.
 func callResult(res *pipeline.Result) *mcp.CallToolResult {
 	out := &mcp.CallToolResult{Content: fromContent(res.Content), IsError: res.IsError()}
 	for _, c := range res.Contexts {
-		for _, b := range c.Content {
-			if b.Type != "image" {
-				continue
+		if c.Source == registry.RunCodeName && c.Tool != "" {
+			for _, b := range c.Content {
+				if b.Type != "image" {
+					continue
+				}
+				out.Content = append(out.Content, &mcp.TextContent{Text: fmt.Sprintf("Image from %s (sub-call %s):", c.Tool, c.CallID)})
+				out.Content = append(out.Content, fromContent([]registry.Content{b})...)
 			}
-			label := fmt.Sprintf("Image from %s (sub-call %s):", c.Tool, c.CallID)
-			if c.Tool == "" {
-				label = fmt.Sprintf("Image attached by %s:", c.Source)
-			}
-			out.Content = append(out.Content, &mcp.TextContent{Text: label})
-			out.Content = append(out.Content, fromContent([]registry.Content{b})...)
+			continue
 		}
+		if len(c.Content) == 0 {
+			continue
+		}
+		label := "Context attached"
+		if c.Source != "" {
+			label += " by " + c.Source
+		}
+		if c.Tool != "" {
+			label += fmt.Sprintf(" to %s (sub-call %s)", c.Tool, c.CallID)
+		}
+		out.Content = append(out.Content, &mcp.TextContent{Text: label + ":"})
+		out.Content = append(out.Content, fromContent(c.Content)...)
 	}
 	return out
 }

@@ -55,7 +55,12 @@ func servedScope(t *testing.T, mode registry.Mode) *registry.Scope {
 // serve connects a Go SDK client to a Server for scope in memory.
 func serve(t *testing.T, scope *registry.Scope, clientOpts *mcp.ClientOptions) (*Server, *mcp.ClientSession) {
 	t.Helper()
-	p := pipeline.New(nil)
+	return servePipeline(t, scope, pipeline.New(nil), clientOpts)
+}
+
+// servePipeline is serve with the calls going through p.
+func servePipeline(t *testing.T, scope *registry.Scope, p *pipeline.Pipeline, clientOpts *mcp.ClientOptions) (*Server, *mcp.ClientSession) {
+	t.Helper()
 	var ex pipeline.Executor
 	set, _ := scope.Resolve(context.Background(), registry.Step{})
 	if set.Mode() == registry.ModeNative {
@@ -151,12 +156,15 @@ func TestServePTC(t *testing.T) {
 		t.Errorf("run_code result (isError %v) mismatch (-want +got):\n%s", res.IsError, diff)
 	}
 
-	// A direct call to another tool collapses to UNKNOWN_TOOL, as the contract says.
+	// A direct call to another tool collapses to UNKNOWN_TOOL, as the contract says:
+	// a tool result the model reads, not a protocol error.
 	res, err = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "add", Arguments: map[string]any{"a": 1, "b": 2}})
 	if err != nil {
-		t.Logf("direct call: protocol error %v", err) // the SDK rejects tools it does not list
-	} else if !res.IsError {
-		t.Errorf("direct call to add succeeded under ptc: %v", blocks(res.Content))
+		t.Fatalf("direct call to add under ptc: protocol error %v, want an isError result", err)
+	}
+	want = []string{"Error: unknown tool \"add\": only `run_code` is callable directly — call `add` from inside a `run_code` program instead"}
+	if diff := cmp.Diff(want, blocks(res.Content)); diff != "" || !res.IsError {
+		t.Errorf("direct call to add (isError %v) mismatch (-want +got):\n%s", res.IsError, diff)
 	}
 
 	// A failed program is an isError result with the contract's text.
@@ -196,6 +204,82 @@ func TestServeNativeAndBoth(t *testing.T) {
 	names, _ = listNames(t, cs)
 	if diff := cmp.Diff([]string{"add", "run_code", "shot"}, names); diff != "" {
 		t.Errorf("both tools mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// TestServeNativeStructured: served natively, a tool whose output schema is an
+// object sends it as its outputSchema and answers with its canonical value as
+// structuredContent; a tool whose output is not an object sends neither (MCP clients
+// still commonly require an object at both places).
+func TestServeNativeStructured(t *testing.T) {
+	scope := servedScope(t, registry.ModeBoth)
+	if _, err := scope.Register(&registry.Tool{Name: "stats", Description: "Count things.",
+		Output: registry.Output{Schema: registry.Object(registry.Required("n", registry.Integer())).Closed()},
+		Execute: func(context.Context, *registry.Call) (any, error) {
+			return map[string]any{"n": 3}, nil
+		}}); err != nil {
+		t.Fatal(err)
+	}
+	_, cs := serve(t, scope, nil)
+	_, tools := listNames(t, cs)
+	got, _ := json.Marshal(tools["stats"].OutputSchema)
+	if diff := cmp.Diff(`{"additionalProperties":false,"properties":{"n":{"type":"integer"}},"required":["n"],"type":"object"}`, string(got)); diff != "" {
+		t.Errorf("stats's output schema mismatch (-want +got):\n%s", diff)
+	}
+	for _, name := range []string{"add", "shot", "run_code"} {
+		if tools[name].OutputSchema != nil {
+			t.Errorf("%s has an output schema: %v", name, tools[name].OutputSchema)
+		}
+	}
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "stats", Arguments: map[string]any{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := json.Marshal(res.StructuredContent); res.IsError || string(got) != `{"n":3}` {
+		t.Errorf("stats: isError %v, structuredContent %s", res.IsError, got)
+	}
+	res, err = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "add", Arguments: map[string]any{"a": 1, "b": 2}})
+	if err != nil || res.IsError || res.StructuredContent != nil {
+		t.Errorf("add: %v, isError %v, structuredContent %v", err, res.IsError, res.StructuredContent)
+	}
+	res, err = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "run_code", Arguments: map[string]any{"description": "Count", "code": `return await tools.stats({})`}})
+	if err != nil || res.IsError || res.StructuredContent != nil {
+		t.Errorf("run_code: %v, isError %v, structuredContent %v", err, res.IsError, res.StructuredContent)
+	}
+}
+
+// TestServeContexts: contexts a policy attaches are kept in the MCP result, after
+// the content, each labelled with where it came from; a sub-call's image stays
+// labelled with the sub-call.
+func TestServeContexts(t *testing.T) {
+	remind := func(_ context.Context, call *pipeline.Call, _ *pipeline.Result) (pipeline.PostAction, error) {
+		if call.Name != "add" {
+			return pipeline.PostAction{}, nil
+		}
+		return pipeline.PostAction{Contexts: []pipeline.Context{{Source: "reminder", Content: []registry.Content{registry.Text("numbers are floats")}}}}, nil
+	}
+	p := pipeline.New(&pipeline.Options{PostExecute: []pipeline.PostExecuteFunc{remind}})
+
+	_, cs := servePipeline(t, servedScope(t, registry.ModeNative), p, nil)
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "add", Arguments: map[string]any{"a": 1, "b": 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"3", "Context attached by reminder:", "numbers are floats"}
+	if diff := cmp.Diff(want, blocks(res.Content)); diff != "" {
+		t.Errorf("native add mismatch (-want +got):\n%s", diff)
+	}
+
+	_, cs = servePipeline(t, servedScope(t, registry.ModePTC), p, nil)
+	res, err = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "run_code", Arguments: map[string]any{
+		"description": "Shoot and add", "code": `await tools.shot({}); return await tools.add({ a: 2, b: 3 });`}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = []string{"5", "Image from shot (sub-call mcp-1:code:1):", "[image image/png: the test PNG]",
+		"Context attached by reminder to add (sub-call mcp-1:code:2):", "numbers are floats"}
+	if diff := cmp.Diff(want, blocks(res.Content)); diff != "" {
+		t.Errorf("run_code mismatch (-want +got):\n%s", diff)
 	}
 }
 

@@ -67,7 +67,9 @@ func OneOf(branches ...Schema) Schema {
 }
 
 // RawSchema wraps JSON Schema text as published by another system. It is compiled
-// (and rejected if it does not compile) when the tool is registered.
+// (and rejected if it does not compile) when the tool is registered: as the draft its
+// $schema names, else as draft 2020-12, or as draft 2019-09 when it uses the older
+// array form of items (a tuple) and nothing only 2020-12 defines.
 func RawSchema(text json.RawMessage) Schema {
 	return Schema{&node{raw: bytes.Clone(text)}}
 }

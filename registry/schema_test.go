@@ -308,3 +308,37 @@ func FuzzQuickPlan(f *testing.F) {
 		}
 	})
 }
+
+// TestTupleItems: the array form of items (a tuple, with additionalItems) is defined by
+// drafts 4 to 2019-09 and replaced by prefixItems in 2020-12. Real schemas use it
+// without a $schema, and it is accepted and validated as those drafts do; a $schema
+// still decides, and prefixItems keeps its 2020-12 meaning.
+func TestTupleItems(t *testing.T) {
+	tuple := `{"type":"object","properties":{"pair":{"type":"array","items":[{"type":"string"},{"type":"integer"}],"additionalItems":false}}}`
+	tests := []struct {
+		name, schema, args string
+		want               []string
+	}{
+		{"tuple matches", tuple, `{"pair":["a",1]}`, nil},
+		{"tuple item", tuple, `{"pair":["a","b"]}`, []string{`"pair[1]" must be an integer`}},
+		{"additional items", tuple, `{"pair":["a",1,2]}`, []string{`"pair" has 1 item beyond its tuple (additionalItems: false)`}},
+		{"draft-07 named", `{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"p":{"items":[{"type":"string"}]}}}`, `{"p":[1]}`, []string{`"p[0]" must be a string`}},
+		{"prefixItems", `{"properties":{"p":{"prefixItems":[{"type":"string"}],"items":false}}}`, `{"p":["a",1]}`, []string{`"p[1]" is not allowed`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e, err := entryFor(&Tool{Name: "t", Execute: nop, Parameters: RawSchema(json.RawMessage(tt.schema))})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, e.ValidateArgs(MustParseValue(tt.args))); diff != "" {
+				t.Errorf("violations mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+	// A 2020-12 schema that also uses the array form stays rejected: its prefixItems
+	// would be ignored under an older draft.
+	if _, err := entryFor(&Tool{Name: "t", Execute: nop, Parameters: RawSchema(json.RawMessage(`{"properties":{"a":{"prefixItems":[{}]},"b":{"items":[{}]}}}`))}); err == nil {
+		t.Error("a schema mixing prefixItems and tuple items registered")
+	}
+}

@@ -43,19 +43,67 @@ func compileSchema(s Schema, def string) (*compiled, error) {
 			return nil, errors.New("schema must be a JSON object or boolean")
 		}
 	}
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	const loc = "mem:///schema.json"
-	if err := c.AddResource(loc, doc); err != nil {
-		return nil, err
+	sch, err := compileDraft(doc, jsonschema.Draft2020)
+	if err != nil && olderDraft(doc) {
+		if older, err2 := compileDraft(doc, jsonschema.Draft2019); err2 == nil {
+			sch, err = older, nil
+		}
 	}
-	sch, err := c.Compile(loc)
 	if err != nil {
 		return nil, err
 	}
 	out := &compiled{text: text, schema: sch}
 	out.quick = newPlan(doc, 0)
 	return out, nil
+}
+
+// compileDraft compiles a schema document, under draft unless it names its own.
+func compileDraft(doc any, draft *jsonschema.Draft) (*jsonschema.Schema, error) {
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(draft)
+	const loc = "mem:///schema.json"
+	if err := c.AddResource(loc, doc); err != nil {
+		return nil, err
+	}
+	return c.Compile(loc)
+}
+
+// olderDraft reports whether a schema that failed to compile as draft 2020-12 is written
+// for an older draft, whose meaning a draft 2019-09 compile keeps: it names no $schema,
+// uses the array form of items (a tuple, which drafts 4 to 2019-09 define and 2020-12
+// replaced with prefixItems), and none of the keywords only 2020-12 defines (which an
+// older draft would silently ignore). The walk keeps its own stack: schemas nest
+// without bound.
+func olderDraft(doc any) bool {
+	root, ok := doc.(map[string]any)
+	if !ok {
+		return false
+	}
+	if _, ok := root["$schema"]; ok {
+		return false
+	}
+	tuple := false
+	stack := []any{doc}
+	for len(stack) > 0 {
+		v := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		switch v := v.(type) {
+		case map[string]any:
+			for k, x := range v {
+				switch k {
+				case "prefixItems", "$dynamicRef", "$dynamicAnchor":
+					return false
+				case "items":
+					_, isArray := x.([]any)
+					tuple = tuple || isArray
+				}
+				stack = append(stack, x)
+			}
+		case []any:
+			stack = append(stack, v...)
+		}
+	}
+	return tuple
 }
 
 // validate checks v against the schema. root names the value in messages
@@ -125,6 +173,13 @@ func collect(e *jsonschema.ValidationError, root string, out *[]string) {
 		return
 	case *kind.FalseSchema:
 		*out = append(*out, at()+" is not allowed")
+		return
+	case *kind.AdditionalItems: // older drafts' tuples (see olderDraft)
+		noun := "items"
+		if k.Count == 1 {
+			noun = "item"
+		}
+		*out = append(*out, printer.Sprintf("%s has %d %s beyond its tuple (additionalItems: false)", at(), k.Count, noun))
 		return
 	}
 	if len(e.Causes) > 0 {

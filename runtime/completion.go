@@ -14,11 +14,14 @@ import (
 	"github.com/dop251/goja"
 )
 
-// Lossless JSON: null, booleans, finite numbers other than -0, strings, dense arrays whose
-// prototype is Array.prototype, and objects whose prototype is Object.prototype or null.
-// Anything else (undefined inside a value, functions, symbols, BigInt, NaN, ±Infinity, -0,
-// holes, cycles, Dates, Maps, class instances, throwing getters) is lossy: JSON.stringify
-// would drop or change it silently. The encoder writes exactly what JSON.stringify would
+// Lossless JSON: null, booleans, finite numbers other than -0, strings without lone
+// surrogates, dense arrays whose prototype is Array.prototype and whose only enumerable own
+// properties are their elements, and objects whose prototype is Object.prototype or null and
+// whose enumerable own keys are strings without lone surrogates. Anything else (undefined
+// inside a value, functions, symbols, symbol keys, BigInt, NaN, ±Infinity, -0, holes, extra
+// properties on arrays, lone surrogates, cycles, Dates, Maps, class instances, throwing
+// getters) is lossy: JSON.stringify would drop or change it silently, or (lone surrogates)
+// the JSON text would, once decoded anywhere outside JavaScript. The encoder writes exactly what JSON.stringify would
 // (JS number formatting, the same string escapes), so the byte counts of the output ledger
 // are exact.
 
@@ -107,7 +110,11 @@ func (e *encoder) value(v goja.Value) encodeResult {
 		if len(e.buf)+x.Length() > e.max {
 			return encodeTooLarge // before copying a string that cannot fit
 		}
-		e.buf = appendJSONString(e.buf, x)
+		buf, ok := appendJSONString(e.buf, x)
+		if !ok {
+			return e.lossy("a lone surrogate")
+		}
+		e.buf = buf
 		return encodeOK
 	case *goja.Symbol:
 		return e.lossy("a symbol")
@@ -227,6 +234,18 @@ func (e *encoder) array(o *goja.Object) encodeResult {
 		}
 		e.path = e.path[:len(e.path)-1]
 	}
+	// Every element fitted, so listing the keys is bounded by the output budget.
+	if keys := o.Keys(); int64(len(keys)) != n {
+		for i, k := range keys {
+			if int64(i) >= n || k != strconv.Itoa(i) {
+				e.path = append(e.path, k)
+				return e.lossy("an array property")
+			}
+		}
+	}
+	if len(o.Symbols()) > 0 {
+		return e.lossy("a symbol key")
+	}
 	e.buf = append(e.buf, ']')
 	return encodeOK
 }
@@ -234,8 +253,15 @@ func (e *encoder) array(o *goja.Object) encodeResult {
 func (e *encoder) plain(o *goja.Object) encodeResult {
 	e.push(o)
 	defer e.pop()
+	if len(o.Symbols()) > 0 {
+		return e.lossy("a symbol key")
+	}
+	keys := o.Keys()
+	if lossyKeys(keys) && e.loneSurrogateKey(o) {
+		return e.lossy("a lone surrogate in a key")
+	}
 	e.buf = append(e.buf, '{')
-	for i, k := range o.Keys() {
+	for i, k := range keys {
 		if i > 0 {
 			e.buf = append(e.buf, ',')
 		}
@@ -251,10 +277,40 @@ func (e *encoder) plain(o *goja.Object) encodeResult {
 	return encodeOK
 }
 
+// loneSurrogateKey reports whether one of o's keys holds a lone surrogate, which Keys
+// listed as U+FFFD (see lossyKeys): the keys are listed again as JavaScript strings.
+func (e *encoder) loneSurrogateKey(o *goja.Object) bool {
+	found := false
+	e.r.json().eachKey(o, func(k goja.String) {
+		found = found || hasLoneSurrogate(k)
+	})
+	return found
+}
+
+// hasLoneSurrogate reports whether s holds a surrogate that is not half of a pair.
+func hasLoneSurrogate(s goja.String) bool {
+	n := s.Length()
+	for i := 0; i < n; i++ {
+		c := s.CharAt(i)
+		if !utf16.IsSurrogate(rune(c)) {
+			continue
+		}
+		if c >= 0xDC00 || i+1 == n {
+			return true
+		}
+		if d := s.CharAt(i + 1); d < 0xDC00 || d > 0xDFFF {
+			return true
+		}
+		i++
+	}
+	return false
+}
+
 // appendJSONString escapes a JS string exactly as JSON.stringify does: '"', '\\' and
-// control characters escaped (\b \f \n \r \t, \u00XX otherwise), lone surrogates as
-// \uDXXX, everything else as UTF-8.
-func appendJSONString(buf []byte, s goja.String) []byte {
+// control characters escaped (\b \f \n \r \t, \u00XX otherwise), everything else as
+// UTF-8. It reports false, with buf unusable, at a lone surrogate: JSON.stringify writes
+// it as \uDXXX, which no decoder outside JavaScript can keep.
+func appendJSONString(buf []byte, s goja.String) ([]byte, bool) {
 	buf = append(buf, '"')
 	n := s.Length()
 	for i := 0; i < n; i++ {
@@ -276,13 +332,12 @@ func appendJSONString(buf []byte, s goja.String) []byte {
 					continue
 				}
 			}
-			buf = append(buf, `\u`...)
-			buf = append(buf, strconv.FormatInt(int64(c), 16)...)
+			return buf, false
 		default:
 			buf = utf8.AppendRune(buf, rune(c))
 		}
 	}
-	return append(buf, '"')
+	return append(buf, '"'), true
 }
 
 // appendJSONGoString is appendJSONString for a Go string (an object key).

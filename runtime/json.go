@@ -122,7 +122,7 @@ func jsString(vm *goja.Runtime, v goja.Value) goja.String {
 // names, lengths and attributes.
 func installJSON(r *run) {
 	json := r.vm.Get("JSON").ToObject(r.vm)
-	j := &jsonFuncs{r: r}
+	j := r.json()
 	j.parse, _ = goja.AssertFunction(json.Get("parse"))
 	r.guardCall(json, "stringify", func(call goja.FunctionCall, _ goja.Callable) goja.Value {
 		return j.stringify(call)
@@ -130,6 +130,15 @@ func installJSON(r *run) {
 	r.guardCall(json, "parse", func(call goja.FunctionCall, _ goja.Callable) goja.Value {
 		return j.parseJSON(call)
 	})
+}
+
+// json returns the run's JSON state, made on first use: by the JSON guards, or by the
+// completion encoder for its key helper (see encoder.loneSurrogateKey).
+func (r *run) json() *jsonFuncs {
+	if r.jsonFuncs == nil {
+		r.jsonFuncs = &jsonFuncs{r: r}
+	}
+	return r.jsonFuncs
 }
 
 // guardJSON installs the JSON guards, once per VM (a lazy family, see guards.go).

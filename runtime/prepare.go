@@ -157,7 +157,7 @@ func stripTypeScript(wrapped, code string) (*Program, *ast.Program, error) {
 		return nil, nil, syntaxFailure(m.Text, line, col, code)
 	}
 	src := string(res.Code) + "\n//# sourceMappingURL=" + sourceMapURL + "\n"
-	srcMap := res.Map
+	srcMap := gojaSourceMap(string(res.Code), res.Map)
 	tree, err := parser.ParseFile(nil, "program.ts", src, 0, parser.WithSourceMapLoader(func(p string) ([]byte, error) {
 		if p == sourceMapURL {
 			return srcMap, nil
@@ -331,9 +331,6 @@ func checkWrapper(tree *ast.Program, code string, typescript bool) *syntaxError 
 	if body != nil {
 		pos := tree.File.Position(int(body.RightBrace) - tree.File.Base())
 		line, col = pos.Line, pos.Column
-		if typescript {
-			col++ // source-mapped columns count from 0
-		}
 	}
 	e := syntaxFailure("Unexpected token }", line, col, code)
 	e.wrapper = true

@@ -103,7 +103,7 @@ func TestPrepareTypeScript(t *testing.T) {
 			name: "runtime error maps back to the original typescript line",
 			code: "type T = { a?: { b: number } }\n\nconst t: T = {};\n\nreturn (t as any).a.b",
 			ts:   true,
-			want: "Error: code run failed (exception): TypeError: Cannot read property 'b' of undefined\n    at program.ts:5:20",
+			want: "Error: code run failed (exception): TypeError: Cannot read property 'b' of undefined\n    at program.ts:5:21",
 		},
 		{
 			name: "runtime error in js keeps line and line-1 column",
@@ -123,6 +123,54 @@ func TestPrepareTypeScript(t *testing.T) {
 			res := runCode(t, p, tt.code, nil)
 			if diff := cmp.Diff(tt.want, res.Text()); diff != "" {
 				t.Errorf("text mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestTypeScriptPositionsMatchJavaScript: a TypeScript program's runtime errors point
+// at the same line and column as the same program in plain JavaScript. The
+// TypeScript variant differs only by annotations after the failing position, or on
+// another line.
+func TestTypeScriptPositionsMatchJavaScript(t *testing.T) {
+	p := newTestPool(t, nil)
+	tests := []struct {
+		name   string
+		js, ts string
+		want   string // the frames, as in the JavaScript run
+	}{
+		{"member of undefined", "const a = 1;\nconst q = undefined;\nreturn q.foo", "const a: number = 1;\nconst q = undefined;\nreturn q.foo",
+			"at program.X:3:10"},
+		{"method of undefined", "const a = 1;\nconst q = undefined;\n  q.foo()", "const a: number = 1;\nconst q = undefined;\n  q.foo()",
+			"at program.X:3:3"},
+		{"throw", "const a = 1;\nthrow new Error('x')", "const a: number = 1;\nthrow new Error('x')",
+			"at program.X:2:7"},
+		{"in a function", "const a = 1;\nfunction f() {\n  null.x }\nf()", "const a: number = 1;\nfunction f() {\n  null.x }\nf()",
+			"at f (program.X:3:8)\n    at program.X:4:2"},
+		{"call frames", "const a = 1;\nfunction g() {\n    throw new Error('x') }\nconst o = { m() { return g() } };\n  o.m()",
+			"const a: number = 1;\nfunction g() {\n    throw new Error('x') }\nconst o = { m() { return g() } };\n  o.m()",
+			"at g (program.X:3:11)\n    at m (program.X:4:27)\n    at program.X:5:6"},
+		{"callback", "const a = 1;\nreturn [1].map((x) => x.foo.bar)", "const a: number = 1;\nreturn [1].map((x) => x.foo.bar)",
+			"at program.X:2:29\n    at map (native)\n    at program.X:2:15"},
+		{"on line 1", "const a = 1; null.x", "const a: number = 1; null.x",
+			"at program.X:1:27"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, lang := range []string{"js", "ts"} {
+				code := tt.js
+				if lang == "ts" {
+					code = tt.ts
+				}
+				text := runCode(t, p, code, nil).Text()
+				_, frames, _ := strings.Cut(text, "\n    ")
+				want := strings.ReplaceAll(tt.want, "program.X", "program."+lang)
+				if tt.name == "on line 1" && lang == "js" {
+					want = "at program.js:1:19" // the annotation is before the failure here
+				}
+				if diff := cmp.Diff(want, frames); diff != "" {
+					t.Errorf("%s: frames mismatch (-want +got):\n%s\n%s", lang, diff, text)
+				}
 			}
 		})
 	}

@@ -9,22 +9,32 @@ import (
 
 	"github.com/dop251/goja/ast"
 	"github.com/dop251/goja/parser"
+	"github.com/dop251/goja/token"
 	"github.com/evanw/esbuild/pkg/api"
 )
 
-// Reference is a static access to a member of a global in a program: global.name or
-// global["name"]. Line and Column (1-based, in characters) point at the member's name
-// in the model's own text. A Reference is a plain value.
+// Reference is an access to a member of a global in a program. Line and Column
+// (1-based) point at the member's name in the model's own text, or for a dynamic
+// access at the global's (or its alias's) name. A Reference is a plain value.
 type Reference struct {
+	// Member is the member's name; empty for a dynamic access.
 	Member       string
 	Line, Column int
+	// Dynamic reports an access whose member is not known statically: global[expr],
+	// a rest pattern (const { ...rest } = global), or the global used as a value any
+	// other way (passed to a function, enumerated, spread).
+	Dynamic bool
 }
 
-// References checks code as Prepare does and lists, in source order, the members of
-// global that it names statically (dynamic accesses such as global[name] are not
-// listed). A program that does not parse fails with the same *Failure as Prepare. It is
-// meant for tools that check programs without running them (runcode check), not for
-// the run path.
+// References checks code as Prepare does and lists, in source order, the program's
+// accesses to members of global: global.name, global["name"] (or a template literal
+// without substitutions), the same through optional chaining and through aliases
+// (const t = global; t.name), and destructuring (const { name, "other": o } =
+// global). Any other use of global or of an alias is listed as a dynamic access, so
+// the static members are complete only when there is none. Names are not resolved
+// against scopes: a local variable that shadows global counts as global. A program
+// that does not parse fails with the same *Failure as Prepare. It is meant for tools
+// that check programs without running them (runcode check), not for the run path.
 func References(code, global string, opts *PrepareOptions) ([]Reference, error) {
 	if _, err := Prepare(code, opts); err != nil {
 		return nil, err
@@ -37,7 +47,7 @@ func References(code, global string, opts *PrepareOptions) ([]Reference, error) 
 		if len(res.Errors) > 0 {
 			return nil, errors.New(res.Errors[0].Text)
 		}
-		srcMap := res.Map
+		srcMap := gojaSourceMap(string(res.Code), res.Map)
 		prg, err = parser.ParseFile(nil, "program.ts", string(res.Code)+"\n//# sourceMappingURL="+sourceMapURL+"\n", 0,
 			parser.WithSourceMapLoader(func(string) ([]byte, error) { return srcMap, nil }))
 		if err != nil {
@@ -45,35 +55,110 @@ func References(code, global string, opts *PrepareOptions) ([]Reference, error) 
 		}
 	}
 	var out []Reference
-	lines := strings.Split(code, "\n")
-	add := func(member string, idx int) {
+	add := func(member string, idx int, dynamic bool) {
 		pos := prg.File.Position(idx - prg.File.Base())
 		col := pos.Column
 		if pos.Line == 1 {
 			col -= utf8.RuneCountInString(wrapOpen)
 		}
 		col = max(col, 1)
-		// esbuild's source map maps a member access to its dot, not its name: settle on
-		// the name where it appears at or just after the mapped column.
-		if pos.Line >= 1 && pos.Line <= len(lines) {
-			runes := []rune(lines[pos.Line-1])
-			from := min(col-1, len(runes))
-			if i := strings.Index(string(runes[from:]), member); i >= 0 && i <= 2 {
-				col = from + utf8.RuneCountInString(string(runes[from:])[:i]) + 1
+		out = append(out, Reference{Member: member, Line: pos.Line, Column: col, Dynamic: dynamic})
+	}
+	names := aliases(prg, global)
+	// consumed holds the identifiers of global and its aliases that an access below
+	// accounts for; every other one is a dynamic use.
+	consumed := map[*ast.Identifier]bool{}
+	// holder returns the global (or alias) identifier that e is, through optional
+	// chaining, or nil.
+	holder := func(e ast.Expression) *ast.Identifier {
+		if o, ok := e.(*ast.Optional); ok {
+			e = o.Expression
+		}
+		if id, ok := e.(*ast.Identifier); ok && names[id.Name.String()] {
+			return id
+		}
+		return nil
+	}
+	destructure := func(pattern ast.Expression, source ast.Expression) {
+		id := holder(source)
+		if id == nil {
+			return
+		}
+		switch p := pattern.(type) {
+		case *ast.Identifier: // an alias, followed through its own uses
+			consumed[id] = true
+		case *ast.ObjectPattern:
+			consumed[id] = true
+			for _, prop := range p.Properties {
+				switch prop := prop.(type) {
+				case *ast.PropertyShort:
+					add(prop.Name.Name.String(), int(prop.Name.Idx), false)
+				case *ast.PropertyKeyed:
+					if name, idx, ok := staticKey(prop.Key); ok {
+						add(name, idx, false)
+					} else {
+						add("", int(id.Idx), true)
+					}
+				}
+			}
+			if p.Rest != nil {
+				add("", int(id.Idx), true)
 			}
 		}
-		out = append(out, Reference{Member: member, Line: pos.Line, Column: col})
 	}
 	walk(reflect.ValueOf(prg), func(n any) {
 		switch e := n.(type) {
 		case *ast.DotExpression:
-			if id, ok := e.Left.(*ast.Identifier); ok && id.Name.String() == global {
-				add(e.Identifier.Name.String(), int(e.Identifier.Idx))
+			if id := holder(e.Left); id != nil {
+				consumed[id] = true
+				add(e.Identifier.Name.String(), int(e.Identifier.Idx), false)
 			}
 		case *ast.BracketExpression:
-			if id, ok := e.Left.(*ast.Identifier); ok && id.Name.String() == global {
-				if s, ok := e.Member.(*ast.StringLiteral); ok {
-					add(s.Value.String(), int(s.Idx))
+			if id := holder(e.Left); id != nil {
+				if name, idx, ok := staticKey(e.Member); ok {
+					consumed[id] = true
+					add(name, idx, false)
+				}
+			}
+		case *ast.Binding:
+			destructure(bindingExpr(e.Target), e.Initializer)
+		case *ast.AssignExpression:
+			if e.Operator == token.ASSIGN {
+				destructure(e.Left, e.Right)
+			}
+		}
+	})
+	// Declarations and assignments name bindings; they are not uses.
+	walk(reflect.ValueOf(prg), func(n any) {
+		switch e := n.(type) {
+		case *ast.Binding:
+			if id, ok := e.Target.(*ast.Identifier); ok {
+				consumed[id] = true
+			}
+		case *ast.AssignExpression:
+			if id, ok := e.Left.(*ast.Identifier); ok {
+				consumed[id] = true
+			}
+		case *ast.FunctionLiteral:
+			consumed[e.Name] = true
+		case *ast.ClassLiteral:
+			consumed[e.Name] = true
+		case *ast.CatchStatement:
+			if id, ok := e.Parameter.(*ast.Identifier); ok {
+				consumed[id] = true
+			}
+		}
+	})
+	walk(reflect.ValueOf(prg), func(n any) {
+		switch e := n.(type) {
+		case *ast.Identifier:
+			if names[e.Name.String()] && !consumed[e] {
+				add("", int(e.Idx), true)
+			}
+		case *ast.ObjectLiteral: // { tools } passes the global on as a value
+			for _, prop := range e.Value {
+				if p, ok := prop.(*ast.PropertyShort); ok && names[p.Name.Name.String()] {
+					add("", int(p.Name.Idx), true)
 				}
 			}
 		}
@@ -85,6 +170,72 @@ func References(code, global string, opts *PrepareOptions) ([]Reference, error) 
 		return a.Column - b.Column
 	})
 	return out, nil
+}
+
+// aliases returns global and the names bound or assigned to it, directly or through
+// other aliases (const t = tools; let u; u = t).
+func aliases(prg *ast.Program, global string) map[string]bool {
+	edges := map[string][]string{} // source name -> names bound to it
+	link := func(target ast.Expression, source ast.Expression) {
+		if o, ok := source.(*ast.Optional); ok {
+			source = o.Expression
+		}
+		t, ok1 := target.(*ast.Identifier)
+		s, ok2 := source.(*ast.Identifier)
+		if ok1 && ok2 && t.Name != s.Name {
+			edges[s.Name.String()] = append(edges[s.Name.String()], t.Name.String())
+		}
+	}
+	walk(reflect.ValueOf(prg), func(n any) {
+		switch e := n.(type) {
+		case *ast.Binding:
+			link(bindingExpr(e.Target), e.Initializer)
+		case *ast.AssignExpression:
+			if e.Operator == token.ASSIGN {
+				link(e.Left, e.Right)
+			}
+		}
+	})
+	names := map[string]bool{global: true}
+	queue := []string{global}
+	for len(queue) > 0 {
+		n := queue[0]
+		queue = queue[1:]
+		for _, m := range edges[n] {
+			if !names[m] {
+				names[m] = true
+				queue = append(queue, m)
+			}
+		}
+	}
+	return names
+}
+
+// bindingExpr returns a binding target as an expression (identifiers and patterns
+// are both), or nil.
+func bindingExpr(t ast.BindingTarget) ast.Expression {
+	e, _ := t.(ast.Expression)
+	return e
+}
+
+// staticKey returns the name a member expression or a property key names
+// statically, and the index of its first character: a string literal (inside its
+// quotes), a template literal without substitutions, or an identifier key (which
+// goja gives as a string literal without quotes).
+func staticKey(e ast.Expression) (string, int, bool) {
+	switch k := e.(type) {
+	case *ast.StringLiteral:
+		idx := int(k.Idx)
+		if strings.HasPrefix(k.Literal, `"`) || strings.HasPrefix(k.Literal, "'") {
+			idx++
+		}
+		return k.Value.String(), idx, true
+	case *ast.TemplateLiteral:
+		if k.Tag == nil && len(k.Expressions) == 0 && len(k.Elements) == 1 && k.Elements[0].Valid {
+			return k.Elements[0].Parsed.String(), int(k.OpenQuote) + 1, true
+		}
+	}
+	return "", 0, false
 }
 
 var nodeType = reflect.TypeFor[ast.Node]()

@@ -38,6 +38,7 @@ type run struct {
 	// typedGuarded is set once the typed-array constructors are guarded (typedarrays.go).
 	typedGuarded bool
 	jsonGuarded  bool        // json.go
+	jsonFuncs    *jsonFuncs  // json.go: made on first use, see json()
 	nativeDepth  int         // guarded built-ins in progress on the VM goroutine (guards.go)
 	inHost       bool        // a host function (native) is in progress on the VM goroutine
 	text         *textGuards // the string and regexp guards' state (guards_string.go)

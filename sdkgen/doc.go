@@ -42,7 +42,11 @@
 //   - prefixItems and the older array form of items: tuples, elements beyond minItems
 //     optional, extra items as a rest element;
 //   - additionalProperties: <schema>: Record<string, T> (an index signature when T names
-//     an alias, which a Record would make circular); false: a closed literal;
+//     an alias, which a Record would make circular); false: a closed literal; true
+//     beside declared properties: the literal & Record<string, JsonValue>; absent: the
+//     literal alone (objects are open by default, which nearly every schema leaves
+//     unsaid, and the intersection on every tool was noise for the model; validation
+//     still follows the schema);
 //   - description, deprecated, format, pattern, minimum, maximum, exclusive bounds,
 //     multipleOf, minLength, maxLength, minItems, maxItems, uniqueItems, default and
 //     enumDescriptions: one JSDoc line per property.

@@ -35,7 +35,7 @@ func ExampleGenerate() {
 	//   /** Echo tool echo. */
 	//   echo: {
 	//     value: string;
-	//   } & Record<string, JsonValue>;
+	//   };
 	// }
 	//
 	// interface ToolOutputMap {

@@ -16,7 +16,10 @@ func objectOf(n val) objectSchema {
 }
 
 // object renders an object schema: a multi-line type literal for declared properties,
-// `& Record<string, JsonValue>` when it is open, `Record<string, T>` for a map.
+// `& Record<string, JsonValue>` when it declares itself open (additionalProperties
+// present and not false), `Record<string, T>` for a map. An object that says nothing
+// about other properties is rendered as its declared ones; validation still allows
+// the others, as the schema does.
 func (r *renderer) object(n objectSchema, ind string, depth int, at int) ts {
 	g := r.g
 	props := n.props
@@ -124,6 +127,11 @@ func (r *renderer) object(n objectSchema, ind string, depth int, at int) ts {
 	g.write("}")
 	switch {
 	case closed:
+		return g.close(out)
+	case !ap.ok() && !hasExtra:
+		// Open only because JSON Schema objects are open by default, which nearly
+		// every schema leaves unsaid: a Record beside the properties would tell the
+		// model nothing and cost it a line in every tool's type.
 		return g.close(out)
 	case hasExtra:
 		// Declared properties need not match the map's value type, and a Record

@@ -120,7 +120,7 @@ func TestGenerateFromRegistry(t *testing.T) {
 	got := Generate(set)
 	for _, want := range []string{
 		"  bare: Record<string, JsonValue>;\n",
-		"  \"my-tool\": {\n    n?: number | null;\n  } & Record<string, JsonValue>;\n",
+		"  \"my-tool\": {\n    n?: number | null;\n  };\n",
 		"  /** Read a file. */\n  read: {\n    /** Absolute path */\n    path: string;\n    mode?: \"text\" | \"bytes\";\n  };\n",
 		"  read: string | null;\n",
 		"  bare: JsonValue;\n",

@@ -13,8 +13,11 @@ import (
 )
 
 // checkCommand checks a program without running it: syntax (JavaScript or
-// TypeScript) with positions, tools.x names that do not exist (with a did-you-mean),
-// and the tools the program can reach. Exit 0 when clean, 1 when it found problems.
+// TypeScript) with positions, tool names that do not exist (with a did-you-mean),
+// and the tools the program can reach: named through tools.x, tools["x"], aliases
+// of tools and destructuring; when tools is also used dynamically (tools[name],
+// passed on as a value) the list is only a lower bound and says so. Exit 0 when
+// clean, 1 when it found problems.
 func checkCommand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlags("check", "[--tools F] [--root DIR] FILE|-", stdout, stderr)
 	toolsPath := fs.String("tools", "", "tool manifest `FILE` (JSON, see spec/cli.md); without it, the workspace tools")
@@ -59,7 +62,14 @@ func checkCommand(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	}
 	problems := 0
 	var reach []string
+	var dynamic *runtime.Reference
 	for _, r := range refs {
+		if r.Dynamic {
+			if dynamic == nil {
+				dynamic = &r
+			}
+			continue
+		}
 		if slices.Contains(names, r.Member) {
 			if !slices.Contains(reach, r.Member) {
 				reach = append(reach, r.Member)
@@ -76,9 +86,14 @@ func checkCommand(ctx context.Context, args []string, stdin io.Reader, stdout, s
 		fmt.Fprintln(stdout, msg)
 	}
 	slices.Sort(reach)
-	if len(reach) == 0 {
+	switch {
+	case dynamic != nil && len(reach) == 0:
+		fmt.Fprintf(stdout, "%s: reaches tools only dynamically (at %d:%d)\n", label, dynamic.Line, dynamic.Column)
+	case dynamic != nil:
+		fmt.Fprintf(stdout, "%s: reaches at least %s (tools is used dynamically at %d:%d)\n", label, strings.Join(reach, ", "), dynamic.Line, dynamic.Column)
+	case len(reach) == 0:
 		fmt.Fprintf(stdout, "%s: reaches no tools\n", label)
-	} else {
+	default:
 		fmt.Fprintf(stdout, "%s: reaches %s\n", label, strings.Join(reach, ", "))
 	}
 	if problems > 0 {

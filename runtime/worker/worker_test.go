@@ -67,6 +67,25 @@ func TestSameAsInProcess(t *testing.T) {
 	}
 }
 
+// TestLosslessEdges: values JSON cannot carry without loss (symbol keys, extra
+// properties on arrays, lone surrogates) fail a worker's completion as invalid-output,
+// as in process, instead of being dropped or replaced on their way out.
+func TestLosslessEdges(t *testing.T) {
+	p := newTestPool(t, 1)
+	for _, code := range []string{
+		`return {a: 1, [Symbol('s')]: 2}`,
+		`const a = [1, 2]; a.total = 3; return {a}`,
+		`return ['x\ud800']`,
+		`return {'k\udc00': 1}`,
+	} {
+		res := runCode(t, p, code, nil)
+		want := &runtime.Failure{Kind: runtime.KindInvalidOutput, Message: "program completion must be lossless JSON"}
+		if diff := cmp.Diff(want, res.Failure); diff != "" {
+			t.Errorf("%s: failure mismatch (-want +got):\n%s\nvalue %s", code, diff, res.Value)
+		}
+	}
+}
+
 // TestHostilePrograms runs the runtime's hostile table, and the programs that defeat the
 // in-process guards, in worker processes: each fails only its own run, and the next run on
 // the pool succeeds.

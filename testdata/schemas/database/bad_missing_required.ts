@@ -1,2 +1,2 @@
-// want: TS2345
+// want: TS2741
 await tools.describe_table({});

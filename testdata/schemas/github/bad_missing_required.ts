@@ -1,2 +1,2 @@
-// want: TS2345
+// want: TS2741
 await tools.create_pull_request({ owner: "o", repo: "r", title: "t", head: "h" });

@@ -1,2 +1,2 @@
-// want: TS2345
+// want: TS2741
 await tools["tavily-extract"]({ extract_depth: "basic" });
