@@ -331,7 +331,8 @@ func TestSchedulingInsidePrograms(t *testing.T) {
 // the deterministic way to end a run with a call in flight.)
 func TestAbandonAndDrain(t *testing.T) {
 	e := newEnv(t)
-	started := make(chan struct{})
+	started, queued := make(chan struct{}), make(chan struct{})
+	var queuedOnce sync.Once
 	var cancelledSeen atomic.Bool
 	e.register(
 		&registry.Tool{Name: "hang", IsConcurrencySafe: func(registry.Value) bool { return true }, Execute: func(ctx context.Context, _ *registry.Call) (any, error) {
@@ -340,10 +341,13 @@ func TestAbandonAndDrain(t *testing.T) {
 			cancelledSeen.Store(true)
 			return nil, ctx.Err()
 		}},
-		&registry.Tool{Name: "writer", Execute: func(context.Context, *registry.Call) (any, error) { return 1, nil }},
+		// Its classifier runs when the call is submitted: the cancellation waits for it,
+		// so the writer is queued before the run ends.
+		&registry.Tool{Name: "writer", IsConcurrencySafe: func(registry.Value) bool { queuedOnce.Do(func() { close(queued) }); return false },
+			Execute: func(context.Context, *registry.Call) (any, error) { return 1, nil }},
 	)
 	ctx, cancel := context.WithCancelCause(context.Background())
-	go func() { <-started; cancel(errors.New("user-cancel")) }()
+	go func() { <-started; <-queued; cancel(errors.New("user-cancel")) }()
 	res, rep := e.run(ctx, `tools.hang({}); tools.writer({}).catch(() => {}); await new Promise(() => {})`)
 	if got := resultText(res); got != "Error: code run failed (abort): user-cancel" {
 		t.Fatalf("got %q", got)

@@ -39,7 +39,7 @@ func TestIntake(t *testing.T) {
 	p := newTestPool(t, nil)
 	tests := []struct{ name, code, file, want string }{
 		{"fenced", "```js\nconsole.log('hi')\nreturn 1\n```", "", "hi\n1"},
-		{"fenced error keeps its line", "```ts\nconst n: number = 1\nthrow new Error('x' + n)\n```", "", "Error: code run failed (exception): Error: x1\n    at program.ts:3:6"},
+		{"fenced error keeps its line", "```ts\nconst n: number = 1\nthrow new Error('x' + n)\n```", "", "Error: code run failed (exception): Error: x1\n    at program.ts:3:7"},
 		{"arrow", "async () => { return 2 }", "", "2"},
 		{"parenthesized function", "(async function () { return 3 })", "", "3"},
 		{"declaration", "async function main() {\n  return 4\n}", "", "4"},
