@@ -32,6 +32,7 @@ commands:
                                    an MCP server over stdio (or streamable HTTP) offering run_code (ptc),
                                    the tools (native) or both; stops on SIGINT, SIGTERM or stdin EOF
   bench [flags] SCENARIO.json…     run codemode-bench-scenario/v1 files; one JSON report line each
+  version                          print the version, commit and Go version the binary was built from
 
 Without --tools, the tools are the read-only workspace tools over --root (default ".").
 
@@ -64,6 +65,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return serveCommand(ctx, rest, stdin, stdout, stderr)
 	case "bench":
 		return benchCommand(ctx, rest, stdout, stderr)
+	case "version", "--version", "-version":
+		return versionCommand(rest, stdout, stderr)
 	default:
 		fmt.Fprintf(stderr, "runcode: unknown command %q; available commands: sdk, describe, run, check (see runcode help)\n", cmd)
 		return exitUsage
@@ -114,7 +117,7 @@ func parse(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) (code int,
 }
 
 const (
-	toolsHelp = "tool manifest `FILE` (JSON, see spec/cli.md); without it, the read-only workspace tools over --root"
+	toolsHelp = "tool manifest `FILE` (JSON, see docs/manifest.md); without it, the read-only workspace tools over --root"
 	rootHelp  = "workspace `DIR` the built-in workspace tools are jailed to (ignored with --tools)"
 )
 
