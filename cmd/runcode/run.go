@@ -31,7 +31,8 @@ commands:
   serve [--tools F] [--mode M] [--http ADDR]
                                    an MCP server over stdio (or streamable HTTP) offering run_code (ptc),
                                    the tools (native) or both; stops on SIGINT, SIGTERM or stdin EOF
-  bench [flags] SCENARIO.json…     run codemode-bench-scenario/v1 files; one JSON report line each
+  bench [flags] [SCENARIO.json…]   run codemode-bench-scenario/v1 files (default bench/scenarios/*.json);
+                                   one JSON report line each
   version                          print the version, commit and Go version the binary was built from
 
 Without --tools, the tools are the read-only workspace tools over --root (default ".").
