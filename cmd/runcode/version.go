@@ -70,6 +70,10 @@ func (v buildVersion) String() string {
 
 // versionCommand prints the binary's version; it takes no arguments.
 func versionCommand(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 1 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help") {
+		fmt.Fprint(stdout, "usage: runcode version\n\nprints the module version, commit and Go version this binary was built from (also runcode --version)\n")
+		return exitOK
+	}
 	if len(args) > 0 {
 		fmt.Fprintf(stderr, "runcode version: unexpected argument %q; it takes none\n", args[0])
 		return exitUsage

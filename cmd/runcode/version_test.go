@@ -57,6 +57,10 @@ func TestVersionCommand(t *testing.T) {
 	if !strings.HasPrefix(outputs[0], "runcode ") || !strings.Contains(outputs[0], goruntime.Version()) {
 		t.Errorf("got %q, want runcode's version and %s", outputs[0], goruntime.Version())
 	}
+	var help bytes.Buffer
+	if code := run(context.Background(), []string{"version", "--help"}, strings.NewReader(""), &help, &help); code != exitOK || !strings.HasPrefix(help.String(), "usage: runcode version") {
+		t.Errorf("version --help: exit %d, output %q", code, help.String())
+	}
 	var stdout, stderr bytes.Buffer
 	if code := run(context.Background(), []string{"version", "x"}, strings.NewReader(""), &stdout, &stderr); code != exitUsage || !strings.Contains(stderr.String(), `unexpected argument "x"`) {
 		t.Errorf("version x: exit %d, stderr %q", code, stderr.String())
