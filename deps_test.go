@@ -1,6 +1,6 @@
 package runcode_test
 
-// This file enforces the dependency direction of design/ARCHITECTURE.md.
+// This file enforces the dependency direction of docs/architecture.md.
 //
 // The table below is policy, not bookkeeping: change it only with a reason in the
 // commit message (a new edge is a design decision), never to make a build pass.

@@ -1,6 +1,6 @@
 module github.com/runcode-go/runcode
 
-go 1.26.0
+go 1.25.0
 
 require (
 	github.com/dlclark/regexp2/v2 v2.5.2
@@ -11,7 +11,7 @@ require (
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	go.uber.org/goleak v1.3.0
-	golang.org/x/sync v0.25.0
+	golang.org/x/sync v0.20.0
 	golang.org/x/text v0.16.0
 )
 

@@ -1,5 +1,5 @@
 // Package manifest loads tool manifests (the JSON files behind the CLI's --tools
-// flag, see spec/cli.md) and turns their tools into registry tools: mock tools that
+// flag, see docs/manifest.md) and turns their tools into registry tools: mock tools that
 // answer from the manifest, and command tools backed by a real process per call.
 //
 // It owns the manifest format and its validation: every problem is an [*Error] that

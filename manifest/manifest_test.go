@@ -31,7 +31,7 @@ const example = `{
   }
 }`
 
-// TestParseSpecExample loads the manifest of spec/cli.md.
+// TestParseSpecExample loads an example manifest of the documented shape (docs/manifest.md).
 func TestParseSpecExample(t *testing.T) {
 	m, err := Load(fstest.MapFS{"tools.json": {Data: []byte(example)}}, "tools.json", &Options{Dir: "/proj"})
 	if err != nil {

@@ -12,12 +12,12 @@
 //     program ran on them, refilled in the background, bounded and closable;
 //   - the per-run event loop (k6 style): host work is reserved before it starts and settled
 //     exactly once on the VM goroutine; timers are bounded by the run;
-//   - the globals of the run_code contract (spec §3) and nothing else: console, timers,
+//   - the globals of the run_code contract (docs/run_code.md, "Programs") and nothing else: console, timers,
 //     URL/URLSearchParams, TextEncoder/TextDecoder, atob/btoa, structuredClone, and the host
 //     [Namespace] objects a caller installs per run;
 //   - console capture with Node-util.inspect-like formatting, lossless-JSON completion, the
-//     output ledger, the failure kinds of spec §4 and the model-facing text ([Result.Text]);
-//   - the budgets of spec §7: compute time (time spent awaiting host work does not count),
+//     output ledger, the failure kinds of docs/run_code.md and the model-facing text ([Result.Text]);
+//   - the budgets of docs/run_code.md: compute time (time spent awaiting host work does not count),
 //     wall clock, output bytes, a heap sampler, call-stack depth, and size guards on the
 //     built-ins that can allocate or spin without reaching goja's interrupt check.
 //

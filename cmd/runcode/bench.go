@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	goruntime "runtime"
 	"runtime/pprof"
 	"strconv"
@@ -83,14 +84,15 @@ func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if len(args) > 0 && args[0] == coldChildArg {
 		return coldChild(ctx, args[1:], harnessStart, stdout, stderr)
 	}
-	fs := newFlags("bench", "[flags] SCENARIO.json…", stdout, stderr)
+	fs := newFlags("bench", "[flags] [SCENARIO.json…] (default: bench/scenarios/*.json)", stdout, stderr)
 	var f benchFlags
 	f.define(fs)
 	if code, ok := parseFlags(fs, args, stdout, stderr); !ok {
 		return code
 	}
-	if fs.NArg() == 0 {
-		fmt.Fprintln(stderr, "runcode bench: give at least one scenario file (codemode-bench-scenario/v1), e.g. ../shared/bench/scenarios/*.json")
+	paths, err := scenarioFiles(fs.Args())
+	if err != nil {
+		fmt.Fprintf(stderr, "runcode bench: %v\n", err)
 		return exitUsage
 	}
 	if msg := f.check(); msg != "" {
@@ -104,7 +106,7 @@ func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	defer stop()
 	status := exitOK
-	for _, path := range fs.Args() {
+	for _, path := range paths {
 		line := benchScenario(ctx, path, &f)
 		writeLine(stdout, line)
 		if r, ok := line.(*failureLine); ok && r != nil {
@@ -112,6 +114,23 @@ func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		}
 	}
 	return status
+}
+
+// defaultScenarios is where runcode bench looks for scenarios when it is given none: the
+// S1-S7 set kept in the repository, relative to a clone's root.
+const defaultScenarios = "bench/scenarios"
+
+// scenarioFiles returns the scenario files to run: args, or without any, the JSON files in
+// defaultScenarios under the current directory.
+func scenarioFiles(args []string) ([]string, error) {
+	if len(args) > 0 {
+		return args, nil
+	}
+	paths, _ := filepath.Glob(filepath.Join(defaultScenarios, "*.json"))
+	if len(paths) == 0 {
+		return nil, fmt.Errorf("no scenario files given and none in %s/ here; run it from a clone's root, or name codemode-bench-scenario/v1 files", defaultScenarios)
+	}
+	return paths, nil
 }
 
 // failureLine is the report line of a scenario that failed.

@@ -19,7 +19,7 @@ import (
 )
 
 // scenarioFormat is the only scenario format runcode bench reads
-// (../shared/bench/README.md).
+// (docs/benchmarks.md; the S1-S7 set is in bench/scenarios/).
 const scenarioFormat = "codemode-bench-scenario/v1"
 
 // scenario is one scenario file.

@@ -92,16 +92,32 @@ func TestParseScenarioRejects(t *testing.T) {
 
 func tool(m map[string]any) map[string]any { return m["tools"].([]any)[0].(map[string]any) }
 
-// The scenarios shipped next to the repository parse (when they are there).
-func TestSharedScenariosParse(t *testing.T) {
-	files, _ := filepath.Glob("../../../shared/bench/scenarios/*.json")
-	if len(files) == 0 {
-		t.Skip("../shared/bench/scenarios is not next to the repository")
+// The scenarios kept in the repository parse, and are what runcode bench runs when it is
+// given no files.
+func TestRepositoryScenarios(t *testing.T) {
+	t.Chdir("../..")
+	files, err := scenarioFiles(nil)
+	if err != nil {
+		t.Fatal(err)
 	}
+	var ids []string
 	for _, f := range files {
-		if _, err := readScenario(f); err != nil {
+		sc, err := readScenario(f)
+		if err != nil {
 			t.Error(err)
+			continue
 		}
+		ids = append(ids, sc.ID)
+	}
+	if want := []string{"S1", "S2", "S3", "S4", "S5", "S6", "S7"}; !slices.Equal(ids, want) {
+		t.Errorf("default scenarios %v, want %v", ids, want)
+	}
+	if got, _ := scenarioFiles([]string{"x.json"}); !slices.Equal(got, []string{"x.json"}) {
+		t.Errorf("named files: got %v", got)
+	}
+	t.Chdir(t.TempDir())
+	if _, err := scenarioFiles(nil); err == nil || !strings.Contains(err.Error(), "bench/scenarios/") {
+		t.Errorf("no scenarios here: got %v", err)
 	}
 }
 

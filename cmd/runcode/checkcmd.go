@@ -20,7 +20,7 @@ import (
 // clean, 1 when it found problems.
 func checkCommand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlags("check", "[--tools F] [--root DIR] FILE|-", stdout, stderr)
-	toolsPath := fs.String("tools", "", "tool manifest `FILE` (JSON, see spec/cli.md); without it, the workspace tools")
+	toolsPath := fs.String("tools", "", "tool manifest `FILE` (JSON, see docs/manifest.md); without it, the workspace tools")
 	root := fs.String("root", ".", "workspace `DIR` for the built-in workspace tools (ignored with --tools)")
 	if code, ok := parseFlags(fs, args, stdout, stderr); !ok {
 		return code

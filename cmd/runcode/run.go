@@ -33,7 +33,9 @@ commands:
   serve [--tools F] [--mode M] [--http ADDR]
                                    an MCP server over stdio (or streamable HTTP) offering run_code (ptc),
                                    the tools (native) or both; stops on SIGINT, SIGTERM or stdin EOF
-  bench [flags] SCENARIO.json…     run codemode-bench-scenario/v1 files; one JSON report line each
+  bench [flags] [SCENARIO.json…]   run codemode-bench-scenario/v1 files (default bench/scenarios/*.json);
+                                   one JSON report line each
+  version                          print the version, commit and Go version the binary was built from
 
 Without --tools, the tools are the read-only workspace tools over --root (default ".").
 
@@ -70,6 +72,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return serveCommand(ctx, rest, stdin, stdout, stderr)
 	case "bench":
 		return benchCommand(ctx, rest, stdout, stderr)
+	case "version", "--version", "-version":
+		return versionCommand(rest, stdout, stderr)
 	default:
 		fmt.Fprintln(stderr, unknownCommand(cmd))
 		return exitUsage
@@ -77,7 +81,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 }
 
 // commandNames are the commands, in the order the usage lists them.
-var commandNames = []string{"sdk", "describe", "run", "check", "serve", "bench", "help"}
+var commandNames = []string{"sdk", "describe", "run", "check", "serve", "bench", "version", "help"}
 
 var commands = func() map[string]bool {
 	m := map[string]bool{}
@@ -190,7 +194,7 @@ func parse(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) (code int,
 }
 
 const (
-	toolsHelp = "tool manifest `FILE` (JSON, see spec/cli.md); without it, the read-only workspace tools over --root"
+	toolsHelp = "tool manifest `FILE` (JSON, see docs/manifest.md); without it, the read-only workspace tools over --root"
 	rootHelp  = "workspace `DIR` the built-in workspace tools are jailed to (ignored with --tools)"
 )
 

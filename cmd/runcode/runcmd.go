@@ -34,7 +34,7 @@ type runFlags struct {
 func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlags("run", "[flags] [FILE|-]", stdout, stderr)
 	var f runFlags
-	fs.StringVar(&f.tools, "tools", "", "tool manifest `FILE` (JSON, see spec/cli.md); without it, the read-only workspace tools over --root")
+	fs.StringVar(&f.tools, "tools", "", "tool manifest `FILE` (JSON, see docs/manifest.md); without it, the read-only workspace tools over --root")
 	fs.StringVar(&f.root, "root", ".", "workspace `DIR` the built-in workspace tools are jailed to (ignored with --tools)")
 	fs.BoolVar(&f.json, "json", false, "print one JSON object (isError, text, value, error, contexts, calls) instead of the model-facing text")
 	fs.StringVar(&f.description, "description", "", "the run_code `TEXT` description argument (default \"Run <file>\")")

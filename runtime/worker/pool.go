@@ -725,7 +725,7 @@ func (p *Pool) spawn(heap int64) (*proc, error) {
 	// waits for its stderr to end: a process the worker left behind (the race runtime's
 	// symbolizer, say) could hold it open forever.
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	newGroup(cmd)
 	w.cmd = cmd
 	err = cmd.Start()
 	inR.Close()
@@ -754,7 +754,7 @@ func (p *Pool) spawn(heap int64) (*proc, error) {
 		// Wait for the exit without reaping, so that the process group cannot have been
 		// reused yet, and kill whatever the worker left in its group; then reap it.
 		waitExit(pid)
-		_ = syscall.Kill(-pid, syscall.SIGKILL)
+		killGroup(pid)
 		_ = cmd.Wait()
 		t := time.NewTimer(100 * time.Millisecond)
 		select {
@@ -930,12 +930,11 @@ func signalName(s syscall.Signal) string {
 		return "SIGBUS"
 	case syscall.SIGILL:
 		return "SIGILL"
-	case syscall.SIGXCPU:
-		return "SIGXCPU"
-	case syscall.SIGXFSZ:
-		return "SIGXFSZ"
 	case syscall.SIGPIPE:
 		return "SIGPIPE"
+	}
+	if name := osSignalName(s); name != "" {
+		return name
 	}
 	return fmt.Sprintf("%d (%v)", int(s), s)
 }

@@ -9,7 +9,6 @@ import (
 	"os"
 	goruntime "runtime"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/runcode-go/runcode/runtime"
@@ -360,7 +359,7 @@ func pollable(r io.Reader) io.Reader {
 		return r
 	}
 	fd := f.Fd() // puts the descriptor in blocking mode
-	if err := syscall.SetNonblock(int(fd), true); err != nil {
+	if err := setNonblock(fd); err != nil {
 		return r
 	}
 	return os.NewFile(fd, f.Name())
