@@ -86,7 +86,7 @@ var hostile = []loadCase{
 	{name: "deep result", code: `let v = []; for (let i = 0; i < 2000; i++) v = [v]; return v`, kind: "invalid-output"},
 	{name: "never settles", code: `await new Promise(() => {})`, kind: "exception"},
 	{name: "FIFO read", code: `return await tools.read_file({ path: "special/fifo" })`, kind: "exception",
-		want: "Error: code run failed (exception): ToolCallError: special/fifo: not a regular file (named pipe)"},
+		want: "Error: code run failed (exception): ToolCallError: special/fifo: not a regular file (named pipe)\n    at tools.read_file (program.js:1:29)"},
 	{name: "throw symbol", code: `throw Symbol('x')`, kind: "exception", want: "Error: code run failed (exception): Symbol(x)"},
 	{name: "close wrapper", code: `return 1 })(); (async () => {`, kind: "exception"},
 	{name: "nested brackets", code: "return " + strings.Repeat("[", 300_000) + strings.Repeat("]", 300_000), kind: "exception", message: "SyntaxError"},
