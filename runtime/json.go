@@ -5,6 +5,7 @@ import (
 	"math/big"
 	"reflect"
 	"strconv"
+	"unsafe"
 
 	"github.com/dop251/goja"
 )
@@ -203,7 +204,12 @@ func (j *jsonFuncs) stringify(fc goja.FunctionCall) goja.Value {
 	if len(s.buf) > s.max {
 		panic(s.r.rangeError(msgJSONLength))
 	}
-	return s.r.vm.ToValue(string(s.buf))
+	if len(s.buf) == 0 {
+		return s.r.vm.ToValue("")
+	}
+	// The buffer is never written again: the string shares it rather than copy what may
+	// be hundreds of MiB at the string bound.
+	return s.r.vm.ToValue(unsafe.String(&s.buf[0], len(s.buf)))
 }
 
 // propertyList reads a replacer array: its strings and numbers (boxed too), once each, in

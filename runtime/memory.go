@@ -314,26 +314,47 @@ func (g *governor) tick() {
 // as of the last collection; when they cannot explain the growth it forces one.
 func (g *governor) attribute(objects, live, minBudget, ceiling int64) {
 	held, ok := g.held()
-	var sum int64
-	for _, b := range held {
-		sum += b
-	}
+	collected := false
 	g.mu.Lock()
 	base := g.base
 	g.mu.Unlock()
-	if objects-base-sum > minBudget/2 {
+	if objects-base-sumOf(held) > minBudget/2 {
 		// Growth the last collection did not see: garbage, or a run that grew since.
 		goruntime.GC()
 		objects, live = heapSample()
 		held, ok = g.held()
-		sum = 0
-		for _, b := range held {
-			sum += b
-		}
+		collected = true
 	}
 	g.mu.Lock()
+	victims, over := g.judgeLocked(held, ok, live, ceiling)
+	if len(victims) > 0 && !collected {
+		// What the profile counts is what was live at the last collection: a run's
+		// buffers outgrown since then are garbage it no longer holds. Collect before
+		// failing anyone, so a run fails for what it holds, never for its garbage.
+		g.mu.Unlock()
+		goruntime.GC()
+		objects, live = heapSample()
+		held, ok = g.held()
+		g.mu.Lock()
+		victims, over = g.judgeLocked(held, ok, live, ceiling)
+	}
 	g.lastLook, g.lastLookHeap = time.Now(), objects
-	var victims []*run
+	g.setOverLocked(over)
+	if ok {
+		g.base = max(live-sumOf(held), 0)
+	}
+	g.mu.Unlock()
+	for _, r := range victims {
+		// Its VM is dropped, and the memory released, once its goroutine has unwound.
+		r.fail(KindMemoryLimit, fmt.Sprintf("heap limit of %d MiB exceeded", r.limits.HeapBytes>>20))
+	}
+}
+
+// judgeLocked picks the runs to fail from what each holds: those over their budget and,
+// over the ceiling with none of those, the largest holder, unless a failed run is still
+// unwinding (what it frees may bring the heap under). It reports whether the process is
+// over its ceiling.
+func (g *governor) judgeLocked(held map[int]int64, ok bool, live, ceiling int64) (victims []*run, over bool) {
 	var largest *run
 	var largestHeld int64
 	unwinding := false
@@ -353,21 +374,19 @@ func (g *governor) attribute(objects, live, minBudget, ceiling int64) {
 			largest, largestHeld = r, h
 		}
 	}
-	over := ceiling > 0 && live > ceiling
-	// Over the ceiling with no run over its own budget, the largest holder fails, unless
-	// a failed run is still unwinding: what it frees may bring the heap under.
+	over = ceiling > 0 && live > ceiling
 	if over && len(victims) == 0 && largest != nil && !unwinding {
 		victims = append(victims, largest)
 	}
-	g.setOverLocked(over)
-	if ok {
-		g.base = max(live-sum, 0)
+	return victims, over
+}
+
+func sumOf(held map[int]int64) int64 {
+	var sum int64
+	for _, b := range held {
+		sum += b
 	}
-	g.mu.Unlock()
-	for _, r := range victims {
-		// Its VM is dropped, and the memory released, once its goroutine has unwound.
-		r.fail(KindMemoryLimit, fmt.Sprintf("heap limit of %d MiB exceeded", r.limits.HeapBytes>>20))
-	}
+	return sum
 }
 
 // held returns the live bytes each slot's allocations hold as of the last collection, and
