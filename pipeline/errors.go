@@ -11,7 +11,7 @@ import (
 // Code classifies a failed call. Programs see it as ToolCallError.code.
 type Code string
 
-// The error codes of the contract (spec §5-§6, reference §5.4).
+// The error codes of the contract (docs/run_code.md, "Tool calls from a program").
 const (
 	CodeInvalidArgs           Code = "INVALID_ARGS"
 	CodeUnknownTool           Code = "UNKNOWN_TOOL"

@@ -207,9 +207,9 @@ func TestAnswerCarriesContent(t *testing.T) {
 }
 
 // TestCallIsReadOnly pins that no stage can change the call the pipeline validates,
-// dispatches and logs: arguments are frozen when the call starts (reference §5.3:
-// "Arguments cannot be rewritten"). A stage that assigns to the call fails it as a
-// stage failure would, and the events still log the arguments the call came with.
+// dispatches and logs: arguments are frozen when the call starts. A stage that assigns
+// to the call fails it as a stage failure would, and the events still log the arguments
+// the call came with.
 func TestCallIsReadOnly(t *testing.T) {
 	const orig, bogus = `{"path":"a"}`, `{"bogus":1}`
 	var tr trace

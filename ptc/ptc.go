@@ -335,8 +335,8 @@ func value(res *runtime.Result) (registry.Value, error) {
 	return registry.ParseValue([]byte(text + "}"))
 }
 
-// render is run_code's one text block (spec §4), computed by the runtime's renderer
-// from the canonical value.
+// render is run_code's one text block (docs/run_code.md, "Output"), computed by the
+// runtime's renderer from the canonical value.
 func render(_, v registry.Value) ([]registry.Content, error) {
 	var out struct {
 		Logs   []string        `json:"logs"`

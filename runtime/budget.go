@@ -26,17 +26,17 @@ var setMatchTimeout = sync.OnceFunc(func() { regexp2.DefaultMatchTimeout = Match
 //   - Catastrophic regexp backtracking: goja falls back to regexp2 for lookarounds and
 //     backreferences. regexp2's match timeout is a package variable
 //     (regexp2.DefaultMatchTimeout) read when a pattern is compiled; NewPool sets it once
-//     to MatchTimeout (measured in notes/goja.md: a 24.6 s backtracking case ends in about
+//     to MatchTimeout (a backtracking case that takes 24.6 s unbounded ends in about
 //     200 ms). goja reports a timed-out match as "no match" rather than throwing, so such
-//     a regexp quietly fails to match instead of raising the RangeError the spec asks
-//     for; no hook in goja lets us do better. Setting the variable affects every regexp2
-//     user in the process; embedders that rely on another value can set it after NewPool.
+//     a regexp quietly fails to match instead of raising a RangeError; no hook in goja
+//     lets us do better. Setting the variable affects every regexp2 user in the process;
+//     embedders that rely on another value can set it after NewPool.
 //   - Go's "fatal error: out of memory" is not recoverable; a hard memory limit needs the
 //     worker-process isolation of package runtime/worker (kinds memory-limit and
 //     worker-exit).
 
-// Limits are the budgets of one run (spec §7). A zero field means the default named on it.
-// Limits is a plain value; copies are independent.
+// Limits are the budgets of one run (docs/run_code.md, "Budgets"). A zero field means
+// the default named on it. Limits is a plain value; copies are independent.
 type Limits struct {
 	// Compute bounds the time the VM spends running the program's JavaScript. Time spent
 	// waiting for host work or timers accrues nothing. Zero means 60s.
@@ -57,7 +57,7 @@ type Limits struct {
 	StackDepth int
 }
 
-// Defaults of spec §7.
+// Defaults of docs/run_code.md, "Budgets".
 const (
 	defaultCompute    = 60 * time.Second
 	defaultWallClock  = 600 * time.Second
@@ -67,7 +67,8 @@ const (
 	sampleEvery       = 10 * time.Millisecond
 )
 
-// withDefaults fills zero fields from base, then from the spec's defaults, and validates.
+// withDefaults fills zero fields from base, then from the documented defaults, and
+// validates.
 func (l Limits) withDefaults(base *Limits) (Limits, error) {
 	if base != nil {
 		if l.Compute == 0 {

@@ -28,9 +28,9 @@ func TestLimitsDefaults(t *testing.T) {
 	}
 }
 
-// TestRegexpMatchTimeout runs a catastrophically backtracking regexp (24.6 s unbounded,
-// per notes/goja.md) and checks that it ends as "no match" well inside the run's
-// budgets instead of stalling the VM.
+// TestRegexpMatchTimeout runs a catastrophically backtracking regexp (24.6 s unbounded)
+// and checks that it ends as "no match" well inside the run's budgets instead of
+// stalling the VM.
 func TestRegexpMatchTimeout(t *testing.T) {
 	pool, err := NewPool(&PoolOptions{Size: 1})
 	if err != nil {

@@ -41,7 +41,7 @@ func PanicValue(err error) (any, bool) {
 }
 
 // WithDefaults returns l with its zero fields filled from base (when not nil) and then from
-// the defaults of spec §7, or an *OptionError for a negative field.
+// the defaults (docs/run_code.md, "Budgets"), or an *OptionError for a negative field.
 func (l Limits) WithDefaults(base *Limits) (Limits, error) { return l.withDefaults(base) }
 
 // CheckNamespaces returns the *NamespaceError a run would fail with for nss (a nil

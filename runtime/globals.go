@@ -202,7 +202,8 @@ func (r *run) helpers() *intrinsics {
 	return &r.in
 }
 
-// installGlobals installs the host globals of spec §3 into a fresh VM, and the guards.
+// installGlobals installs the host globals (docs/run_code.md, "Programs") into a fresh
+// VM, and the guards.
 func (r *run) installGlobals() error {
 	vm := r.vm
 	// eval and new Function parse too: never let them load a source map from the host.
@@ -320,7 +321,7 @@ func (h *hostScope) Keys() []string {
 	return keys
 }
 
-// makeHostGlobal builds one host global of spec §3.
+// makeHostGlobal builds one host global (docs/run_code.md, "Programs").
 func (r *run) makeHostGlobal(name string) goja.Value {
 	switch name {
 	case "console":

@@ -9,9 +9,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// TestGlobalsExactly pins the globals a run has beyond a bare goja VM: the host globals of
-// spec §3 and the namespaces, nothing else. Host globals a program has not read yet live on
-// the global object's prototype (hostScope), so both levels count.
+// TestGlobalsExactly pins the globals a run has beyond a bare goja VM: the host globals
+// (docs/run_code.md, "Programs") and the namespaces, nothing else. Host globals a
+// program has not read yet live on the global object's prototype (hostScope), so both
+// levels count.
 func TestGlobalsExactly(t *testing.T) {
 	bare := goja.New()
 	base, missing := map[string]bool{}, map[string]bool{}

@@ -18,7 +18,7 @@ type PoolOptions struct {
 	// Size is how many warm VMs the pool keeps ready. Zero means 4.
 	Size int
 	// Limits are the default budgets of every run; a nil Limits or a zero field means the
-	// default of spec §7 named on the field.
+	// default named on the field (docs/run_code.md, "Budgets").
 	Limits *Limits
 	// MaxRuns bounds how many programs run at once; Run waits for a slot (or for its
 	// context). A VM abandoned inside a native built-in keeps its slot until it finishes,
@@ -71,7 +71,8 @@ type RunOptions struct {
 	// output-limit: a log entry that does not fit is cut with a "…N more bytes" marker
 	// and later entries are dropped, a completion that does not fit is cut structurally to
 	// valid JSON with "…N more items" and "…N more bytes" markers, and the logs open with
-	// a one-line warning saying so. False means the contract's behaviour (spec §4).
+	// a one-line warning saying so. False means the contract's behaviour (docs/run_code.md,
+	// "Failure kinds").
 	TruncateOutput bool
 }
 

@@ -7,8 +7,9 @@ import (
 	"strings"
 )
 
-// Kind classifies why a run failed; it is a plain comparable value. The values are the failure kinds of the run_code
-// contract (spec §4) and appear verbatim in the model-facing text.
+// Kind classifies why a run failed; it is a plain comparable value. The values are the
+// failure kinds of the run_code contract (docs/run_code.md, "Failure kinds") and appear
+// verbatim in the model-facing text.
 type Kind string
 
 // The failure kinds.
@@ -63,11 +64,11 @@ type Result struct {
 	Failure *Failure
 }
 
-// Text renders the model-facing text of spec §4. On success: the log entries joined by
-// "\n", then the result (a string raw, anything else as 2-space-indented JSON), empty parts
-// dropped; with neither, "(run_code completed with no output)". On failure:
-// "Error: code run failed (<kind>): <message>", and "\nCaptured output:\n" plus the logs
-// joined by "\n" if any were captured.
+// Text renders the model-facing text (docs/run_code.md, "Output"). On success: the log
+// entries joined by "\n", then the result (a string raw, anything else as
+// 2-space-indented JSON), empty parts dropped; with neither, "(run_code completed with no
+// output)". On failure: "Error: code run failed (<kind>): <message>", and
+// "\nCaptured output:\n" plus the logs joined by "\n" if any were captured.
 func (r *Result) Text() string {
 	logs := strings.Join(r.Logs, "\n")
 	if r.Failure != nil {

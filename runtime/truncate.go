@@ -8,8 +8,8 @@ import (
 )
 
 // Output that degrades (RunOptions.TruncateOutput). By default output over the budget
-// fails the run as output-limit (spec §4). In truncation mode the run keeps what fits
-// and says what it cut instead:
+// fails the run as output-limit (docs/run_code.md, "Failure kinds"). In truncation mode
+// the run keeps what fits and says what it cut instead:
 //
 //   - the log entry that does not fit is cut, ending in "…N more bytes", and every later
 //     entry is dropped, counted by a last entry "…N more log entries";

@@ -6,11 +6,11 @@ import (
 	"github.com/runcode-go/runcode/registry"
 )
 
-// Instructions is the fixed instruction block that opens the SDK section (spec §2.1),
-// ending with "The available tools:". It differs from the reference's block where
-// runcode differs: programs may be JavaScript or TypeScript, type annotations (and
-// enums) are compiled away rather than limited to erasable syntax, and a
-// ToolCallError also carries a code.
+// Instructions is the fixed instruction block that opens the SDK section
+// (docs/run_code.md, "What the model is sent"), ending with "The available tools:". It
+// differs from the reference's block where runcode differs: programs may be JavaScript or
+// TypeScript, type annotations (and enums) are compiled away rather than limited to
+// erasable syntax, and a ToolCallError also carries a code.
 const Instructions = "## Writing code for run_code\n" +
 	"\n" +
 	"`run_code` takes two required arguments: `code` — the body of an async JavaScript or TypeScript function (top-level `await` and `return` work; TypeScript annotations are allowed and stripped before it runs) — and `description`, a short summary of what the program does. Inside the program:\n" +
@@ -22,7 +22,8 @@ const Instructions = "## Writing code for run_code\n" +
 	"\n" +
 	"The available tools:\n"
 
-// RunCodeDescription is the description of the run_code tool (spec §1).
+// RunCodeDescription is the description of the run_code tool (docs/run_code.md,
+// "What the model is sent").
 const RunCodeDescription = "Execute a JavaScript or TypeScript program against the available tools. " +
 	"Takes two required arguments: `code`, the BODY of an async function (top-level `await` and `return` work; TypeScript annotations are allowed and stripped), " +
 	"and `description`, a short summary of what the program does. " +
@@ -30,8 +31,8 @@ const RunCodeDescription = "Execute a JavaScript or TypeScript program against t
 	"Only what you print or return is program output — curate it. " +
 	"Image-bearing subtool results are attached after the run."
 
-// RunCodeParameters is the JSON Schema of run_code's arguments (reference §1.3). Its
-// root is open, as the reference's is.
+// RunCodeParameters is the JSON Schema of run_code's arguments (docs/run_code.md,
+// "What the model is sent"). Its root is open, as the reference's is.
 const RunCodeParameters = `{"type":"object","properties":{` +
 	`"code":{"type":"string","description":"The program: the body of an async TypeScript function."},` +
 	`"description":{"type":"string","description":"Clear, concise description of what this program does in active voice, 5-10 words (shown in the UI). Examples: \"Count TODO markers across packages\"; \"Read failing test and its fixture\"; \"Rename config key in every cordis.yml\"."}},` +
@@ -46,7 +47,8 @@ func RunCodeSchema() registry.ToolSchema {
 	}
 }
 
-// PTCRules is the rule section a ptc-mode prompt carries before the SDK (spec §1).
+// PTCRules is the rule section a ptc-mode prompt carries before the SDK (docs/run_code.md,
+// "What the model is sent").
 const PTCRules = "`run_code` is the only tool you can call directly — a tool call naming any other tool fails. Reach every tool the SDK declares below from inside the program."
 
 // Rules returns the rule section for a mode: [PTCRules] under ptc, "" otherwise (in

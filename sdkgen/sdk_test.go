@@ -11,8 +11,8 @@ import (
 	"github.com/runcode-go/runcode/registry"
 )
 
-// TestInstructionPhrases pins the contract strings of spec §2 in the instruction block
-// and the declarations' frame.
+// TestInstructionPhrases pins the contract strings (docs/run_code.md, "What the model is
+// sent") in the instruction block and the declarations' frame.
 func TestInstructionPhrases(t *testing.T) {
 	section := Render(nil).Section
 	for _, want := range []string{
@@ -49,7 +49,7 @@ func TestInstructionPhrases(t *testing.T) {
 }
 
 // TestRunCodeTexts pins run_code's description, parameter schema and the ptc rule
-// section (spec §1, reference §1.2-1.3).
+// section (docs/run_code.md, "What the model is sent").
 func TestRunCodeTexts(t *testing.T) {
 	for _, want := range []string{
 		"Takes two required arguments: `code`, the BODY of an async function (top-level `await` and `return` work; TypeScript annotations are allowed and stripped)",

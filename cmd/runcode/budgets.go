@@ -11,8 +11,8 @@ import (
 	"github.com/runcode-go/runcode/runtime"
 )
 
-// budgetFlags are the run budgets of spec §7 that `run` and `serve` both take, so that
-// the two commands spell, document and check them the same way.
+// budgetFlags are the run budgets (docs/run_code.md, "Budgets") that `run` and `serve`
+// both take, so that the two commands spell, document and check them the same way.
 type budgetFlags struct {
 	timeout, compute      time.Duration
 	maxOutput             byteSize

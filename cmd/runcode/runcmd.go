@@ -166,7 +166,7 @@ func contentText(content []registry.Content) string {
 	return strings.Join(parts, "\n")
 }
 
-// jsonReport is the --json shape of spec/cli.md.
+// jsonReport is the --json shape of docs/cli.md, "runcode run".
 type jsonReport struct {
 	IsError  bool            `json:"isError"`
 	Text     string          `json:"text"`
