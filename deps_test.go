@@ -24,19 +24,20 @@ const module = "github.com/runcode-go/runcode"
 // the external module paths it may import in non-test files. Standard-library imports
 // are always allowed. A package directory that is not in this table fails the test.
 var allowed = map[string][]string{
-	"registry":         {"github.com/santhosh-tekuri/jsonschema/v6", "golang.org/x/text"},
-	"pipeline":         {"registry", "golang.org/x/sync"},
-	"sdkgen":           {"registry"},
-	"manifest":         {"registry"},
-	"native":           {"pipeline", "registry"},
-	"runtime":          {"github.com/dop251/goja", "github.com/dop251/goja_nodejs", "github.com/evanw/esbuild", "golang.org/x/sync", "github.com/dlclark/regexp2"},
-	"runtime/worker":   {"runtime"},
-	"internal/hostile": {},
-	"bindings":         {"runtime", "pipeline", "registry", "github.com/dop251/goja"},
-	"ptc":              {"bindings", "runtime", "pipeline", "registry", "sdkgen"},
-	"workspace":        {"registry", "github.com/bmatcuk/doublestar/v4"},
-	"mcpbridge":        {"ptc", "native", "pipeline", "registry", "sdkgen", "github.com/modelcontextprotocol/go-sdk"},
-	"cmd/runcode":      {"workspace", "mcpbridge", "ptc", "native", "bindings", "runtime", "runtime/worker", "pipeline", "registry", "sdkgen", "manifest"},
+	"registry":          {"github.com/santhosh-tekuri/jsonschema/v6", "golang.org/x/text"},
+	"pipeline":          {"registry", "golang.org/x/sync"},
+	"sdkgen":            {"registry"},
+	"manifest":          {"registry"},
+	"native":            {"pipeline", "registry"},
+	"runtime":           {"github.com/dop251/goja", "github.com/dop251/goja_nodejs", "github.com/evanw/esbuild", "golang.org/x/sync", "github.com/dlclark/regexp2"},
+	"runtime/worker":    {"runtime"},
+	"internal/hostile":  {},
+	"internal/testwait": {},
+	"bindings":          {"runtime", "pipeline", "registry", "github.com/dop251/goja"},
+	"ptc":               {"bindings", "runtime", "pipeline", "registry", "sdkgen"},
+	"workspace":         {"registry", "github.com/bmatcuk/doublestar/v4"},
+	"mcpbridge":         {"ptc", "native", "pipeline", "registry", "sdkgen", "github.com/modelcontextprotocol/go-sdk"},
+	"cmd/runcode":       {"workspace", "mcpbridge", "ptc", "native", "bindings", "runtime", "runtime/worker", "pipeline", "registry", "sdkgen", "manifest"},
 }
 
 // testOnly lists what every package's _test.go files may import on top of the table

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/runcode-go/runcode/internal/testwait"
 	"github.com/runcode-go/runcode/pipeline"
 	"github.com/runcode-go/runcode/registry"
 	"github.com/runcode-go/runcode/runtime"
@@ -151,7 +152,7 @@ func TestStuckCallAbandoned(t *testing.T) {
 		t.Fatal(err)
 	}
 	run.End("")
-	receive(t, entered, "the stuck sub-call to start")
+	testwait.Receive(t, entered, "the stuck sub-call to start")
 	if res.Failure == nil || res.Failure.Kind != runtime.KindTimeout {
 		t.Errorf("failure %+v, want a timeout", res.Failure)
 	}
@@ -167,7 +168,7 @@ func TestStuckCallAbandoned(t *testing.T) {
 	mu.Unlock()
 
 	free()
-	receive(t, late, "the late result")
+	testwait.Receive(t, late, "the late result")
 	if again := run.Calls(); !again[0].AbandonedRunning || again[0].Result.Content[0].Text != want {
 		t.Errorf("the late outcome reached the record: %+v", again[0])
 	}

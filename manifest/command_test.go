@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/runcode-go/runcode/internal/testwait"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -114,10 +115,10 @@ func TestCommandKilled(t *testing.T) {
 			}()
 			var pids []int
 			if mode == "cancel" {
-				pids = receive(t, reported, "the script's pids")
+				pids = testwait.Receive(t, reported, "the script's pids")
 				cancel()
 			}
-			err := receive(t, done, "the command tool to return")
+			err := testwait.Receive(t, done, "the command tool to return")
 			if mode == "deadline" {
 				// Unblock the reader if the deadline came before the script wrote.
 				if f, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {

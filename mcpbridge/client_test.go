@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/runcode-go/runcode/internal/testwait"
 	"github.com/runcode-go/runcode/registry"
 )
 
@@ -223,7 +224,7 @@ catch (e) { return [e instanceof ToolCallError, e.toolName, e.code, e.message]; 
 		}
 		// The go-sdk sends the cancellation notification off the caller's path; it
 		// names the call's request.
-		receive(t, notified, "the cancellation notification")
+		testwait.Receive(t, notified, "the cancellation notification")
 		if !strings.Contains(trace.String(), `"method":"notifications/cancelled","params":{"reason":"context canceled","requestId":`) {
 			t.Errorf("notifications/cancelled not as expected; trace:\n%s", trace.String())
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/runcode-go/runcode/internal/testwait"
 	"github.com/runcode-go/runcode/pipeline"
 	"github.com/runcode-go/runcode/registry"
 )
@@ -194,7 +195,7 @@ func TestCloseWhileStarting(t *testing.T) {
 	})
 	done := make(chan error)
 	go func() { done <- b.client.Connect(context.Background(), "h", fake(t, "hang")) }()
-	receive(t, asked, "the hung server's start")
+	testwait.Receive(t, asked, "the hung server's start")
 	b.client.Close() // ends the start underway (which would wait 30s for the hung server)
 	var se *ServerError
 	if err := <-done; !errors.As(err, &se) || !errors.Is(err, context.Canceled) {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/runcode-go/runcode/internal/testwait"
 )
 
 var (
@@ -173,7 +174,7 @@ func TestServeHTTP(t *testing.T) {
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	receive(t, drained, "runcode serve's stderr to end")
+	testwait.Receive(t, drained, "runcode serve's stderr to end")
 	if err := cmd.Wait(); err != nil {
 		t.Errorf("runcode serve after SIGTERM: %v; stderr:\n%s", err, rest.String())
 	}
@@ -231,7 +232,7 @@ func TestServeHTTPStop(t *testing.T) {
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	receive(t, drained, "runcode serve's stderr to end")
+	testwait.Receive(t, drained, "runcode serve's stderr to end")
 	if err := cmd.Wait(); err != nil || len(rest) > 0 {
 		t.Errorf("runcode serve after SIGTERM: %v; stderr %q", err, rest)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/runcode-go/runcode/internal/testwait"
 	"github.com/runcode-go/runcode/native"
 	"github.com/runcode-go/runcode/pipeline"
 	"github.com/runcode-go/runcode/ptc"
@@ -299,7 +300,7 @@ func TestServeSync(t *testing.T) {
 	if err := srv.Sync(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	receive(t, changed, "the tool list change notification")
+	testwait.Receive(t, changed, "the tool list change notification")
 	if names, _ := listNames(t, cs); cmp.Diff([]string{"add", "later", "shot"}, names) != "" {
 		t.Errorf("after adding: %v", names)
 	}
@@ -307,7 +308,7 @@ func TestServeSync(t *testing.T) {
 	if err := srv.Sync(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	receive(t, changed, "the tool list change notification")
+	testwait.Receive(t, changed, "the tool list change notification")
 	if names, _ := listNames(t, cs); cmp.Diff([]string{"add", "shot"}, names) != "" {
 		t.Errorf("after removing: %v", names)
 	}

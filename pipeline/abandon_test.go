@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/runcode-go/runcode/internal/testwait"
 	"github.com/runcode-go/runcode/registry"
 )
 
@@ -87,7 +88,7 @@ func TestSchedulerGraceAbandonsRunning(t *testing.T) {
 			thens = append(thens, r)
 			mu.Unlock()
 		})
-		receive(t, body.started, "the body to start")
+		testwait.Receive(t, body.started, "the body to start")
 		stopped := time.Now()
 		cancel()
 		time.Sleep(30 * time.Millisecond) // the grace counts from the context's end, not from Close
@@ -155,7 +156,7 @@ func TestSchedulerGraceBlockedApproval(t *testing.T) {
 		})
 		first := s.Submit(registry.Call{ID: "c1", Name: "echo", Args: registry.MustParseValue(`{"text":"a"}`)})
 		second := s.Submit(registry.Call{ID: "c2", Name: "echo", Args: registry.MustParseValue(`{"text":"b"}`)})
-		receive(t, asked, "the approval to be asked")
+		testwait.Receive(t, asked, "the approval to be asked")
 		s.Close()
 		if got := []string{text(first.Wait()), text(second.Wait())}; !cmp.Equal(got, []string{"Error: c1 abandoned (started true)", "Error: c2 abandoned (started false)"}) {
 			t.Errorf("results: %q", got)

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runcode-go/runcode/internal/testwait"
 	"github.com/runcode-go/runcode/pipeline"
 	"github.com/runcode-go/runcode/registry"
 	"github.com/runcode-go/runcode/runtime"
@@ -72,7 +73,7 @@ func TestStuckSubCallAbandoned(t *testing.T) {
 			case <-ctx.Done():
 				t.Fatal("run_code did not return after its wall clock with a sub-call stuck")
 			}
-			receive(t, entered, "the stuck sub-call to start")
+			testwait.Receive(t, entered, "the stuck sub-call to start")
 
 			if got, want := resultText(res), "Error: code run failed (timeout): wall-clock ceiling reached (300ms)\nCaptured output:\nasking"; got != want {
 				t.Errorf("result %q, want %q", got, want)

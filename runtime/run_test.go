@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/runcode-go/runcode/internal/testwait"
 )
 
 // TestFailureKinds pins every failure kind the in-process pool reports, with its exact
@@ -302,7 +303,7 @@ func TestCloseAbortsRunsInFlight(t *testing.T) {
 		res, _ := p.Run(context.Background(), "await tools.hang({})", &RunOptions{Namespaces: []*Namespace{ft.namespace(t)}})
 		done <- res
 	}()
-	receive(t, ft.inWait, "the hanging call to start")
+	testwait.Receive(t, ft.inWait, "the hanging call to start")
 	if err := p.Close(); err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"encoding/json"
+	"github.com/runcode-go/runcode/internal/testwait"
 	"testing"
 	"time"
 )
@@ -49,7 +50,7 @@ func TestStuckHostCall(t *testing.T) {
 	case <-time.After(time.Minute):
 		t.Fatal("Run did not return after its wall clock with a host call stuck")
 	}
-	receive(t, entered, "the stuck host call to start")
+	testwait.Receive(t, entered, "the stuck host call to start")
 	if o.err != nil || o.res.Failure == nil || o.res.Failure.Kind != KindTimeout {
 		t.Fatalf("Run = %+v, %v; want a timeout", o.res, o.err)
 	}

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/runcode-go/runcode/internal/testwait"
 	"go.uber.org/goleak"
 )
 
@@ -418,7 +419,7 @@ func (s *server) stop(t *testing.T) {
 	case <-time.After(stopBound):
 		t.Errorf("runcode serve still running %v after SIGTERM", stopBound)
 		s.cmd.Process.Kill()
-		receive(t, exited, "the killed server to exit")
+		testwait.Receive(t, exited, "the killed server to exit")
 	}
 	if goruntime.GOOS == "linux" {
 		var left []int

@@ -2,6 +2,7 @@ package worker
 
 import (
 	"bytes"
+	"github.com/runcode-go/runcode/internal/testwait"
 	"io"
 	"os"
 	"testing"
@@ -64,7 +65,7 @@ func TestSpinReader(t *testing.T) {
 		n, err := r.Read(buf)
 		got <- result{string(buf[:n]), err}
 	}()
-	receive(t, next.calls, "the next spin call")
+	testwait.Receive(t, next.calls, "the next spin call")
 	if _, err := pw.Write([]byte("late")); err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +84,7 @@ func TestSpinReader(t *testing.T) {
 	if n, err := r.Read(buf); err != nil || string(buf[:n]) != "skipped" {
 		t.Fatalf("Read = %q, %v; want skipped", buf[:n], err)
 	}
-	receive(t, next.calls, "the next spin call")
+	testwait.Receive(t, next.calls, "the next spin call")
 	if r.skip != skip-1 {
 		t.Errorf("skip %d after a skipped spin, want %d", r.skip, skip-1)
 	}
@@ -98,7 +99,7 @@ func TestSpinReader(t *testing.T) {
 	if n, err := r.Read(buf); err != nil || string(buf[:n]) != "idle" {
 		t.Fatalf("Read = %q, %v; want idle", buf[:n], err)
 	}
-	receive(t, next.calls, "the next spin call")
+	testwait.Receive(t, next.calls, "the next spin call")
 }
 
 // TestSpinReaderEnds: a spinning read reports the end of the pipe and its closing.

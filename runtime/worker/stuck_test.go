@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runcode-go/runcode/internal/testwait"
 	"github.com/runcode-go/runcode/runtime"
 )
 
@@ -50,7 +51,7 @@ func TestStuckHostCall(t *testing.T) {
 	case <-time.After(time.Minute):
 		t.Fatal("Run did not return after its wall clock with a host call stuck")
 	}
-	receive(t, entered, "the stuck host call to start")
+	testwait.Receive(t, entered, "the stuck host call to start")
 	want := runtime.Failure{Kind: runtime.KindTimeout, Message: "wall-clock ceiling reached (200ms)"}
 	if o.err != nil || o.res.Failure == nil || *o.res.Failure != want || len(o.res.Logs) != 1 {
 		t.Errorf("Run = %q, %v; want %v after one log entry", o.res.Text(), o.err, want)

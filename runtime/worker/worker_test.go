@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/runcode-go/runcode/internal/testwait"
 	"github.com/runcode-go/runcode/runtime"
 )
 
@@ -337,7 +338,7 @@ func TestClose(t *testing.T) {
 	if err := p.Close(); err != nil {
 		t.Fatal(err)
 	}
-	res := receive(t, done, "Run to return after Close")
+	res := testwait.Receive(t, done, "Run to return after Close")
 	if res == nil || res.Failure == nil || res.Failure.Kind != runtime.KindAbort {
 		t.Errorf("run in flight = %v, want an abort", res)
 	}
