@@ -49,9 +49,7 @@ func discover(set *registry.ResolvedToolSet, member string, args json.RawMessage
 		reject(pipeline.CodeInvalidArgs, "tools."+member+": arguments must be lossless JSON")
 		return true
 	}
-	// A tool is visible while the set would still dispatch it: a restriction or
-	// shadow added since the set was resolved hides it here too.
-	visible := func(name string) bool { _, err := set.Lookup(name); return err == nil }
+	visible := func(name string) bool { return discoverable(set, name) }
 	ix := Index(set)
 	if member == registry.SearchName {
 		query, limit, msg := searchArgs(list)
@@ -98,6 +96,34 @@ func discover(set *registry.ResolvedToolSet, member string, args json.RawMessage
 	b, _ := json.Marshal(sdkgen.Declarations(tools))
 	done(b, nil)
 	return true
+}
+
+// emptyArgs is the arguments of the probe call discoverable shows the guards.
+var emptyArgs, _ = registry.ParseValue(json.RawMessage(`{}`))
+
+// discoverable reports whether discovery shows the tool: while the set would still
+// dispatch it (a restriction or shadow added since the set was resolved hides it), and
+// unless a guard denies it outright, which discovery judges by a call with empty
+// arguments (a guard that panics on it does not hide the tool).
+func discoverable(set *registry.ResolvedToolSet, name string) bool {
+	if _, err := set.Lookup(name); err != nil {
+		return false
+	}
+	for _, g := range set.Guards() {
+		if guardDenies(g, &registry.Call{Name: name, Args: emptyArgs}) {
+			return false
+		}
+	}
+	return true
+}
+
+func guardDenies(g registry.GuardFunc, call *registry.Call) (denied bool) {
+	defer func() {
+		if recover() != nil {
+			denied = false
+		}
+	}()
+	return g(call) != ""
 }
 
 // searchArgs reads tools.$search(query, options?); msg is the INVALID_ARGS message

@@ -30,6 +30,7 @@ func TestDiscovery(t *testing.T) {
 		{Name: "secret_file", Description: "Read a secret file.", Execute: body},
 		{Name: "off_file", Description: "Read an inactive file.", Execute: body, When: func(context.Context, registry.Step) (bool, error) { return false, nil }},
 		{Name: "late_file", Description: "Read a file, restricted after resolution.", Execute: body},
+		{Name: "guarded_file", Description: "Read a file a guard denies.", Execute: body},
 		{Name: "$foo", Description: "A tool whose name starts with a dollar.", Execute: func(_ context.Context, c *registry.Call) (any, error) { return c.Args, nil }},
 	} {
 		if _, err := dep.Register(tool); err != nil {
@@ -43,6 +44,15 @@ func TestDiscovery(t *testing.T) {
 	if _, err := agent.Restrict(registry.Filter{Deny: []string{"secret_file"}}); err != nil {
 		t.Fatal(err)
 	}
+	agent.Guard(func(c *registry.Call) string {
+		switch {
+		case c.Name == "guarded_file":
+			return "denied by policy"
+		case c.Name == "read_file" && c.ID == "":
+			panic("a guard that panics does not hide the tool")
+		}
+		return ""
+	})
 	set, err := agent.Resolve(context.Background(), registry.Step{})
 	if err != nil {
 		t.Fatal(err)
@@ -62,6 +72,7 @@ func TestDiscovery(t *testing.T) {
 		want       any
 	}{
 		{"search", `return (await tools.$search("read file")).map(h => h.name)`, []any{"read_file", "write_file"}},
+		{"search shows only what the run could call", `return (await tools.$search("file", { limit: 50 })).map(h => h.name).sort()`, []any{"read_file", "write_file"}},
 		{"search result", `return (await tools.$search("read a file", { limit: 1 }))[0]`, map[string]any{"name": "read_file", "description": "Read a file from disk.", "declaration": readDecl}},
 		{"limit above the maximum is capped", `return (await tools.$search("file", { limit: 1000 })).length`, 2.0},
 		{"no match", `return await tools.$search("zebra")`, []any{}},
@@ -71,6 +82,7 @@ func TestDiscovery(t *testing.T) {
 		{"bad limit", `try { await tools.$search("x", { limit: 0 }) } catch (e) { return [e.code, e.message] }`, []any{"INVALID_ARGS", "tools.$search: limit must be a positive integer"}},
 		{"unknown", `try { await tools.$describe("read_fiel") } catch (e) { return [e.code, e.message] }`, []any{"UNKNOWN_TOOL", `unknown tool "read_fiel"; did you mean "read_file"?`}},
 		{"restricted", `try { await tools.$describe("secret_file") } catch (e) { return [e.code, e.message] }`, []any{"UNKNOWN_TOOL", `unknown tool "secret_file"`}},
+		{"guarded out", `try { await tools.$describe("guarded_file") } catch (e) { return e.code }`, "UNKNOWN_TOOL"},
 		{"inactive", `try { await tools.$describe("off_file") } catch (e) { return e.code }`, "UNKNOWN_TOOL"},
 		{"restricted after resolution", `try { await tools.$describe("late_file") } catch (e) { return e.code }`, "UNKNOWN_TOOL"},
 		{"no names", `try { await tools.$describe() } catch (e) { return e.code }`, "INVALID_ARGS"},

@@ -17,7 +17,8 @@
 // tools.$search(query, options?) and tools.$describe(...names) are answered from the
 // set's search index ([Index], built once per set) without the pipeline: no policy,
 // no events, no sub-call id, no effect on the sub-call budget. They see exactly the
-// tools the set would dispatch, and fail with a ToolCallError (INVALID_ARGS for a
+// tools the set would dispatch, less those a guard denies outright (judged by a call
+// with empty arguments), and fail with a ToolCallError (INVALID_ARGS for a
 // blank query, UNKNOWN_TOOL for a name that is not visible).
 //
 // It does not run programs (package runtime does) or render run_code's result
