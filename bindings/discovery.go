@@ -76,6 +76,7 @@ func discover(set *registry.ResolvedToolSet, member string, args json.RawMessage
 		return true
 	}
 	tools := make([]sdkgen.Tool, 0, len(list))
+	seen := make(map[string]bool, len(list))
 	for i, raw := range list {
 		var name string
 		if json.Unmarshal(raw, &name) != nil {
@@ -91,7 +92,10 @@ func discover(set *registry.ResolvedToolSet, member string, args json.RawMessage
 			reject(pipeline.CodeUnknownTool, msg)
 			return true
 		}
-		tools = append(tools, t)
+		if !seen[name] {
+			seen[name] = true
+			tools = append(tools, t)
+		}
 	}
 	b, _ := json.Marshal(sdkgen.Declarations(tools))
 	done(b, nil)

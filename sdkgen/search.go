@@ -180,6 +180,9 @@ func (ix *Index) Search(query string, limit int, keep func(name string) bool) []
 // Suggest returns the indexed name closest to name by edit distance, if one is close
 // enough to be a likely typo, or "".
 func (ix *Index) Suggest(name string, keep func(string) bool) string {
+	if len(name) > 128 { // longer than any tool name may be: no typo of one
+		return ""
+	}
 	best, bestD := "", math.MaxInt
 	lower := strings.ToLower(name)
 	for _, t := range ix.tools {
