@@ -61,9 +61,7 @@ func ExampleIndex_Search() {
 		{Name: "createIssue", Description: "Open an issue in a repository."},
 		{Name: "send_message", Description: "Post a message to a chat channel.", Parameters: []byte(`{"type":"object","properties":{"channel":{"type":"string"}}}`)},
 	})
-	for _, h := range ix.Search("open a bug issue on the repo", 2, nil) {
-		fmt.Println(h.Name)
-	}
+	fmt.Println(ix.Search("open a bug issue on the repo", 1, nil)[0].Name)
 	fmt.Println(ix.Search("post to the team channel", 1, nil)[0].Name)
 	// Output:
 	// createIssue

@@ -124,13 +124,12 @@ func (ix *Index) Search(query string, limit int, keep func(name string) bool) []
 	if limit <= 0 || len(ix.tools) == 0 {
 		return nil
 	}
-	q := tokens(nil, query, true)
-	slices.Sort(q)
-	q = slices.Compact(q)
+	q := expand(tokens(nil, query, true))
 	scores := make([]float64, len(ix.tools))
 	hit := false
 	n := float64(len(ix.tools))
-	for _, term := range q {
+	for _, qt := range q {
+		term := qt.term
 		id, ok := ix.terms[term]
 		if !ok {
 			continue
@@ -141,7 +140,7 @@ func (ix *Index) Search(query string, limit int, keep func(name string) bool) []
 		for _, p := range ps {
 			tf := float64(p.tf)
 			norm := k1 * (1 - bm25B + bm25B*float64(ix.lens[p.doc])/ix.avgLen)
-			scores[p.doc] += idf * tf * (k1 + 1) / (tf + norm)
+			scores[p.doc] += qt.w * idf * tf * (k1 + 1) / (tf + norm)
 			hit = true
 		}
 	}
@@ -257,6 +256,75 @@ func forParams(st *store, schema json.RawMessage, f func(name, desc string)) {
 		}
 	}
 	walk(root, 0)
+}
+
+// queryTerm is one term of a query with its weight.
+type queryTerm struct {
+	term string
+	w    float64
+}
+
+// synonymWeight is the weight of a term a query did not say but implies.
+const synonymWeight = 0.5
+
+// synonyms relate the words task descriptions and tool descriptions use for the same
+// thing (by stem, see stem): a query term also matches its group's other terms, at
+// synonymWeight, so that "open a bug on the repo" meets create_issue's "repository".
+var synonyms = func() map[string][]string {
+	groups := [][]string{
+		{"repo", "repository"}, {"pr", "pull"}, {"dir", "directory", "folder"},
+		{"bug", "issue", "ticket"}, {"delete", "remove", "erase", "drop"},
+		{"create", "add", "make", "open", "new"}, {"find", "search", "look", "lookup", "query"},
+		{"show", "get", "fetch", "retrieve", "read", "view"}, {"list", "enumerate"},
+		{"edit", "update", "modify", "change", "replace"}, {"write", "save", "store"},
+		{"message", "msg", "chat", "post"}, {"send", "post"}, {"rename", "move"},
+		{"big", "size", "large"}, {"download", "fetch"}, {"url", "link", "web", "page", "website"},
+		{"screenshot", "capture", "snapshot"}, {"comment", "reply", "respond"},
+		{"email", "mail"}, {"calendar", "event", "meeting", "schedule"}, {"run", "execute", "invoke"},
+		{"sql", "database", "db"}, {"user", "member", "people", "person"},
+		{"doc", "document"}, {"time", "clock", "date"}, {"commit", "change"},
+		{"merge", "combine"}, {"info", "metadata", "details", "stat"},
+		{"click", "press", "tap"}, {"type", "enter", "fill", "input"},
+	}
+	for _, g := range groups {
+		for i, w := range g {
+			g[i] = stem(w)
+		}
+	}
+	m := map[string][]string{}
+	for _, g := range groups {
+		for _, a := range g {
+			for _, b := range g {
+				if a != b && !slices.Contains(m[a], b) {
+					m[a] = append(m[a], b)
+				}
+			}
+		}
+	}
+	return m
+}()
+
+// expand returns the query's terms, unique, with their synonyms at synonymWeight (a
+// term the query says itself keeps its full weight).
+func expand(terms []string) []queryTerm {
+	w := map[string]float64{}
+	for _, t := range terms {
+		w[t] = 1
+	}
+	for _, t := range terms {
+		for _, s := range synonyms[t] {
+			if w[s] < synonymWeight {
+				w[s] = synonymWeight
+			}
+		}
+	}
+	out := make([]queryTerm, 0, len(w))
+	for t, x := range w {
+		out = append(out, queryTerm{t, x})
+	}
+	// Summation order fixes the last bits of a score: keep it the same every time.
+	slices.SortFunc(out, func(a, b queryTerm) int { return strings.Compare(a.term, b.term) })
+	return out
 }
 
 // stopWords are dropped from queries: they say nothing about which tool a task needs.
