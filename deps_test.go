@@ -33,7 +33,7 @@ var allowed = map[string][]string{
 	"runtime/worker":    {"runtime"},
 	"internal/hostile":  {},
 	"internal/testwait": {},
-	"bindings":          {"runtime", "pipeline", "registry", "github.com/dop251/goja"},
+	"bindings":          {"runtime", "pipeline", "registry", "sdkgen", "github.com/dop251/goja"},
 	"ptc":               {"bindings", "runtime", "pipeline", "registry", "sdkgen"},
 	"workspace":         {"registry", "github.com/bmatcuk/doublestar/v4"},
 	"mcpbridge":         {"ptc", "native", "pipeline", "registry", "sdkgen", "github.com/modelcontextprotocol/go-sdk"},

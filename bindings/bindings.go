@@ -23,14 +23,16 @@ type Tools struct {
 	ns *runtime.Namespace
 }
 
-// New builds the namespace for the set's visible tools. run_code is never one of them.
+// New builds the namespace for the set's visible tools, and tools.$search and
+// tools.$describe over them (see [Index]). run_code is never one of them.
 func New(set *registry.ResolvedToolSet) (*Tools, error) {
 	entries := set.Tools()
-	names := make([]string, len(entries))
+	names := make([]string, len(entries), len(entries)+2)
 	for i, e := range entries {
 		names[i] = e.Name()
 	}
-	ns, err := runtime.NewNamespace("tools", names, start, &runtime.NamespaceOptions{
+	names = append(names, registry.SearchName, registry.DescribeName)
+	ns, err := runtime.NewNamespace("tools", names, startFor(set), &runtime.NamespaceOptions{
 		ErrorClass:     "ToolCallError",
 		MemberProperty: "toolName",
 		Noun:           "tool",

@@ -14,9 +14,17 @@
 // ignores cancellation) is abandoned too and recorded as such ([Run.End]), so every
 // budget bounds run_code whatever its tools do.
 //
+// tools.$search(query, options?) and tools.$describe(...names) are answered from the
+// set's search index ([Index], built once per set) without the pipeline: no policy,
+// no events, no sub-call id, no effect on the sub-call budget. They see exactly the
+// tools the set would dispatch, less those a guard denies outright (judged by a call
+// with empty arguments), and fail with a ToolCallError (INVALID_ARGS for a
+// blank query, UNKNOWN_TOOL for a name that is not visible).
+//
 // It does not run programs (package runtime does) or render run_code's result
 // (package ptc does).
 //
-// It may import: the standard library, runtime, pipeline and registry (and goja, should
-// a binding ever need a VM value directly).
+// It may import: the standard library, runtime, pipeline, registry and sdkgen (for the
+// declarations and search index discovery returns), and goja, should a binding ever
+// need a VM value directly.
 package bindings

@@ -35,6 +35,9 @@ type Tool struct {
 	Name string `json:"name"`
 	// Description tells the model what the tool does.
 	Description string `json:"description"`
+	// Source names where the tool comes from (a server, a team); the SDK index groups
+	// tools by it. Optional.
+	Source string `json:"source"`
 	// InputSchema is the JSON Schema of the arguments; if absent, any object.
 	InputSchema json.RawMessage `json:"inputSchema"`
 	// OutputSchema is the JSON Schema of the value; if absent, any JSON value.
@@ -398,7 +401,7 @@ func (m *Manifest) Register(scope *registry.Scope) (dispose func(), err error) {
 
 // registryTool builds the registry definition of t.
 func (m *Manifest) registryTool(t *Tool) *registry.Tool {
-	rt := &registry.Tool{Name: t.Name, Description: t.Description, TimeoutMs: t.TimeoutMs}
+	rt := &registry.Tool{Name: t.Name, Description: t.Description, Source: t.Source, TimeoutMs: t.TimeoutMs}
 	if t.InputSchema != nil {
 		rt.Parameters = registry.RawSchema(t.InputSchema)
 	}

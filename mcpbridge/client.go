@@ -409,6 +409,7 @@ func (cn *conn) tool(t *mcp.Tool) (*registry.Tool, error) {
 	rt := &registry.Tool{
 		Name:        ToolName(cn.name, t.Name),
 		Description: t.Description,
+		Source:      cn.name,
 		Execute:     cn.caller(t.Name),
 	}
 	if rt.Description == "" {

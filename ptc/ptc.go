@@ -54,6 +54,11 @@ type Options struct {
 	// with "…N more items" and "…N more bytes" markers, logs are cut with a marker, and
 	// the text opens with a one-line warning. False means the contract's behaviour.
 	TruncateOutput bool
+	// SDKBudget bounds the SDK section's declarations, in bytes: past it, the section
+	// renders as an index and programs find declarations with tools.$search and
+	// tools.$describe. Zero means sdkgen.DefaultBudget (16384); negative means always
+	// the full SDK.
+	SDKBudget int
 }
 
 // Executor is the run_code executor. It is immutable and safe for concurrent use.
@@ -137,8 +142,20 @@ func (e *Executor) Describe(set *registry.ResolvedToolSet) (*pipeline.Descriptio
 	default:
 		return nil, fmt.Errorf("ptc: the run_code executor serves modes ptc and both, not %q", set.Mode())
 	}
-	d.Sections = append(d.Sections, pipeline.Section{Name: SectionSDK, Order: 150, Text: sdkgen.Generate(set)})
+	d.Sections = append(d.Sections, pipeline.Section{Name: SectionSDK, Order: 150, Text: e.SDK(set)})
 	return d, nil
+}
+
+// sdkKey keys the rendered SDK section in a set's memo, per budget.
+type sdkKey struct{ budget int }
+
+// SDK returns the SDK section for the set under the executor's budget: the full SDK or
+// the index. It is rendered once per set and budget, and kept with the set.
+func (e *Executor) SDK(set *registry.ResolvedToolSet) string {
+	budget := e.o.SDKBudget
+	return set.Memo(sdkKey{budget}, func() any {
+		return sdkgen.GenerateWith(set, &sdkgen.Options{Budget: budget})
+	}).(string)
 }
 
 // Report is what one run_code call did, beyond its model-facing result: the program's

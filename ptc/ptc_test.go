@@ -524,3 +524,40 @@ func TestAbortMidRun(t *testing.T) {
 		t.Errorf("pre-aborted: %q, report %v", resultText(res), rep)
 	}
 }
+
+// TestSDKBudget: past the budget the SDK section is an index, the same text for the
+// same set (rendered once and kept with it); a negative budget always declares.
+// Programs search and call in one run, and discovery is no sub-call.
+func TestSDKBudget(t *testing.T) {
+	e := newEnv(t)
+	e.register(echoTool())
+	e.ptc.SDKBudget = 10
+	ex, set := e.executor()
+	d, err := ex.Describe(set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sdk := d.Sections[1].Text
+	if !strings.Contains(sdk, "There are 1 tool,") || !strings.Contains(sdk, "- echo: Echo the text.") || strings.Contains(sdk, "interface ToolArgsMap {\n") {
+		t.Errorf("over the budget the section is not an index:\n%s", sdk)
+	}
+	if again := ex.SDK(set); again != sdk {
+		t.Error("the section changed for the same set")
+	}
+	args, _ := json.Marshal(map[string]string{"description": "search then call", "code": `const [hit] = await tools.$search("echo text");
+const d = await tools.$describe(hit.name);
+return [hit.name, d.includes("echo: {"), await tools[hit.name]({ text: "hi" })]`})
+	res, rep := ex.Run(context.Background(), set, pipeline.RawCall{ID: "call-1", Arguments: string(args)})
+	if got := resultText(res); got != "[\n  \"echo\",\n  true,\n  \"hi\"\n]" {
+		t.Errorf("result %q", got)
+	}
+	if len(rep.Calls) != 1 || rep.Calls[0].ID != "call-1:code:1" {
+		t.Errorf("sub-calls %+v: discovery must not be one", rep.Calls)
+	}
+
+	e.ptc.SDKBudget = -1
+	ex, set = e.executor()
+	if got := ex.SDK(set); !strings.Contains(got, "interface ToolArgsMap {\n") {
+		t.Errorf("a negative budget did not render the full SDK:\n%s", got)
+	}
+}

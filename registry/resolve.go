@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 )
 
@@ -128,6 +129,38 @@ type ResolvedToolSet struct {
 	// transport is the run_code entry of a set derived by WithTransport: dispatchable
 	// by name, never listed among the tools (so never in schemas, SDKs or bindings).
 	transport *Entry
+	memo      *memo // shared with sets derived by WithTransport
+}
+
+// memo holds what callers derive from a set once (see ResolvedToolSet.Memo).
+type memo struct {
+	mu   sync.Mutex
+	vals map[any]*memoVal
+}
+
+type memoVal struct {
+	once sync.Once
+	v    any
+}
+
+// Memo returns the value build makes for key, calling build once per set (and the
+// views WithTransport derives from it), however many goroutines ask at once: an SDK
+// index or a search index is built once per resolved set, never per run. key must be
+// comparable; use an unexported type of the caller's package, as with context keys.
+// A panic in build propagates, and later calls for key return nil.
+func (s *ResolvedToolSet) Memo(key any, build func() any) any {
+	s.memo.mu.Lock()
+	if s.memo.vals == nil {
+		s.memo.vals = map[any]*memoVal{}
+	}
+	m := s.memo.vals[key]
+	if m == nil {
+		m = &memoVal{}
+		s.memo.vals[key] = m
+	}
+	s.memo.mu.Unlock()
+	m.once.Do(func() { m.v = build() })
+	return m.v
 }
 
 // ErrActivation is wrapped by [ActivationError].
@@ -172,7 +205,7 @@ func (s *Scope) Resolve(ctx context.Context, step Step) (*ResolvedToolSet, error
 			origin[n] = i
 		}
 	}
-	set := &ResolvedToolSet{mode: ModeNative, scope: s, byName: make(map[string]*Entry, len(visible)), disposed: new(atomic.Bool), gen: gen}
+	set := &ResolvedToolSet{mode: ModeNative, scope: s, byName: make(map[string]*Entry, len(visible)), disposed: new(atomic.Bool), gen: gen, memo: &memo{}}
 	for n, e := range visible {
 		ok := true
 		for _, layer := range chain[origin[n]+1:] {

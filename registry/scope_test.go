@@ -83,6 +83,8 @@ func TestRegisterErrors(t *testing.T) {
 		{"duplicate in agent", agent, "read", ErrDuplicate, `tool "read" is already registered in this scope`},
 		{"reserved in deployment", dep, "run_code", ErrReserved, `tool name "run_code" is reserved for the run_code transport and cannot be registered or shadowed`},
 		{"reserved in agent", agent, "run_code", ErrReserved, `tool name "run_code" is reserved`},
+		{"discovery search", agent, "$search", ErrReserved, `tool name "$search" is reserved for tool discovery in programs and cannot be registered`},
+		{"discovery describe", dep, "$describe", ErrReserved, `tool name "$describe" is reserved for tool discovery`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -455,5 +457,31 @@ func TestWithTransport(t *testing.T) {
 	set.Dispose()
 	if _, err := view.Lookup(RunCodeName); !errors.Is(err, ErrDisposed) {
 		t.Errorf("the view shares disposal: %v", err)
+	}
+}
+
+// TestMemo: a value derived from a set is built once for the set and the views
+// WithTransport derives from it, and again for a new resolution.
+func TestMemo(t *testing.T) {
+	dep := New()
+	mustRegister(t, dep, "a")
+	set, err := dep.Resolve(context.Background(), Step{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type key struct{}
+	var builds atomic.Int32
+	build := func() any { return builds.Add(1) }
+	tr, err := NewTransport(&Tool{Name: RunCodeName, Execute: nop})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := set.Memo(key{}, build)
+	if again := set.WithTransport(tr).Memo(key{}, build); again != first || builds.Load() != 1 {
+		t.Errorf("Memo built %d times for one set (values %v, %v)", builds.Load(), first, again)
+	}
+	other, _ := dep.Resolve(context.Background(), Step{})
+	if other.Memo(key{}, build) == first {
+		t.Error("a new resolution shared the memo of an older one")
 	}
 }

@@ -13,6 +13,13 @@ import (
 // registered, shadowed or named in a restriction.
 const RunCodeName = "run_code"
 
+// The discovery members of a program's tools object (docs/run_code.md, "Finding
+// tools"): reserved, so no tool can take their names.
+const (
+	SearchName   = "$search"
+	DescribeName = "$describe"
+)
+
 // Tool is a tool definition. Register copies what it needs; the Tool must not be
 // changed after registration. Callbacks may be called from many goroutines at once.
 type Tool struct {
@@ -21,6 +28,9 @@ type Tool struct {
 	Name string
 	// Description tells the model what the tool does.
 	Description string
+	// Source names where the tool comes from (an MCP server, a manifest). The SDK index
+	// groups tools by it when a set has more than one. Empty means none.
+	Source string
 	// Parameters is the JSON Schema of the arguments. If zero, any object is accepted
 	// ({"type":"object"}).
 	Parameters Schema
@@ -49,7 +59,8 @@ type Tool struct {
 	PresentCall   func(args Value) Presentation
 	PresentResult func(args Value, content []Content, isError bool) Presentation
 	// DeferLoading asks the model provider to load the definition lazily; the schema
-	// is still resolved and dispatchable.
+	// is still resolved and dispatchable. The SDK never declares such a tool: it is
+	// listed by name, and programs get its declaration through tools.$describe.
 	DeferLoading bool
 	// When, if set, makes the tool conditional: it is evaluated once per step by
 	// [Scope.Resolve]. False hides the tool from the description, the SDK and dispatch;
@@ -158,6 +169,9 @@ func entryFor(t *Tool) (*Entry, error) {
 	}
 	if t.Name == RunCodeName {
 		return nil, fmt.Errorf("%w: tool name %q is reserved for the run_code transport and cannot be registered or shadowed", ErrReserved, RunCodeName)
+	}
+	if t.Name == SearchName || t.Name == DescribeName {
+		return nil, fmt.Errorf("%w: tool name %q is reserved for tool discovery in programs and cannot be registered", ErrReserved, t.Name)
 	}
 	switch {
 	case t.Name == "":

@@ -17,7 +17,9 @@ import (
 
 // StartFunc begins one call of a namespace member. The runtime calls it on the VM
 // goroutine, in the order the program made the calls, with the member's name and the
-// call's first argument snapshotted as lossless JSON; it must not block (it may, for
+// call's first argument snapshotted as lossless JSON (for a member whose name begins
+// with "$", a built-in of the host such as tools.$search, every argument as one JSON
+// array, trailing undefined arguments dropped); it must not block (it may, for
 // example, mint a call id and queue the call on a scheduler). It delivers the call's
 // outcome by calling done once, from any goroutine and at any time, before it returns
 // too; later calls of done are ignored. The runtime settles the program's promise with
@@ -301,7 +303,19 @@ func (r *run) hostCall(o *nsObject, member string, call goja.FunctionCall) goja.
 	vm := r.vm
 	p, resolve, reject := vm.NewPromise()
 	arg := call.Argument(0)
-	if goja.IsUndefined(arg) {
+	if strings.HasPrefix(member, "$") {
+		// A built-in of the namespace's host (tools.$search): every argument, as an
+		// array, trailing undefineds dropped (an omitted optional argument).
+		n := len(call.Arguments)
+		for n > 0 && goja.IsUndefined(call.Arguments[n-1]) {
+			n--
+		}
+		items := make([]any, n)
+		for i, a := range call.Arguments[:n] {
+			items[i] = a
+		}
+		arg = vm.NewArray(items...)
+	} else if goja.IsUndefined(arg) {
 		_ = reject(r.callError(o, member, o.ns.noun+" arguments must be lossless JSON (call the "+o.ns.noun+" with an arguments object, e.g. `{}`)", o.ns.snapshot))
 		return vm.ToValue(p)
 	}

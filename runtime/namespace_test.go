@@ -64,7 +64,14 @@ func TestNamespaceCalls(t *testing.T) {
 			code: "const r = [Object.getPrototypeOf(tools) === null, typeof tools.toString, typeof tools.run_code, 'echo' in tools, 'nope' in tools, tools.echo === tools.echo, tools.echo.name];\ntry { tools.echo = 1 } catch (e) { r.push(e.name) }\ntry { tools = 1 } catch (e) { r.push(e.name) }\nreturn r",
 			want: "[\n  true,\n  \"undefined\",\n  \"undefined\",\n  true,\n  false,\n  true,\n  \"echo\",\n  \"TypeError\",\n  \"TypeError\"\n]",
 		},
-		{name: "keys list the members", code: "return Object.keys(tools).join()", want: "echo,fail,plain,hang,meet,bad,boom,sleep,my-tool,__proto__,constructor"},
+		{name: "keys list the members", code: "return Object.keys(tools).join()", want: "echo,fail,plain,hang,meet,bad,boom,sleep,my-tool,__proto__,constructor,$all"},
+		{
+			name:  "a $ member gets every argument as an array",
+			code:  "return [await tools.$all('q', {limit: 2}, undefined), await tools.$all()]",
+			want:  "[\n  [\n    \"q\",\n    {\n      \"limit\": 2\n    }\n  ],\n  []\n]",
+			calls: []string{`$all ["q",{"limit":2}]`, `$all []`},
+		},
+		{name: "a $ member's lossy arguments are rejected", code: "try { await tools.$all('q', () => 1) } catch (e) { return e.message }", want: "tool arguments must be lossless JSON: a function at $[1]"},
 		{
 			name:  "a result after the program ended is dropped",
 			code:  "tools.hang({}); return 'done'",
@@ -92,7 +99,7 @@ func TestNamespaceCalls(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			p := newTestPool(t, nil)
 			var ft fakeTools
-			ns := ft.namespace(t, "my-tool", "__proto__", "constructor")
+			ns := ft.namespace(t, "my-tool", "__proto__", "constructor", "$all")
 			res := runCode(t, p, tt.code, &RunOptions{Namespaces: []*Namespace{ns}})
 			if diff := cmp.Diff(tt.want, res.Text()); diff != "" {
 				t.Errorf("text mismatch (-want +got):\n%s", diff)

@@ -24,6 +24,17 @@
 // The text is a deterministic function of the tools: sorted by byte-wise name, the
 // same bytes for the same set (prompt-cache stable).
 //
+// # Large catalogs: the index and search
+//
+// [Section] renders the full SDK while its declarations fit a budget
+// ([Options.Budget], default [DefaultBudget] bytes) and otherwise an index: one line
+// per tool (name and first sentence), grouped by source, with the declarations that
+// keep a program type-checking before it has any tool's own (tools is also an
+// any-typed map, and declares $search and $describe). Tools marked DeferLoading are
+// never declared in the full SDK. [Declarations] is what tools.$describe returns;
+// [Index] ranks tools for tools.$search (BM25 over name words, description and
+// parameters), built once per resolved set by its caller.
+//
 // # Schema mapping
 //
 // Beyond the reference's subset, real tools' JSON Schema renders as:

@@ -54,3 +54,34 @@ func ExampleRender() {
 	// Output:
 	// mcp__db__query parameters /properties/at/$ref: $ref "https://example.com/t.json" does not resolve within the schema
 }
+
+func ExampleIndex_Search() {
+	ix := sdkgen.NewIndex([]sdkgen.Tool{
+		{Name: "read_file", Description: "Read the contents of a file."},
+		{Name: "createIssue", Description: "Open an issue in a repository."},
+		{Name: "send_message", Description: "Post a message to a chat channel.", Parameters: []byte(`{"type":"object","properties":{"channel":{"type":"string"}}}`)},
+	})
+	fmt.Println(ix.Search("open a bug issue on the repo", 1, nil)[0].Name)
+	fmt.Println(ix.Search("post to the team channel", 1, nil)[0].Name)
+	// Output:
+	// createIssue
+	// send_message
+}
+
+func ExampleSection() {
+	tools := []sdkgen.Tool{
+		{Name: "read_file", Source: "fs", Description: "Read a file. Returns its text."},
+		{Name: "create_issue", Source: "github", Description: "Open an issue."},
+	}
+	sdk := sdkgen.Section(tools, &sdkgen.Options{Budget: 1}) // any declaration is over budget
+	start := strings.Index(sdk.Section, "fs (")
+	end := strings.Index(sdk.Section, "```ts")
+	fmt.Print(sdk.Index, "\n", sdk.Section[start:end])
+	// Output:
+	// true
+	// fs (1 tool):
+	// - read_file: Read a file.
+	//
+	// github (1 tool):
+	// - create_issue: Open an issue.
+}

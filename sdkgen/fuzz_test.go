@@ -73,3 +73,26 @@ func FuzzRender(f *testing.F) {
 		}
 	})
 }
+
+// FuzzSearch: a program's query (any string) never panics the search, and results are
+// bounded by the limit and deterministic.
+func FuzzSearch(f *testing.F) {
+	for _, s := range []string{"", " ", "read a file", "getHTTPServer_logs.v2", "\xff\xfe", "ÉTÉ été", strings.Repeat("a", 5000)} {
+		f.Add(s)
+	}
+	ix := NewIndex([]Tool{
+		{Name: "read_file", Description: "Read a file.", Parameters: json.RawMessage(`{"properties":{"path":{"description":"Path"}}}`)},
+		{Name: "getHTTPServerLogs", Description: "Server logs."},
+		{Name: "été", Description: "Saison."},
+	})
+	f.Fuzz(func(t *testing.T, q string) {
+		a := ix.Search(q, 2, nil)
+		if len(a) > 2 {
+			t.Fatalf("%d results over a limit of 2", len(a))
+		}
+		if b := ix.Search(q, 2, nil); len(a) != len(b) || (len(a) > 0 && a[0] != b[0]) {
+			t.Fatal("the same query ranked differently")
+		}
+		_ = ix.Suggest(q, nil)
+	})
+}

@@ -70,6 +70,8 @@ type manifestTool struct {
 	Description  string          `json:"description"`
 	InputSchema  json.RawMessage `json:"inputSchema"`
 	OutputSchema json.RawMessage `json:"outputSchema"`
+	Source       string          `json:"source"`
+	DeferLoading bool            `json:"deferLoading"`
 }
 
 func decodeTools(t testing.TB, data string) []Tool {
@@ -84,7 +86,7 @@ func decodeTools(t testing.TB, data string) []Tool {
 	}
 	out := make([]Tool, len(mt))
 	for i, m := range mt {
-		out[i] = Tool{Name: m.Name, Description: m.Description, Parameters: m.InputSchema, Output: m.OutputSchema}
+		out[i] = Tool{Name: m.Name, Description: m.Description, Parameters: m.InputSchema, Output: m.OutputSchema, Source: m.Source, DeferLoading: m.DeferLoading}
 	}
 	return out
 }
@@ -98,7 +100,8 @@ func formatFallbacks(fs []Fallback) string {
 }
 
 // TestGolden renders each testdata/*.txtar's tools.json and compares the declarations
-// (sdk.d.ts), the fallbacks and, where the archive has one, the whole section.
+// (sdk.d.ts), the fallbacks and, where the archive has one, the whole section
+// (section.md) and the section rendered as an index (index.md, with a budget of 1).
 func TestGolden(t *testing.T) {
 	files, err := filepath.Glob("testdata/*.txtar")
 	if err != nil || len(files) == 0 {
@@ -120,8 +123,11 @@ func TestGolden(t *testing.T) {
 			if _, ok := a.files["section.md"]; ok {
 				got["section.md"] = sdk.Section
 			}
+			if _, ok := a.files["index.md"]; ok {
+				got["index.md"] = Section(decodeTools(t, in), &Options{Budget: 1}).Section
+			}
 			if *update {
-				for _, n := range []string{"sdk.d.ts", "fallbacks", "section.md"} {
+				for _, n := range []string{"sdk.d.ts", "fallbacks", "section.md", "index.md"} {
 					if g, ok := got[n]; ok {
 						a.set(n, g)
 					}
@@ -131,7 +137,7 @@ func TestGolden(t *testing.T) {
 				}
 				return
 			}
-			for _, n := range []string{"sdk.d.ts", "fallbacks", "section.md"} {
+			for _, n := range []string{"sdk.d.ts", "fallbacks", "section.md", "index.md"} {
 				g, ok := got[n]
 				if !ok {
 					continue

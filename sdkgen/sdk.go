@@ -22,6 +22,12 @@ type Tool struct {
 	Parameters json.RawMessage
 	// Output is the JSON Schema of the canonical value. If nil, any JSON value.
 	Output json.RawMessage
+	// Source names the MCP server or manifest the tool comes from; the index groups
+	// tools by it when there is more than one. Empty means none.
+	Source string
+	// DeferLoading keeps the tool's declaration out of the full SDK: it is listed by
+	// name, and programs get the declaration through tools.$describe.
+	DeferLoading bool
 }
 
 // Fallback records one sub-schema that could not be expressed and was declared as
@@ -48,6 +54,9 @@ type SDK struct {
 	// Fallbacks lists the sub-schemas declared as JsonValue because they could not be
 	// expressed, in the order met. Empty when every schema rendered exactly.
 	Fallbacks []Fallback
+	// Index reports a section rendered as an index (see [Section]): Declarations
+	// then declares no tool, and the section lists them instead.
+	Index bool
 }
 
 // ToolsOf returns the visible tools of set, in its byte-wise name order, as [Tool]s.
@@ -55,7 +64,8 @@ func ToolsOf(set *registry.ResolvedToolSet) []Tool {
 	entries := set.Tools()
 	out := make([]Tool, len(entries))
 	for i, e := range entries {
-		out[i] = Tool{Name: e.Name(), Description: e.Tool.Description, Parameters: e.Parameters(), Output: e.OutputSchema()}
+		out[i] = Tool{Name: e.Name(), Description: e.Tool.Description, Parameters: e.Parameters(), Output: e.OutputSchema(),
+			Source: e.Tool.Source, DeferLoading: e.Tool.DeferLoading}
 	}
 	return out
 }
@@ -66,11 +76,36 @@ func Generate(set *registry.ResolvedToolSet) string {
 	return Render(ToolsOf(set)).Section
 }
 
-// Render renders an SDK for tools. It sorts them by byte-wise name order (for tools
-// with the same name, only the first is kept) and never panics: a schema that is not
-// JSON, or a part of one that TypeScript cannot express, is declared as JsonValue and
-// recorded in [SDK.Fallbacks].
+// Render renders the full SDK for tools. It sorts them by byte-wise name order (for
+// tools with the same name, only the first is kept) and never panics: a schema that is
+// not JSON, or a part of one that TypeScript cannot express, is declared as JsonValue
+// and recorded in [SDK.Fallbacks]. Tools marked DeferLoading are not declared; the
+// section lists their names after the declarations.
 func Render(tools []Tool) *SDK {
+	var deferred []string
+	for _, t := range tools {
+		if t.DeferLoading {
+			deferred = append(deferred, t.Name)
+		}
+	}
+	if len(deferred) == 0 {
+		return render(tools, nil)
+	}
+	declared := make([]Tool, 0, len(tools)-len(deferred))
+	for _, t := range tools {
+		if !t.DeferLoading {
+			declared = append(declared, t)
+		}
+	}
+	sdk := render(declared, nil)
+	sdk.Section += alsoAvailable(deferred)
+	return sdk
+}
+
+// render renders the declarations of every tool in tools. If body is not nil, it
+// receives the span of Declarations between the JsonValue line and the trailer: the
+// named types and the two maps (what tools.$describe returns).
+func render(tools []Tool, body *[2]int) *SDK {
 	// The tools in order, as indices into tools.
 	order := make([]int, len(tools))
 	for i := range order {
@@ -134,6 +169,7 @@ func Render(tools []Tool) *SDK {
 	b.WriteString(Instructions + "\n```ts\n")
 	start := b.Len()
 	b.WriteString("type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue }\n\n")
+	bodyStart := b.Len()
 	named := slices.Clone(g.order)
 	slices.SortFunc(named, func(a, b *alias) int { return strings.Compare(a.name, b.name) })
 	for _, a := range named {
@@ -167,11 +203,16 @@ func Render(tools []Tool) *SDK {
 		b.Write(g.text(texts[2*i+1]))
 		b.WriteString(";\n")
 	}
-	b.WriteString("}\n\n")
+	b.WriteString("}\n")
+	bodyEnd := b.Len()
+	b.WriteString("\n")
 	b.WriteString(trailer)
 	end := b.Len()
 	b.WriteString("```\n")
 	section := b.String()
+	if body != nil {
+		*body = [2]int{bodyStart - start, bodyEnd - start}
+	}
 	return &SDK{
 		Section:      section,
 		Declarations: section[start:end],

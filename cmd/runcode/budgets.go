@@ -9,6 +9,7 @@ import (
 
 	"github.com/runcode-go/runcode/ptc"
 	"github.com/runcode-go/runcode/runtime"
+	"github.com/runcode-go/runcode/sdkgen"
 )
 
 // budgetFlags are the run budgets (docs/run_code.md, "Budgets") that `run` and `serve`
@@ -18,6 +19,7 @@ type budgetFlags struct {
 	maxOutput             byteSize
 	maxParallel, maxCalls int
 	truncate              bool
+	sdkBudget             int
 }
 
 // register adds the budget flags to fs.
@@ -28,6 +30,21 @@ func (b *budgetFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&b.truncate, "truncate-output", false, "cut output over --max-output instead of failing the run with output-limit: the result is cut to valid JSON with \"…N more items\" / \"…N more bytes\" markers, logs are cut with a marker, and the text opens with a one-line warning")
 	fs.IntVar(&b.maxParallel, "max-parallel", 0, "`N` parallel-safe sub-calls of a run that may overlap (default 10)")
 	fs.IntVar(&b.maxCalls, "max-calls", 0, "cap on sub-calls per run, `N` (default no cap)")
+	registerSDKBudget(fs, &b.sdkBudget)
+}
+
+// registerSDKBudget adds --sdk-budget to fs.
+func registerSDKBudget(fs *flag.FlagSet, v *int) {
+	fs.IntVar(v, "sdk-budget", sdkgen.DefaultBudget, "`BYTES` of declarations the SDK section may take; past it the section lists the tools as an index and programs look declarations up with tools.$search and tools.$describe (0: always the full SDK)")
+}
+
+// sdkBudget maps --sdk-budget to the library's SDK budget (where 0 means the default
+// and a negative budget means always full).
+func sdkBudget(flagValue int) int {
+	if flagValue == 0 {
+		return -1
+	}
+	return flagValue
 }
 
 // check returns what is wrong with the budgets, or "".
@@ -43,6 +60,8 @@ func (b *budgetFlags) check() string {
 		return fmt.Sprintf("--max-parallel must be a positive integer, got %d", b.maxParallel)
 	case b.maxCalls < 0:
 		return fmt.Sprintf("--max-calls must not be negative, got %d", b.maxCalls)
+	case b.sdkBudget < 0:
+		return fmt.Sprintf("--sdk-budget must not be negative, got %d", b.sdkBudget)
 	}
 	return ""
 }
@@ -59,6 +78,7 @@ func (b *budgetFlags) options(pool ptc.Runner) *ptc.Options {
 		MaxParallelSubCalls: b.maxParallel,
 		MaxSubCalls:         b.maxCalls,
 		TruncateOutput:      b.truncate,
+		SDKBudget:           sdkBudget(b.sdkBudget),
 	}
 }
 

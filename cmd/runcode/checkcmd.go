@@ -70,6 +70,9 @@ func checkCommand(ctx context.Context, args []string, stdin io.Reader, stdout, s
 			}
 			continue
 		}
+		if r.Member == registry.SearchName || r.Member == registry.DescribeName {
+			continue // discovery, on tools in every run; not a tool the program reaches
+		}
 		if slices.Contains(names, r.Member) {
 			if !slices.Contains(reach, r.Member) {
 				reach = append(reach, r.Member)

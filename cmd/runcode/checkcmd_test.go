@@ -41,6 +41,8 @@ func TestCheck(t *testing.T) {
 			"program from stdin: SyntaxError: Unexpected token { (line 2, column 7)\n    if (x {\n          ^\n", ""},
 		{"workspace tools by default", []string{"--root", programsDir, filepath.Join(programsDir, "tour.ts")}, "", 0,
 			filepath.Join(programsDir, "tour.ts") + ": reaches glob, read_file\n", ""},
+		{"discovery members are not unknown tools", []string{"--tools", shop, "-"}, "const [h] = await tools.$search(\"order\");\nconst d = await tools.$describe(h.name);\nawait tools.get_order({ id: 'A1' });", 0,
+			"program from stdin: reaches get_order\n", ""},
 		{"no program", []string{"--root", programsDir}, "", 2, "", "runcode check: takes one program (a FILE, or - for stdin), got 0 arguments\n"},
 	}
 	for _, tt := range tests {

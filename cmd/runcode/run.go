@@ -25,11 +25,15 @@ const (
 const usage = `usage: runcode <command> [flags]
 
 commands:
-  sdk [--tools F] [--ts]           print the SDK prompt section for the tools (--ts: only the TypeScript)
+  sdk [--tools F] [--ts] [--sdk-budget N] [--full]
+                                   print the SDK prompt section for the tools (--ts: only the TypeScript);
+                                   past --sdk-budget bytes of declarations it is an index (--full: never)
   describe [--tools F] [--mode M]  print, as JSON, the tool schemas the model is sent in mode M
                                    (native, ptc or both; default ptc)
   run [flags] [FILE|-]             run one program as a run_code call and print the model-facing text
   check [--tools F] FILE           check a program without running it: syntax, unknown tools, tools it reaches
+  search [--tools F] [--limit N] QUERY
+                                   print the tools tools.$search ranks first for QUERY, with their first lines
   serve [--tools F] [--mode M] [--http ADDR]
                                    an MCP server over stdio (or streamable HTTP) offering run_code (ptc),
                                    the tools (native) or both; stops on SIGINT, SIGTERM or stdin EOF
@@ -61,6 +65,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return runCommand(ctx, rest, stdin, stdout, stderr)
 	case "check":
 		return checkCommand(ctx, rest, stdin, stdout, stderr)
+	case "search":
+		return searchCommand(ctx, rest, stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		if len(rest) > 0 && commands[rest[0]] {
 			// runcode help run: the command's own help.
@@ -81,7 +87,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 }
 
 // commandNames are the commands, in the order the usage lists them.
-var commandNames = []string{"sdk", "describe", "run", "check", "serve", "bench", "version", "help"}
+var commandNames = []string{"sdk", "describe", "run", "check", "search", "serve", "bench", "version", "help"}
 
 var commands = func() map[string]bool {
 	m := map[string]bool{}
@@ -199,12 +205,19 @@ const (
 )
 
 func sdkCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("sdk", "[--tools F] [--root DIR] [--ts]", stdout, stderr)
+	fs := newFlags("sdk", "[--tools F] [--root DIR] [--ts] [--sdk-budget BYTES | --full]", stdout, stderr)
 	tools := fs.String("tools", "", toolsHelp)
 	root := fs.String("root", ".", rootHelp)
 	tsOnly := fs.Bool("ts", false, "print only the TypeScript declarations (for tsc), not the whole prompt section")
+	full := fs.Bool("full", false, "print the full SDK whatever its size (every declaration, no index)")
+	var budget int
+	registerSDKBudget(fs, &budget)
 	if code, ok := parse(fs, args, stdout, stderr); !ok {
 		return code
+	}
+	if budget < 0 {
+		fmt.Fprintf(stderr, "runcode sdk: --sdk-budget must not be negative, got %d\n", budget)
+		return exitUsage
 	}
 	set, release, err := toolSet(ctx, *tools, *root, registry.ModePTC)
 	if err != nil {
@@ -212,7 +225,7 @@ func sdkCommand(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		return exitUsage
 	}
 	defer release()
-	sdk := sdkgen.Render(sdkgen.ToolsOf(set))
+	sdk := sdkgen.Section(sdkgen.ToolsOf(set), &sdkgen.Options{Budget: sdkBudget(budget), Full: *full})
 	if *tsOnly {
 		io.WriteString(stdout, sdk.Declarations)
 	} else {

@@ -1,0 +1,186 @@
+package bindings
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/runcode-go/runcode/pipeline"
+	"github.com/runcode-go/runcode/registry"
+	"github.com/runcode-go/runcode/runtime"
+	"github.com/runcode-go/runcode/sdkgen"
+)
+
+// Search limits of tools.$search.
+const (
+	DefaultSearchLimit = 8
+	MaxSearchLimit     = 50
+)
+
+type indexKey struct{}
+
+// Index returns the search index of the set's visible tools, built on first use and
+// kept with the set (registry.ResolvedToolSet.Memo): every run of a step shares it.
+func Index(set *registry.ResolvedToolSet) *sdkgen.Index {
+	return set.Memo(indexKey{}, func() any { return sdkgen.NewIndex(sdkgen.ToolsOf(set)) }).(*sdkgen.Index)
+}
+
+// Found is one result of tools.$search, as the program receives it.
+type Found struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	Declaration string `json:"declaration"`
+}
+
+// discover answers tools.$search and tools.$describe on the VM goroutine: they read
+// the set's index, never the pipeline (no policy, events, sub-call id or call budget).
+// It reports whether member was one of them.
+func discover(set *registry.ResolvedToolSet, member string, args json.RawMessage, done func(json.RawMessage, error)) bool {
+	if member != registry.SearchName && member != registry.DescribeName {
+		return false
+	}
+	reject := func(code pipeline.Code, msg string) {
+		done(nil, &runtime.CallError{Message: msg, Fields: map[string]string{"code": string(code)}})
+	}
+	var list []json.RawMessage
+	if err := json.Unmarshal(args, &list); err != nil {
+		reject(pipeline.CodeInvalidArgs, "tools."+member+": arguments must be lossless JSON")
+		return true
+	}
+	visible := func(name string) bool { return discoverable(set, name) }
+	ix := Index(set)
+	if member == registry.SearchName {
+		query, limit, msg := searchArgs(list)
+		if msg != "" {
+			reject(pipeline.CodeInvalidArgs, msg)
+			return true
+		}
+		hits := ix.Search(query, limit, visible)
+		out := make([]Found, len(hits))
+		for i, h := range hits {
+			t, _ := ix.Tool(h.Name)
+			out[i] = Found{Name: h.Name, Description: h.Description, Declaration: sdkgen.Declarations([]sdkgen.Tool{t})}
+		}
+		b, err := json.Marshal(out)
+		if err != nil {
+			reject(pipeline.CodeToolFailed, err.Error())
+			return true
+		}
+		done(b, nil)
+		return true
+	}
+	if len(list) == 0 {
+		reject(pipeline.CodeInvalidArgs, "tools.$describe: name at least one tool, as in tools.$describe(\"read_file\")")
+		return true
+	}
+	tools := make([]sdkgen.Tool, 0, len(list))
+	seen := make(map[string]bool, len(list))
+	for i, raw := range list {
+		var name string
+		if json.Unmarshal(raw, &name) != nil {
+			reject(pipeline.CodeInvalidArgs, fmt.Sprintf("tools.$describe: argument %d must be a tool name (a string)", i+1))
+			return true
+		}
+		t, ok := ix.Tool(name)
+		if !ok || !visible(name) {
+			msg := fmt.Sprintf("unknown tool %q", name)
+			if s := ix.Suggest(name, visible); s != "" {
+				msg += fmt.Sprintf("; did you mean %q?", s)
+			}
+			reject(pipeline.CodeUnknownTool, msg)
+			return true
+		}
+		if !seen[name] {
+			seen[name] = true
+			tools = append(tools, t)
+		}
+	}
+	b, _ := json.Marshal(sdkgen.Declarations(tools))
+	done(b, nil)
+	return true
+}
+
+// emptyArgs is the arguments of the probe call discoverable shows the guards.
+var emptyArgs, _ = registry.ParseValue(json.RawMessage(`{}`))
+
+// discoverable reports whether discovery shows the tool: while the set would still
+// dispatch it (a restriction or shadow added since the set was resolved hides it), and
+// unless a guard denies it outright, which discovery judges by a call with empty
+// arguments (a guard that panics on it does not hide the tool).
+func discoverable(set *registry.ResolvedToolSet, name string) bool {
+	if _, err := set.Lookup(name); err != nil {
+		return false
+	}
+	for _, g := range set.Guards() {
+		if guardDenies(g, &registry.Call{Name: name, Args: emptyArgs}) {
+			return false
+		}
+	}
+	return true
+}
+
+func guardDenies(g registry.GuardFunc, call *registry.Call) (denied bool) {
+	defer func() {
+		if recover() != nil {
+			denied = false
+		}
+	}()
+	return g(call) != ""
+}
+
+// searchArgs reads tools.$search(query, options?); msg is the INVALID_ARGS message
+// for arguments it cannot take.
+func searchArgs(list []json.RawMessage) (query string, limit int, msg string) {
+	if len(list) == 0 || json.Unmarshal(list[0], &query) != nil || strings.TrimSpace(query) == "" {
+		return "", 0, "tools.$search: query must be a non-empty string, as in tools.$search(\"read a file\")"
+	}
+	limit = DefaultSearchLimit
+	if len(list) < 2 || string(list[1]) == "null" {
+		return query, limit, ""
+	}
+	var opts map[string]json.RawMessage
+	if json.Unmarshal(list[1], &opts) != nil {
+		return "", 0, "tools.$search: options must be an object, as in { limit: 5 }"
+	}
+	if raw, ok := opts["limit"]; ok && string(raw) != "null" {
+		var f float64
+		if json.Unmarshal(raw, &f) != nil || f != math.Trunc(f) || f < 1 {
+			return "", 0, "tools.$search: limit must be a positive integer"
+		}
+		limit = int(min(f, MaxSearchLimit))
+	}
+	return query, limit, ""
+}
+
+// unwrapArgs turns the argument array a $-named tool's call arrives as (the runtime
+// passes every argument of such members) back into its first argument, the arguments
+// object, as for any other tool. ok is false when there was none.
+func unwrapArgs(args json.RawMessage) (json.RawMessage, bool) {
+	var list []json.RawMessage
+	if json.Unmarshal(args, &list) != nil || len(list) == 0 {
+		return nil, false
+	}
+	return list[0], true
+}
+
+// startFor returns the namespace's StartFunc for set: discovery members are answered
+// from the set's index, every other member is a tool call.
+func startFor(set *registry.ResolvedToolSet) runtime.StartFunc {
+	return func(ctx context.Context, member string, args json.RawMessage, done func(json.RawMessage, error)) {
+		if discover(set, member, args, done) {
+			return
+		}
+		if strings.HasPrefix(member, "$") {
+			a, ok := unwrapArgs(args)
+			if !ok {
+				done(nil, &runtime.CallError{Message: "tool arguments must be lossless JSON (call the tool with an arguments object, e.g. `{}`)",
+					Fields: map[string]string{"code": string(pipeline.CodeInvalidArgs)}})
+				return
+			}
+			args = a
+		}
+		start(ctx, member, args, done)
+	}
+}

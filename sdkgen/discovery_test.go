@@ -1,0 +1,299 @@
+package sdkgen
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// discoveryTool is one entry of a discovery corpus's tools.json.
+type discoveryTool struct {
+	Name         string          `json:"name"`
+	Description  string          `json:"description"`
+	InputSchema  json.RawMessage `json:"inputSchema"`
+	OutputSchema json.RawMessage `json:"outputSchema"`
+	Source       string          `json:"source"`
+	DeferLoading bool            `json:"deferLoading"`
+}
+
+// discoveryQuery is one entry of a discovery corpus's queries.json: a task and the
+// tools that serve it.
+type discoveryQuery struct {
+	Query      string   `json:"query"`
+	Acceptable []string `json:"acceptable"`
+}
+
+// loadDiscovery reads a corpus directory; ok is false when its files are absent.
+func loadDiscovery(t testing.TB, dir string) (tools []Tool, queries []discoveryQuery, ok bool) {
+	t.Helper()
+	td, err := os.ReadFile(filepath.Join(dir, "tools.json"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, false
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	qd, err := os.ReadFile(filepath.Join(dir, "queries.json"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, false
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dts []discoveryTool
+	if err := json.Unmarshal(td, &dts); err != nil {
+		t.Fatalf("%s/tools.json: %v", dir, err)
+	}
+	for _, d := range dts {
+		tools = append(tools, Tool{Name: d.Name, Description: d.Description, Parameters: d.InputSchema, Output: d.OutputSchema, Source: d.Source, DeferLoading: d.DeferLoading})
+	}
+	if err := json.Unmarshal(qd, &queries); err != nil {
+		t.Fatalf("%s/queries.json: %v", dir, err)
+	}
+	return tools, queries, true
+}
+
+// TestRecall measures search quality on a catalog of real MCP tools and task queries:
+// recall@1 and recall@5 are logged, and recall@5 below 0.9 fails (the contract's
+// quality bar). It runs on this package's small fixture and on the project's corpus
+// (testdata/discovery at the repository root) when that exists.
+func TestRecall(t *testing.T) {
+	for _, dir := range []string{"testdata/discovery", "../testdata/discovery"} {
+		t.Run(dir, func(t *testing.T) {
+			tools, queries, ok := loadDiscovery(t, dir)
+			if !ok {
+				t.Skipf("%s/tools.json or queries.json is absent: no corpus to measure recall on", dir)
+			}
+			ix := NewIndex(tools)
+			var at1, at5 int
+			for _, q := range queries {
+				hits := ix.Search(q.Query, 5, nil)
+				rank := -1
+				for i, h := range hits {
+					if slices.Contains(q.Acceptable, h.Name) {
+						rank = i
+						break
+					}
+				}
+				if rank == 0 {
+					at1++
+				}
+				if rank >= 0 {
+					at5++
+				} else {
+					names := make([]string, len(hits))
+					for i, h := range hits {
+						names[i] = h.Name
+					}
+					t.Logf("miss: %q wants %v, got %v", q.Query, q.Acceptable, names)
+				}
+			}
+			n := float64(len(queries))
+			r1, r5 := float64(at1)/n, float64(at5)/n
+			t.Logf("%d tools, %d queries: recall@1 %.3f, recall@5 %.3f", ix.Len(), len(queries), r1, r5)
+			if r5 < 0.9 {
+				t.Errorf("recall@5 is %.3f, below the bar of 0.9", r5)
+			}
+		})
+	}
+}
+
+func TestTokens(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"create_issue", "creat issu"},
+		{"getPullRequest", "get pull request"},
+		{"browser.take-screenshot", "browser tak screenshot"},
+		{"HTTPServerLogs", "http server log"},
+		{"list_directories", "list directory"},
+		{"slack2Go", "slack2 go"},
+	} {
+		if got := strings.Join(tokens(nil, tc.in, false), " "); got != tc.want {
+			t.Errorf("tokens(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+	if got := tokens(nil, "what is the time in Tokyo", true); !slices.Equal(got, []string{"tim", "tokyo"}) {
+		t.Errorf("query tokens = %q, want stop words dropped", got)
+	}
+}
+
+func TestSearch(t *testing.T) {
+	tools, _, _ := loadDiscovery(t, "testdata/discovery")
+	ix := NewIndex(tools)
+	names := func(hs []Hit) []string {
+		out := make([]string, len(hs))
+		for i, h := range hs {
+			out[i] = h.Name
+		}
+		return out
+	}
+	if got := names(ix.Search("screenshot", 3, nil)); len(got) == 0 || got[0] != "browser_take_screenshot" {
+		t.Errorf("search screenshot = %v, want browser_take_screenshot first", got)
+	}
+	if got := ix.Search("zzzz qqqq", 8, nil); got != nil {
+		t.Errorf("a query matching nothing returned %v", names(got))
+	}
+	if got := ix.Search("file", 2, nil); len(got) != 2 {
+		t.Errorf("limit 2 returned %d hits", len(got))
+	}
+	keep := func(n string) bool { return n != "read_file" }
+	if got := names(ix.Search("read file", 8, keep)); slices.Contains(got, "read_file") {
+		t.Errorf("a filtered tool was returned: %v", got)
+	}
+	// Deterministic whatever the input order.
+	rev := slices.Clone(tools)
+	slices.Reverse(rev)
+	if diff := cmp.Diff(ix.Search("file directory", 10, nil), NewIndex(rev).Search("file directory", 10, nil)); diff != "" {
+		t.Errorf("ranking depends on input order:\n%s", diff)
+	}
+	if got := ix.Suggest("read_fiel", nil); got != "read_file" {
+		t.Errorf("Suggest(read_fiel) = %q", got)
+	}
+	if got := ix.Suggest("completely_different", nil); got != "" {
+		t.Errorf("Suggest of a far name = %q, want none", got)
+	}
+}
+
+func TestFirstSentence(t *testing.T) {
+	long := strings.Repeat("word ", 40)
+	for _, tc := range []struct{ in, want string }{
+		{"Read a file. Then more.", "Read a file."},
+		{"  Spaced\n  out   text  ", "Spaced out text"},
+		{"Version 1.2 of it. More", "Version 1.2 of it."},
+		{"", ""},
+		{long, strings.TrimSpace(long[:99]) + "…"},
+	} {
+		if got := FirstSentence(tc.in); got != tc.want {
+			t.Errorf("FirstSentence(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestSectionBudget(t *testing.T) {
+	tools, _, _ := loadDiscovery(t, "testdata/discovery")
+	full := Render(tools)
+	if got := Section(tools, nil); got.Index || got.Section != full.Section {
+		t.Errorf("under the default budget the section is not the full SDK")
+	}
+	idx := Section(tools, &Options{Budget: 100})
+	if !idx.Index {
+		t.Fatal("over the budget the section is not an index")
+	}
+	if got := Section(tools, &Options{Budget: 100, Full: true}); got.Index {
+		t.Error("Full did not force the full SDK")
+	}
+	if got := Section(tools, &Options{Budget: -1}); got.Index {
+		t.Error("a negative budget did not mean always full")
+	}
+	rev := slices.Clone(tools)
+	slices.Reverse(rev)
+	if got := Section(rev, &Options{Budget: 100}); got.Section != idx.Section {
+		t.Error("the index depends on the tools' order")
+	}
+	for _, want := range []string{"There are 30 tools", "github (9 tools):", "- create_issue: Create a new issue in a GitHub repository.", "tools.$search", "tools.$describe", "declare const tools: { [name: string]: (args: any) => Promise<any> } & "} {
+		if !strings.Contains(idx.Section, want) {
+			t.Errorf("the index lacks %q", want)
+		}
+	}
+}
+
+func TestDeferLoading(t *testing.T) {
+	tools := []Tool{
+		{Name: "shown", Description: "Shown."},
+		{Name: "lazy", Description: "Lazy.", DeferLoading: true},
+		{Name: "odd-name", Description: "Odd.", DeferLoading: true},
+	}
+	sdk := Render(tools)
+	if strings.Contains(sdk.Declarations, "lazy") {
+		t.Errorf("a deferLoading tool is declared:\n%s", sdk.Declarations)
+	}
+	if want := "\nAlso available, declarations via `tools.$describe`: lazy, tools[\"odd-name\"]\n"; !strings.HasSuffix(sdk.Section, want) {
+		t.Errorf("section does not end with %q:\n%s", want, sdk.Section)
+	}
+	d := Declarations(tools[1:2])
+	want := "interface ToolArgsMap {\n  /** Lazy. */\n  lazy: Record<string, JsonValue>;\n}\n\ninterface ToolOutputMap {\n  lazy: JsonValue;\n}\n"
+	if d != want {
+		t.Errorf("Declarations = %q, want %q", d, want)
+	}
+}
+
+// synthTools makes n distinct tools from the fixture, renamed and reworded, for the
+// benchmarks.
+func synthTools(b testing.TB, n int) []Tool {
+	base, _, _ := loadDiscovery(b, "testdata/discovery")
+	words := strings.Fields("alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma tau upsilon")
+	out := make([]Tool, n)
+	for i := range out {
+		t := base[i%len(base)]
+		w := words[(i/len(base))%len(words)]
+		t.Name = fmt.Sprintf("%s_%s_%d", w, t.Name, i)
+		t.Description = t.Description + " Works on " + w + " items."
+		t.Source = fmt.Sprintf("server%d", i%7)
+		out[i] = t
+	}
+	return out
+}
+
+func BenchmarkIndexBuild1000(b *testing.B) {
+	tools := synthTools(b, 1000)
+	b.ReportAllocs()
+	for b.Loop() {
+		NewIndex(tools)
+	}
+}
+
+func BenchmarkSearch1000(b *testing.B) {
+	ix := NewIndex(synthTools(b, 1000))
+	queries := []string{"open a bug report on the repo", "take a screenshot of the page", "what time is it in Tokyo", "send a message to a Slack channel"}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		ix.Search(queries[i%len(queries)], 8, nil)
+		i++
+	}
+}
+
+// TestIndexTypeChecks: tsc --strict accepts a program written against the index alone
+// (any-typed members, $search and $describe), and once the program carries the text
+// $describe returns, calls are typed: a wrong argument fails.
+func TestIndexTypeChecks(t *testing.T) {
+	tsc := findTSC(t)
+	tools, _, _ := loadDiscovery(t, "testdata/discovery")
+	idx := Section(tools, &Options{Budget: 1})
+	described := idx.Declarations + "\n" + Declarations([]Tool{tools[slices.IndexFunc(tools, func(x Tool) bool { return x.Name == "read_file" })]})
+	res := typeCheck(t, tsc, []tsProject{
+		{name: "index", sdk: idx.Declarations, programs: map[string]string{
+			"search.ts": `const hits = await tools.$search("read a file", { limit: 3 });
+const text: string = await tools.$describe(...hits.map((h) => h.name), "write_file");
+const r = await tools.read_file({ path: "a" });
+try { await tools["odd-name"]({}); } catch (e) { if (e instanceof ToolCallError) console.log(e.code, e.toolName); }
+return { n: hits.length, d: hits[0].declaration + text, r };`,
+		}},
+		{name: "described", sdk: described, programs: map[string]string{
+			"typed.ts": `const text = await tools.read_file({ path: "a" });
+const v: JsonValue = text;
+const s = typeof v === "string" ? v.trim() : "";
+const other = await tools.write_file({ path: "b", content: s });
+return other;`,
+			"wrong.ts": `await tools.read_file({ nope: 1 });`,
+		}},
+	})
+	for proj, files := range res {
+		for file, diags := range files {
+			if proj == "described" && file == "wrong.ts" {
+				continue
+			}
+			t.Errorf("%s/%s: %v", proj, file, diags)
+		}
+	}
+	if len(res["described"]["wrong.ts"]) == 0 {
+		t.Error("a wrong argument to a described tool type-checked: calls are not typed")
+	}
+}
