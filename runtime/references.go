@@ -36,33 +36,14 @@ type Reference struct {
 // that does not parse fails with the same *Failure as Prepare. It is meant for tools
 // that check programs without running them (runcode check), not for the run path.
 func References(code, global string, opts *PrepareOptions) ([]Reference, error) {
-	if _, err := Prepare(code, opts); err != nil {
+	prg, err := parseForCheck(code, opts)
+	if err != nil {
 		return nil, err
-	}
-	code = normalize(code)
-	wrapped := wrapOpen + code + wrapClose
-	prg, err := parser.ParseFile(nil, "program.js", wrapped, 0, parser.WithDisableSourceMaps)
-	if err != nil { // TypeScript: walk esbuild's output, mapped back through its source map
-		res := api.Transform(wrapped, tsOptions)
-		if len(res.Errors) > 0 {
-			return nil, errors.New(res.Errors[0].Text)
-		}
-		srcMap := gojaSourceMap(string(res.Code), res.Map)
-		prg, err = parser.ParseFile(nil, "program.ts", string(res.Code)+"\n//# sourceMappingURL="+sourceMapURL+"\n", 0,
-			parser.WithSourceMapLoader(func(string) ([]byte, error) { return srcMap, nil }))
-		if err != nil {
-			return nil, err
-		}
 	}
 	var out []Reference
 	add := func(member string, idx int, dynamic bool) {
-		pos := prg.File.Position(idx - prg.File.Base())
-		col := pos.Column
-		if pos.Line == 1 {
-			col -= utf8.RuneCountInString(wrapOpen)
-		}
-		col = max(col, 1)
-		out = append(out, Reference{Member: member, Line: pos.Line, Column: col, Dynamic: dynamic})
+		line, col := checkPosition(prg, idx)
+		out = append(out, Reference{Member: member, Line: line, Column: col, Dynamic: dynamic})
 	}
 	names := aliases(prg, global)
 	// consumed holds the identifiers of global and its aliases that an access below
@@ -164,6 +145,108 @@ func References(code, global string, opts *PrepareOptions) ([]Reference, error) 
 		}
 	})
 	slices.SortStableFunc(out, func(a, b Reference) int {
+		if a.Line != b.Line {
+			return a.Line - b.Line
+		}
+		return a.Column - b.Column
+	})
+	return out, nil
+}
+
+// parseForCheck checks code as Prepare does and parses it (TypeScript through esbuild's
+// output, its positions mapped back) for the static checks below.
+func parseForCheck(code string, opts *PrepareOptions) (*ast.Program, error) {
+	if _, err := Prepare(code, opts); err != nil {
+		return nil, err
+	}
+	code = normalize(code)
+	wrapped := wrapOpen + code + wrapClose
+	prg, err := parser.ParseFile(nil, "program.js", wrapped, 0, parser.WithDisableSourceMaps)
+	if err != nil { // TypeScript: walk esbuild's output, mapped back through its source map
+		res := api.Transform(wrapped, tsOptions)
+		if len(res.Errors) > 0 {
+			return nil, errors.New(res.Errors[0].Text)
+		}
+		srcMap := gojaSourceMap(string(res.Code), res.Map)
+		prg, err = parser.ParseFile(nil, "program.ts", string(res.Code)+"\n//# sourceMappingURL="+sourceMapURL+"\n", 0,
+			parser.WithSourceMapLoader(func(string) ([]byte, error) { return srcMap, nil }))
+		if err != nil {
+			return nil, err
+		}
+	}
+	return prg, nil
+}
+
+// checkPosition is the 1-based line and column of idx in the model's own text.
+func checkPosition(prg *ast.Program, idx int) (line, col int) {
+	pos := prg.File.Position(idx - prg.File.Base())
+	col = pos.Column
+	if pos.Line == 1 {
+		col -= utf8.RuneCountInString(wrapOpen)
+	}
+	return pos.Line, max(col, 1)
+}
+
+// Warning is a pattern in a program that works but is likely to be slow. A Warning is a
+// plain value.
+type Warning struct {
+	Line, Column int
+	Message      string
+}
+
+// Warnings checks code as Prepare does and lists, in source order, what runs slowly
+// under goja: `s += …` inside a loop, where s was declared with a string literal or a
+// template, copies the whole string on every append (quadratic in the result). Names
+// are not resolved against scopes. A program that does not parse fails with the same
+// *Failure as Prepare. Like References, it is for tools that check programs (runcode
+// check), not for the run path.
+func Warnings(code string, opts *PrepareOptions) ([]Warning, error) {
+	prg, err := parseForCheck(code, opts)
+	if err != nil {
+		return nil, err
+	}
+	strs := map[string]bool{}
+	var loops []ast.Statement
+	walk(reflect.ValueOf(prg), func(n any) {
+		switch e := n.(type) {
+		case *ast.Binding:
+			if id, ok := e.Target.(*ast.Identifier); ok {
+				switch e.Initializer.(type) {
+				case *ast.StringLiteral, *ast.TemplateLiteral:
+					strs[id.Name.String()] = true
+				}
+			}
+		case *ast.ForStatement:
+			loops = append(loops, e.Body)
+		case *ast.ForInStatement:
+			loops = append(loops, e.Body)
+		case *ast.ForOfStatement:
+			loops = append(loops, e.Body)
+		case *ast.WhileStatement:
+			loops = append(loops, e.Body)
+		case *ast.DoWhileStatement:
+			loops = append(loops, e.Body)
+		}
+	})
+	seen := map[int]bool{}
+	var out []Warning
+	for _, body := range loops {
+		walk(reflect.ValueOf(body), func(n any) {
+			e, ok := n.(*ast.AssignExpression)
+			if !ok || e.Operator != token.PLUS {
+				return
+			}
+			id, ok := e.Left.(*ast.Identifier)
+			if !ok || !strs[id.Name.String()] || seen[int(id.Idx)] {
+				return
+			}
+			seen[int(id.Idx)] = true
+			line, col := checkPosition(prg, int(id.Idx))
+			out = append(out, Warning{Line: line, Column: col, Message: "`" + id.Name.String() +
+				" += …` in a loop copies the whole string on every append; push the parts to an array and join them once"})
+		})
+	}
+	slices.SortFunc(out, func(a, b Warning) int {
 		if a.Line != b.Line {
 			return a.Line - b.Line
 		}

@@ -19,6 +19,7 @@ const Instructions = "## Writing code for run_code\n" +
 	"- A FAILED tool call rejects with `ToolCallError`, whose `toolName` identifies the failed tool, whose `code` says why it failed and whose `message` is human-readable — `try/catch` it to handle and continue.\n" +
 	"- Independent read-only calls MAY overlap under `Promise.all` (safe calls run concurrently; mutating calls run alone, in submission order). Sequence dependent work with `await`.\n" +
 	"- Emit results with `return` and/or `console.log(...)`. Only what you print or return is program output. A successful tool result containing an image is attached after the run so you can inspect it on the next step; every other intermediate result stays out of the conversation, so extract just what you need.\n" +
+	"- Build large strings by pushing parts to an array and calling `join(\"\")` once: `s += part` in a loop copies the whole string on every append.\n" +
 	"\n" +
 	"The available tools:\n"
 

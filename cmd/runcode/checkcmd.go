@@ -16,8 +16,9 @@ import (
 // TypeScript) with positions, tool names that do not exist (with a did-you-mean),
 // and the tools the program can reach: named through tools.x, tools["x"], aliases
 // of tools and destructuring; when tools is also used dynamically (tools[name],
-// passed on as a value) the list is only a lower bound and says so. Exit 0 when
-// clean, 1 when it found problems.
+// passed on as a value) the list is only a lower bound and says so. It also warns about
+// code that runs slowly under goja (runtime.Warnings). Exit 0 when clean or only warned,
+// 1 when it found problems.
 func checkCommand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlags("check", "[--tools F] [--root DIR] FILE|-", stdout, stderr)
 	toolsPath := fs.String("tools", "", "tool manifest `FILE` (JSON, see docs/manifest.md); without it, the workspace tools")
@@ -87,6 +88,15 @@ func checkCommand(ctx context.Context, args []string, stdin io.Reader, stdout, s
 			msg += fmt.Sprintf("; did you mean %q?", best)
 		}
 		fmt.Fprintln(stdout, msg)
+	}
+	// Warnings are advice: the program runs as it is, so they do not change the exit status.
+	warnings, err := runtime.Warnings(code, nil)
+	if err != nil {
+		fmt.Fprintf(stderr, "runcode check: %v\n", err)
+		return exitUsage
+	}
+	for _, w := range warnings {
+		fmt.Fprintf(stdout, "%s:%d:%d: warning: %s\n", label, w.Line, w.Column, w.Message)
 	}
 	slices.Sort(reach)
 	switch {

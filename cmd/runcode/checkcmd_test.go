@@ -43,6 +43,10 @@ func TestCheck(t *testing.T) {
 			filepath.Join(programsDir, "tour.ts") + ": reaches glob, read_file\n", ""},
 		{"discovery members are not unknown tools", []string{"--tools", shop, "-"}, "const [h] = await tools.$search(\"order\");\nconst d = await tools.$describe(h.name);\nawait tools.get_order({ id: 'A1' });", 0,
 			"program from stdin: reaches get_order\n", ""},
+		{"a string built with += in a loop is a warning", []string{"--root", programsDir, "-"},
+			"let out = '';\nfor (const f of await tools.glob({ pattern: '*' })) {\n  out += f + '\\n';\n}\nreturn out;", 0,
+			"program from stdin:3:3: warning: `out += …` in a loop copies the whole string on every append; push the parts to an array and join them once\n" +
+				"program from stdin: reaches glob\n", ""},
 		{"no program", []string{"--root", programsDir}, "", 2, "", "runcode check: takes one program (a FILE, or - for stdin), got 0 arguments\n"},
 	}
 	for _, tt := range tests {
