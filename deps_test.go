@@ -33,6 +33,7 @@ var allowed = map[string][]string{
 	"runtime/worker":    {"runtime"},
 	"internal/hostile":  {},
 	"internal/testwait": {},
+	"internal/rtlink":   {},
 	"bindings":          {"runtime", "pipeline", "registry", "github.com/dop251/goja"},
 	"ptc":               {"bindings", "runtime", "pipeline", "registry", "sdkgen"},
 	"workspace":         {"registry", "github.com/bmatcuk/doublestar/v4"},

@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/runcode-go/runcode/internal/rtlink"
 	"github.com/runcode-go/runcode/runtime"
 )
 
@@ -114,7 +115,7 @@ func New(opts *Options) (*Pool, error) {
 	if opts.Limits != nil {
 		base = *opts.Limits
 	}
-	limits, err := base.WithDefaults(nil)
+	limits, err := rtlink.WithDefaults(base, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -167,11 +168,11 @@ func (p *Pool) Run(ctx context.Context, code string, opts *runtime.RunOptions) (
 	if opts.Limits != nil {
 		over = *opts.Limits
 	}
-	limits, err := over.WithDefaults(&p.limits)
+	limits, err := rtlink.WithDefaults(over, &p.limits)
 	if err != nil {
 		return nil, err
 	}
-	if err := runtime.CheckNamespaces(opts.Namespaces); err != nil {
+	if err := rtlink.CheckNamespaces(opts.Namespaces); err != nil {
 		return nil, err
 	}
 	if opts.ProgramBytes < 0 {
@@ -287,13 +288,14 @@ func (p *Pool) servingLocked() int {
 // was killed, broke the protocol, or its run ended in a way that may have left a VM stuck
 // inside a native call (timeout, abort, memory-limit).
 func (p *Pool) exec(ctx context.Context, w *proc, code string, limits runtime.Limits, opts *runtime.RunOptions) (res *runtime.Result, healthy bool) {
-	nss := opts.Namespaces
+	nss := make([]rtlink.Namespace, len(opts.Namespaces))
 	specs := make([]nsSpec, len(nss))
-	for i, ns := range nss {
-		o := ns.Options()
+	for i, ns := range opts.Namespaces {
+		v := rtlink.NamespaceOf(ns)
+		nss[i] = v
 		specs[i] = nsSpec{
-			Global: ns.Global(), Members: ns.Members(),
-			ErrorClass: o.ErrorClass, MemberProperty: o.MemberProperty, Noun: o.Noun, SnapshotFields: o.SnapshotFields,
+			Global: v.Global, Members: v.Members,
+			ErrorClass: v.ErrorClass, MemberProperty: v.MemberProperty, Noun: v.Noun, SnapshotFields: v.SnapshotFields,
 		}
 	}
 	// The host calls' context keeps ctx's values but is cancelled here, after the worker was
@@ -413,7 +415,7 @@ func (p *Pool) exec(ctx context.Context, w *proc, code string, limits runtime.Li
 type hostRun struct {
 	id    uint64 // the run's number on its worker
 	ctx   context.Context
-	nss   []*runtime.Namespace
+	nss   []rtlink.Namespace
 	done  chan *runtime.Result // the run's result, when the reader took its done frame
 	over  bool                 // guarded by the worker's wmu: no frame of this run is sent once set
 	calls sync.WaitGroup
@@ -492,7 +494,7 @@ func (w *proc) brokeLocked(rs *hostRun, err error) {
 // handle validates one frame of a run: a call is started through the real namespace (and
 // a goroutine waits for it and writes its result frame), done ends the run. Anything else
 // is a protocol violation.
-func (p *Pool) handle(ctx context.Context, w *proc, rs *hostRun, nss []*runtime.Namespace, m *message) (*runtime.Result, error) {
+func (p *Pool) handle(ctx context.Context, w *proc, rs *hostRun, nss []rtlink.Namespace, m *message) (*runtime.Result, error) {
 	switch m.T {
 	case tCall:
 		if m.ID != rs.next+1 {
@@ -504,7 +506,7 @@ func (p *Pool) handle(ctx context.Context, w *proc, rs *hostRun, nss []*runtime.
 		}
 		ns := nss[m.NSI]
 		if !ns.Has(m.Member) {
-			return nil, protocolError("call %d names %q, not a member of %s", m.ID, m.Member, ns.Global())
+			return nil, protocolError("call %d names %q, not a member of %s", m.ID, m.Member, ns.Global)
 		}
 		if len(m.Args) == 0 {
 			return nil, protocolError("call %d has no arguments", m.ID)
@@ -564,10 +566,10 @@ func (p *Pool) handle(ctx context.Context, w *proc, rs *hostRun, nss []*runtime.
 }
 
 // start calls the namespace's StartFunc, turning a panic into its outcome.
-func start(ctx context.Context, ns *runtime.Namespace, member string, args json.RawMessage, done func(json.RawMessage, error)) {
+func start(ctx context.Context, ns rtlink.Namespace, member string, args json.RawMessage, done func(json.RawMessage, error)) {
 	defer func() {
 		if x := recover(); x != nil {
-			done(nil, runtime.PanicError(x))
+			done(nil, rtlink.PanicError(x))
 		}
 	}()
 	ns.Start(ctx, member, args, done)
@@ -579,7 +581,7 @@ func reply(id uint64, out json.RawMessage, err error) *message {
 	switch {
 	case err != nil:
 		var ce *runtime.CallError
-		if v, ok := runtime.PanicValue(err); ok {
+		if v, ok := rtlink.PanicValue(err); ok {
 			if m.Panic = fmt.Sprint(v); m.Panic == "" {
 				m.Panic = "panic"
 			}

@@ -89,7 +89,7 @@ type message struct {
 
 	// result
 	Error *callError `json:"error,omitempty"`
-	Panic string     `json:"panic,omitempty"` // the host's call panicked (runtime.PanicError)
+	Panic string     `json:"panic,omitempty"` // the host's call panicked (rtlink.PanicError)
 
 	// cancel
 	Reason string `json:"reason,omitempty"`

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/runcode-go/runcode/internal/rtlink"
 	"github.com/runcode-go/runcode/runtime"
 )
 
@@ -56,7 +57,7 @@ func Serve(r io.Reader, w io.Writer) error {
 	if m.MaxFrame > 0 {
 		fr.max, s.fw.max = m.MaxFrame, m.MaxFrame
 	}
-	limits, err := m.Limits.WithDefaults(nil)
+	limits, err := rtlink.WithDefaults(*m.Limits, nil)
 	if err != nil {
 		return err
 	}
@@ -332,7 +333,7 @@ func (r *wrun) deliver(m *message) error {
 	}
 	switch {
 	case m.Panic != "":
-		done(nil, runtime.PanicError(m.Panic))
+		done(nil, rtlink.PanicError(m.Panic))
 	case m.Error != nil:
 		done(nil, &runtime.CallError{Message: m.Error.Message, Fields: m.Error.Fields})
 	default:
