@@ -154,9 +154,6 @@ func New(opts *Options) (*Pool, error) {
 	return p, nil
 }
 
-// Spawned reports how many worker processes the pool has started so far.
-func (p *Pool) Spawned() int { return int(p.spawned.Load()) }
-
 // Run prepares and runs code in a worker, with the semantics of runtime.Pool.Run: program
 // outcomes are in Result.Failure (plus kind worker-exit when the worker died); the error is
 // non-nil only for misuse: a closed pool (runtime.ErrClosed), bad options or namespaces.

@@ -63,7 +63,7 @@ func TestSameAsInProcess(t *testing.T) {
 			t.Errorf("%s: host calls (-in-process +process):\n%s", code, diff)
 		}
 	}
-	if n := out.Spawned(); n != 1 {
+	if n := out.spawned.Load(); n != 1 {
 		t.Errorf("%d workers started for well-behaved programs, want 1 (reused)", n)
 	}
 }
@@ -171,7 +171,7 @@ func TestWorkerDeaths(t *testing.T) {
 					t.Errorf("run %d: result = %q, want failure %v", i, res.Text(), tt.want)
 				}
 			}
-			if n := p.Spawned(); n < 2 {
+			if n := p.spawned.Load(); n < 2 {
 				t.Errorf("%d workers started, want the dead one replaced", n)
 			}
 		})
@@ -397,7 +397,7 @@ func TestResultOverFrameLimit(t *testing.T) {
 	if res := runCode(t, p, "return 2", nil); string(res.Value) != "2" {
 		t.Errorf("the run after = %.300s, want 2", res.Text())
 	}
-	if n := p.Spawned(); n != 1 {
+	if n := p.spawned.Load(); n != 1 {
 		t.Errorf("%d workers started, want 1 (the worker stays)", n)
 	}
 }
@@ -416,7 +416,7 @@ func TestWarmAfterDeath(t *testing.T) {
 			return
 		}
 	}
-	t.Errorf("%d workers serving after the timeout (%d started), want the pool's 2", serving, p.Spawned())
+	t.Errorf("%d workers serving after the timeout (%d started), want the pool's 2", serving, p.spawned.Load())
 }
 
 // serving counts the pool's workers that are alive and not retired.
