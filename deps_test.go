@@ -34,6 +34,7 @@ var allowed = map[string][]string{
 	"internal/hostile":  {},
 	"internal/testwait": {},
 	"internal/rtlink":   {},
+	"internal/procfd":   {},
 	"bindings":          {"runtime", "pipeline", "registry", "github.com/dop251/goja"},
 	"ptc":               {"bindings", "runtime", "pipeline", "registry", "sdkgen"},
 	"workspace":         {"registry", "github.com/bmatcuk/doublestar/v4"},

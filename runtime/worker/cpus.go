@@ -1,14 +1,14 @@
 package worker
 
 import (
-	"os"
 	goruntime "runtime"
 	"sync"
 )
 
 // ShareCPUs leaves a CPU to each of the size workers of a Pool: the calling process (the
 // host) runs on the CPUs left over, at least one, until every release is called. It does
-// nothing when GOMAXPROCS is set in the environment: the user chose.
+// not look at the environment: a command that leaves a GOMAXPROCS the user set alone does
+// not call it (runcode does not).
 //
 // Why: a worker runs its program on one P (see Serve), and a sequential sub-call
 // alternates between the worker and the host. A host with a P for every CPU wakes an idle
@@ -27,9 +27,6 @@ import (
 // release puts back the number it found, not the runtime's default: a command's pool lives
 // as long as its process.
 func ShareCPUs(size int) (release func()) {
-	if os.Getenv("GOMAXPROCS") != "" {
-		return func() {}
-	}
 	cpuShare.Lock()
 	defer cpuShare.Unlock()
 	if cpuShare.users == 0 {

@@ -101,27 +101,6 @@ func vmBytes() int64 {
 	return 0
 }
 
-// closeInherited closes the descriptors above stderr that this process did not open itself:
-// those without close-on-exec, which can only have been inherited (Go opens every descriptor
-// of its own with O_CLOEXEC, and os/exec passes a child nothing else). A host that was itself
-// given a descriptor without close-on-exec would otherwise hand it on to its workers.
-func closeInherited() {
-	ents, err := os.ReadDir("/proc/self/fd")
-	if err != nil {
-		return
-	}
-	for _, e := range ents {
-		fd, err := strconv.Atoi(e.Name())
-		if err != nil || fd <= 2 {
-			continue
-		}
-		flags, _, errno := syscall.Syscall(syscall.SYS_FCNTL, uintptr(fd), syscall.F_GETFD, 0)
-		if errno == 0 && flags&syscall.FD_CLOEXEC == 0 {
-			_ = syscall.Close(fd)
-		}
-	}
-}
-
 // waitExit blocks until process pid has exited, without reaping it (waitid with WNOWAIT):
 // while it is a zombie its process group cannot be reused, so the group can still be killed.
 func waitExit(pid int) {

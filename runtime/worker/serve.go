@@ -16,15 +16,17 @@ import (
 )
 
 // Serve is the worker role: it reads the host's frames from r and writes its own to w until
-// r ends (it then returns nil) or the host breaks the protocol (it returns the error, and
-// the process should exit). After the host's init frame it builds a warm runtime.Pool, sets
-// its own hard limits (see limits_linux.go), answers ready, and then runs one program per run
-// frame, forwarding each namespace call to the host and waiting for its result frame.
+// r ends (it then returns nil), the host breaks the protocol, or writing to w fails (it
+// returns the error, and the process should exit). After the host's init frame it builds a
+// warm runtime.Pool, sets its own hard limits (see limits_linux.go), answers ready, and then
+// runs one program per run frame, forwarding each namespace call to the host and waiting for
+// its result frame.
 //
 // Serve is meant to be the whole life of a process started by Pool (for example `runcode
-// __worker`); it changes process-wide settings (resource limits, the GC memory limit).
+// __worker`); it changes process-wide settings (resource limits, the GC memory limit,
+// GOMAXPROCS). It neither exits nor touches descriptors other than r and w: closing what
+// the process inherited is its caller's job.
 func Serve(r io.Reader, w io.Writer) error {
-	closeInherited()
 	// One P while a run is short: a worker runs one program at a time on one VM
 	// goroutine, and every hand-off between its goroutines (the frame reader, the VM) with
 	// a second, idle P would wake another thread for it (a futex wake and a context switch
@@ -79,6 +81,9 @@ func Serve(r io.Reader, w io.Writer) error {
 	defer s.stop()
 	for {
 		m, err := fr.read()
+		if ferr := s.failed(); ferr != nil {
+			return ferr
+		}
 		if err != nil {
 			if errors.Is(err, io.EOF) {
 				return nil
@@ -99,9 +104,32 @@ type server struct {
 	nss  map[string]*runtime.Namespace // proxy namespaces by spec, reused across runs
 	sp   spin                          // on while a run is in flight; see spinReader
 
-	mu  sync.Mutex
-	cur *wrun // the run in progress, if any
-	wg  sync.WaitGroup
+	mu    sync.Mutex
+	cur   *wrun // the run in progress, if any
+	fatal error // the first failed write to the host; Serve returns it
+	wg    sync.WaitGroup
+}
+
+// fail records that writing to the host failed (the channel is broken, so no later frame
+// can be trusted to arrive) and ends the run in progress. Serve returns err once its read
+// of the host's frames returns, which it does when the host closes the channel.
+func (s *server) fail(err error) {
+	s.mu.Lock()
+	if s.fatal == nil {
+		s.fatal = err
+	}
+	cur := s.cur
+	s.mu.Unlock()
+	if cur != nil {
+		cur.cancel(err)
+	}
+}
+
+// failed returns the error fail recorded, or nil.
+func (s *server) failed() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.fatal
 }
 
 // wrun is one run in the worker.
@@ -176,7 +204,7 @@ func (s *server) start(m *message) error {
 	go func() {
 		defer s.wg.Done()
 		narrow := widenLater()
-		logs := &logStream{s: s, id: m.ID}
+		logs := &logStream{s: s, id: m.ID, run: r}
 		res, err := s.pool.Run(ctx, m.Code, &runtime.RunOptions{Namespaces: nss, Limits: m.Limits, ProgramBytes: m.ProgramBytes, OnLog: logs.add, ArgBytes: s.argBytes(), FileName: m.File, TruncateOutput: m.Truncate})
 		narrow()
 		s.sp.on.Store(false)
@@ -193,10 +221,20 @@ func (s *server) start(m *message) error {
 				out.Failure = &failure{Kind: res.Failure.Kind, Message: res.Failure.Message}
 			}
 		}
-		if err := s.send(out); err != nil {
-			// The host is gone or the result cannot be framed; the host sees the exit.
-			fmt.Fprintf(os.Stderr, "worker: sending the result: %v\n", err)
-			os.Exit(4)
+		err = s.send(out)
+		var fse *frameSizeError
+		if errors.As(err, &fse) {
+			// The host is waiting for this run: send its failure without the output, or
+			// say why it gets no result.
+			f := out.Failure
+			if f == nil {
+				f = &failure{Kind: runtime.KindException,
+					Message: fmt.Sprintf("internal error: the run's output is too large to pass to the host process: %d bytes framed, over the %d-byte limit", fse.n, fse.max)}
+			}
+			err = s.send(&message{T: tDone, ID: m.ID, Failure: f})
+		}
+		if err != nil {
+			s.fail(fmt.Errorf("worker: sending the result: %w", err))
 		}
 	}()
 	return nil
@@ -375,8 +413,9 @@ func pollable(r io.Reader) io.Reader {
 // "while (true) console.log('x')" hit the compute budget before the output budget).
 // Entries batched in the last logEvery before a death can be lost.
 type logStream struct {
-	s  *server
-	id uint64
+	s   *server
+	id  uint64
+	run *wrun // cancelled when its entries cannot be framed
 
 	mu      sync.Mutex // held while sending, so that frames keep the entries' order
 	pending []string
@@ -424,8 +463,15 @@ func (l *logStream) sendLocked() {
 	}
 	batch := l.pending
 	l.pending = nil
-	if err := l.s.send(&message{T: tLog, ID: l.id, Logs: batch}); err != nil {
-		fmt.Fprintf(os.Stderr, "worker: sending log entries: %v\n", err)
-		os.Exit(4)
+	err := l.s.send(&message{T: tLog, ID: l.id, Logs: batch})
+	var fse *frameSizeError
+	switch {
+	case errors.As(err, &fse):
+		// Only this run is affected: it ends, as it would if the host had cancelled it.
+		if cur := l.run; cur != nil {
+			cur.cancel(fmt.Errorf("log entries too large to pass to the host process: %d bytes framed, over the %d-byte limit", fse.n, fse.max))
+		}
+	case err != nil:
+		l.s.fail(fmt.Errorf("worker: sending log entries: %w", err))
 	}
 }

@@ -425,3 +425,29 @@ func (p *Pool) serving() int {
 	defer p.mu.Unlock()
 	return p.servingLocked()
 }
+
+// TestOutputOverFrameLimit: a run's result or log entry too large for one frame fails that
+// run with a message that says so; the worker does not exit.
+func TestOutputOverFrameLimit(t *testing.T) {
+	p, err := New(&Options{Command: []string{os.Args[0], "__worker"}, Size: 1, Limits: testLimits, Grace: 100 * time.Millisecond, MaxFrame: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	opts := &runtime.RunOptions{Limits: &runtime.Limits{Compute: 5 * time.Second, OutputBytes: 4 << 20}}
+	res := runCode(t, p, "return 'x'.repeat(2 << 20)", opts)
+	if f := res.Failure; f == nil || f.Kind != runtime.KindException || !strings.Contains(f.Message, "the run's output is too large to pass to the host process") {
+		t.Errorf("a 2 MiB result = %.300s, want an exception naming the frame limit", res.Text())
+	}
+	if n := p.spawned.Load(); n != 1 {
+		t.Errorf("%d workers started, want 1 (the worker stays)", n)
+	}
+	res = runCode(t, p, "console.log('x'.repeat(2 << 20)); await new Promise(r => setTimeout(r, 60000))", opts)
+	// The run ends as a cancelled one does (kind abort), so the host retires its worker.
+	if f := res.Failure; f == nil || f.Kind != runtime.KindAbort || !strings.Contains(f.Message, "log entries too large to pass to the host process") {
+		t.Errorf("a 2 MiB log entry = %.300s (kind %v), want a failure naming the frame limit", res.Text(), f)
+	}
+	if res := runCode(t, p, "return 2", nil); string(res.Value) != "2" {
+		t.Errorf("the run after = %.300s, want 2", res.Text())
+	}
+}
