@@ -162,11 +162,8 @@ func (p *Pool) spawn(heap int64) (*proc, error) {
 
 // read handles the worker's frames until its stdout ends or a frame is bad: those of the
 // bound run itself (dispatch), any other on the frames channel.
-//
 // A call's result is written by a goroutine of its own (see handle), since a call may take
-// as long as it likes. (Writing it from the reading goroutine and handing the reading on to
-// a new one instead, which takes the next, usually empty, read off the critical path, made
-// no difference measurable on the 2-CPU VM.)
+// as long as it likes.
 func (w *proc) read(fr *frameReader) {
 	for {
 		m, err := fr.read()

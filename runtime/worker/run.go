@@ -174,8 +174,8 @@ func (w *proc) bind(rs *hostRun) {
 // dispatch handles m on the reader goroutine if a run is bound, and reports whether it did.
 // Handling a call there (validate, start through the namespace, hand its wait to a goroutine
 // that writes the result) instead of passing the frame to the run's goroutine saves one
-// goroutine hand-off per sub-call: on a loaded 2-CPU VM each hand-off that wakes another
-// thread costs tens of microseconds (see bench_test.go).
+// goroutine hand-off per sub-call, and a hand-off that wakes another thread is a large part
+// of a sub-call's cost (BENCHMARKS.md, "runtime/worker design notes").
 func (w *proc) dispatch(m *message) bool {
 	w.rmu.Lock()
 	rs := w.run

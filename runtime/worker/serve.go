@@ -28,15 +28,10 @@ import (
 // the process inherited is its caller's job.
 func Serve(r io.Reader, w io.Writer) error {
 	// One P while a run is short: a worker runs one program at a time on one VM
-	// goroutine, and every hand-off between its goroutines (the frame reader, the VM) with
-	// a second, idle P would wake another thread for it (a futex wake and a context switch
-	// each, tens of microseconds on a loaded 2-CPU VM). Measured side by side on this
-	// repository's 2-CPU VM: a sequential sub-call 126 -> 85 µs, a trivial run 490 -> 300
-	// µs. But a run that computes for long then shares its one P with the garbage
-	// collector: bench scenario S5 (3 s of allocation-heavy JavaScript) took 4.2-6.4 s
-	// instead of 3.3-3.4 s. So a run still going after wideAfter gets every CPU (see
-	// start), and the next run begins on one P again. The collector's work counts against
-	// the host's CPU ceiling (2x the compute budget) either way.
+	// goroutine, and with a second, idle P every hand-off between its goroutines (the frame
+	// reader, the VM) would wake another thread. A long run would then share its one P with
+	// the garbage collector, so a run still going after wideAfter gets every CPU (see
+	// start), and the next run begins on one P again. Figures: BENCHMARKS.md, "runtime/worker design notes".
 	wideProcs = goruntime.GOMAXPROCS(1)
 	s := &server{fw: frameWriter{w: w, max: DefaultMaxFrame}, nss: map[string]*runtime.Namespace{}}
 	// While a run is in flight, a read that finds no frame polls for one for a while
@@ -387,11 +382,9 @@ func (r *wrun) deliver(m *message) error {
 // The worker reads and writes with ordinary system calls, not through a rawPipe as the host
 // does: with one P, an ordinary system call is what wakes the runtime's sysmon thread, and
 // sysmon is what preempts a VM goroutine in a busy loop so that the compute watchdog's
-// timer can fire. With raw reads, a program that went busy right after a frame ran on until
-// the host's CPU ceiling killed its worker (TestHostilePrograms, "busy loop swallowing
-// exceptions": 0.35 s -> 2-2.7 s, then a timeout from the host instead of the worker).
-// (The tries of a spin, which come only while the P has stayed busy since such a read,
-// are raw: see spinReader.)
+// timer can fire; with raw reads, a program that went busy right after a frame ran on until
+// the host's CPU ceiling killed its worker. (The tries of a spin, which come only while the
+// P has stayed busy since such a read, are raw: see spinReader.)
 func pollable(r io.Reader) io.Reader {
 	f, ok := r.(*os.File)
 	if !ok {
