@@ -62,7 +62,7 @@ func TestSandboxDisposedOrClosed(t *testing.T) {
 		t.Fatalf("after Close: got %v, want ErrClosed", err)
 	}
 	if _, err := p.newSandbox(); !errors.Is(err, ErrClosed) {
-		t.Fatalf("NewSandbox after Close: got %v, want ErrClosed", err)
+		t.Fatalf("newSandbox after Close: got %v, want ErrClosed", err)
 	}
 }
 
