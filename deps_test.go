@@ -33,6 +33,8 @@ var allowed = map[string][]string{
 	"runtime/worker":    {"runtime"},
 	"internal/hostile":  {},
 	"internal/testwait": {},
+	"internal/rtlink":   {},
+	"internal/procfd":   {},
 	"bindings":          {"runtime", "pipeline", "registry", "sdkgen", "github.com/dop251/goja"},
 	"ptc":               {"bindings", "runtime", "pipeline", "registry", "sdkgen"},
 	"workspace":         {"registry", "github.com/bmatcuk/doublestar/v4"},

@@ -111,7 +111,7 @@ func numberValue(f float64) (Value, error) {
 	if f == 0 && math.Signbit(f) {
 		return Value{}, fmt.Errorf("%w: -0 is not representable in JSON", ErrLossy)
 	}
-	return Value{string(AppendNumber(nil, f))}, nil
+	return Value{string(appendNumber(nil, f))}, nil
 }
 
 // IsZero reports whether v holds no value.
@@ -499,13 +499,13 @@ func (c *canon) number() error {
 	if f == 0 && math.Signbit(f) {
 		return c.errorf("-0 is not representable in JSON")
 	}
-	c.out = AppendNumber(c.out, f)
+	c.out = appendNumber(c.out, f)
 	return nil
 }
 
-// AppendNumber appends f as JavaScript's Number.prototype.toString spells it
+// appendNumber appends f as JavaScript's Number.prototype.toString spells it
 // (ECMA-262 Number::toString with radix 10). f must be finite.
-func AppendNumber(dst []byte, f float64) []byte {
+func appendNumber(dst []byte, f float64) []byte {
 	if f == 0 {
 		return append(dst, '0')
 	}

@@ -117,8 +117,8 @@ func TestAppendNumberMatchesJavaScript(t *testing.T) {
 		{-123.456, "-123.456"}, {1.5e300, "1.5e+300"}, {100, "100"}, {1e15, "1000000000000000"},
 	}
 	for _, tt := range tests {
-		if got := string(AppendNumber(nil, tt.f)); got != tt.want {
-			t.Errorf("AppendNumber(%v) = %q, want %q", tt.f, got, tt.want)
+		if got := string(appendNumber(nil, tt.f)); got != tt.want {
+			t.Errorf("appendNumber(%v) = %q, want %q", tt.f, got, tt.want)
 		}
 	}
 }

@@ -39,6 +39,7 @@
 // It may import only the standard library, github.com/dop251/goja, the safe parts of
 // github.com/dop251/goja_nodejs (url; never require's file loader, never process),
 // github.com/evanw/esbuild, github.com/dlclark/regexp2/v2 (to set its match timeout) and
-// golang.org/x/sync. It imports nothing of ours. Files that need
+// golang.org/x/sync; of ours, only internal/rtlink, where it registers what only
+// runtime/worker and runcode bench use (so it is not exported here). Files that need
 // Go's own runtime package import it as goruntime.
 package runtime

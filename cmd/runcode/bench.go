@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/runcode-go/runcode/internal/rtlink"
 	"github.com/runcode-go/runcode/pipeline"
 	"github.com/runcode-go/runcode/ptc"
 	"github.com/runcode-go/runcode/registry"
@@ -248,7 +249,7 @@ func (e *benchEnv) create() (dispose func(), err error) {
 	if e.pool == nil {
 		return func() {}, nil
 	}
-	sb, err := e.pool.NewSandbox()
+	sb, err := rtlink.NewSandbox[*runtime.Pool, *runtime.RunOptions, *runtime.Result](e.pool)
 	if err != nil {
 		return nil, err
 	}
@@ -279,10 +280,13 @@ func (e *benchEnv) exec(ctx context.Context, call pipeline.RawCall) (json.RawMes
 // driver created for it.
 type sandboxRunner struct {
 	mu   sync.Mutex
-	next *runtime.Sandbox
+	next benchSandbox
 }
 
-func (r *sandboxRunner) set(sb *runtime.Sandbox) {
+// benchSandbox is a sandbox of the in-process runtime (runtime's sibling-only API).
+type benchSandbox = rtlink.Sandbox[*runtime.RunOptions, *runtime.Result]
+
+func (r *sandboxRunner) set(sb benchSandbox) {
 	r.mu.Lock()
 	r.next = sb
 	r.mu.Unlock()
@@ -425,5 +429,5 @@ func createNote(f *benchFlags) string {
 	if f.isolation == benchProcess {
 		return "not separable with --isolation process: a run is one Run on the worker pool (a warm worker process with its own warm VM pool); createMs and disposeMs are 0 and exec holds everything"
 	}
-	return "a fresh goja VM with runcode's globals built synchronously (runtime.Pool.NewSandbox); the tools namespace (O(1), members materialize on first access) is installed at the start of exec, because run_code binds tools per call"
+	return "a fresh goja VM with runcode's globals built synchronously (a sandbox of the in-process pool); the tools namespace (O(1), members materialize on first access) is installed at the start of exec, because run_code binds tools per call"
 }

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/runcode-go/runcode/internal/procfd"
 	"github.com/runcode-go/runcode/ptc"
 	"github.com/runcode-go/runcode/runtime"
 	"github.com/runcode-go/runcode/runtime/worker"
@@ -15,9 +16,12 @@ import (
 // the usage text: only runcode itself starts it.
 const workerArg = "__worker"
 
-// workerCommand is the worker role. Its exit status is 0 when the host closed the channel,
-// 3 when the host broke the protocol.
+// workerCommand is the worker role. It first closes the descriptors the process inherited
+// by accident (Serve leaves the process's descriptors to its command). Its exit status is
+// 0 when the host closed the channel, 3 when the host broke the protocol or the channel
+// broke.
 func workerCommand(stdin io.Reader, stdout, stderr io.Writer) int {
+	procfd.CloseInherited()
 	if err := worker.Serve(stdin, stdout); err != nil {
 		fmt.Fprintf(stderr, "runcode %s: %v\n", workerArg, err)
 		return 3
@@ -64,7 +68,10 @@ func newRunner(o runnerOptions) (ptc.Runner, func() error, error) {
 		if size == 0 {
 			size = defaultWorkers
 		}
-		release := worker.ShareCPUs(size)
+		release := func() {}
+		if os.Getenv("GOMAXPROCS") == "" { // else the user chose; leave it
+			release = worker.ShareCPUs(size)
+		}
 		pool, err := worker.New(&worker.Options{Command: []string{exe, workerArg}, Size: size})
 		if err != nil {
 			release()

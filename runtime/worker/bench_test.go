@@ -58,18 +58,8 @@ func BenchmarkRun(b *testing.B) {
 // for that floor) and makes two goroutine hand-offs on the host (the reader, which
 // validates the frame and starts the call; the goroutine that waits for it and writes the
 // result) and three on the worker's one P (reader, the call's wait goroutine, the VM), plus
-// the runtime's own promise machinery, as in process. Measured side by side on the 2-CPU
-// VM (medians of 5 alternating 1 s runs): 138 -> 92 µs per call (in process 15-16 µs),
-// with the hand-written hot frames, the host dispatching in its reader, one P per worker,
-// and raw pipe I/O on the host; then 106 -> 55 µs (medians of 5) with both ends polling
-// the pipe for a while before they wait in the poller (spinReader, spin_linux.go); then,
-// with the host leaving the worker a CPU (ShareCPUs), the extra over in process went from
-// 27-44 µs (median 40) to 18-26 µs (median 25), 6 runs of each alternated, and was 14-22
-// µs (median 19) in 10 more. Half a sub-call's cycle is then as fast as in process (a
-// median of 16-17 µs, timestamps at each step); the mean is in the tail: cycles that a
-// pause of the VM's vCPU hits (a C busy loop pinned to one CPU of the 2-CPU VM loses 5-6%
-// of it in about 1,250 gaps a second of 20-100 µs), and the two ends landing on one CPU
-// (see spinReader).
+// the runtime's own promise machinery, as in process. What each mechanism of the package
+// took off it: BENCHMARKS.md, "runtime/worker design notes".
 func BenchmarkSubCall(b *testing.B) {
 	benchPools(b, func(b *testing.B, p runner) {
 		var f fakeTools

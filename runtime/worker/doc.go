@@ -20,5 +20,6 @@
 //     strictly on both sides (see protocol.go). A worker that breaks it is killed.
 //
 // It does not know about tools: namespaces are the runtime's. It may import only the
-// standard library and runtime.
+// standard library, runtime and internal/rtlink (runtime's API for its siblings: a
+// namespace's members and StartFunc, limit defaults, the host-panic outcome).
 package worker

@@ -7,8 +7,7 @@ import (
 )
 
 // BenchmarkFrame is the cost of writing and reading back the two hot frames of a sub-call,
-// as the two ends do it (a frameWriter and a frameReader). With encoding/json for every
-// frame it was 4.7-5.0 µs and 17 allocations for a call, 3.7 µs and 16 for a result.
+// as the two ends do it (a frameWriter and a frameReader); see hot.go.
 func BenchmarkFrame(b *testing.B) {
 	msgs := map[string]*message{
 		"call":   {T: tCall, ID: 42, Member: "echo", Args: json.RawMessage(`{"i":41}`)},

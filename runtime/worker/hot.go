@@ -9,11 +9,12 @@ import (
 )
 
 // The hot frames are the two of every sub-call: call (worker to host) and result (host to
-// worker). With encoding/json, writing and reading back one of them took 3.7-5.0 µs and
-// 16-17 allocations (reflection, a Decoder per frame; BenchmarkFrame), twice per sub-call
-// on the round trip's critical path; now 0.4-0.6 µs and 2-3 allocations. appendHot writes them by hand, byte for byte as
-// encoding/json would (TestHotEncoding); decodeHot reads them back in exactly that form and
-// leaves every other body, however valid, to the strict decoder.
+// worker), on the round trip's critical path, where encoding/json (reflection, a Decoder
+// per frame) took about eight times as long (BenchmarkFrame; BENCHMARKS.md,
+// "runtime/worker design notes").
+// appendHot writes them by hand, byte for byte as encoding/json would (TestHotEncoding);
+// decodeHot reads them back in exactly that form and leaves every other body, however
+// valid, to the strict decoder.
 
 // appendHot appends m's JSON body to b if m is a call or a result that uses only its own
 // fields, and reports whether it did. A call's args must be valid JSON, as the runtime's

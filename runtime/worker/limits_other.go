@@ -26,9 +26,6 @@ func (l *memLimits) forRun(heap int64) {
 	}
 }
 
-// closeInherited does nothing outside Linux.
-func closeInherited() {}
-
 // waitExit returns at once outside Linux: the caller then reaps the process directly.
 func waitExit(pid int) {}
 

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runcode-go/runcode/internal/procfd"
 	"github.com/runcode-go/runcode/runtime"
 	"go.uber.org/goleak"
 )
@@ -23,6 +24,7 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 {
 		switch os.Args[1] {
 		case "__worker":
+			procfd.CloseInherited() // as runcode's worker role does
 			if err := Serve(os.Stdin, os.Stdout); err != nil {
 				fmt.Fprintln(os.Stderr, err)
 				os.Exit(3)
@@ -174,7 +176,7 @@ func fakeWorker(mode string) {
 		send(&message{T: tDone, ID: run.ID + 1, Value: json.RawMessage(`3`)})
 	case "probe":
 		// Report what the worker was given: environment, directory, descriptors.
-		closeInherited() // as Serve does first
+		procfd.CloseInherited() // as runcode's worker role does first
 		fds, _ := os.ReadDir("/proc/self/fd")
 		var names []string
 		for _, fd := range fds {

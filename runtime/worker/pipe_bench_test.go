@@ -17,15 +17,9 @@ import (
 //     poller on one P and hands each message over a channel to the goroutine that answers;
 //     the parent reads in a goroutine of its own and hands each message on.
 //
-// Measured on this repository's 2-CPU VM, shared and loaded (load average 4-4.5; go test
-// -run '^$' -bench PipeRoundTrip -benchtime 20000x -count 5 ./runtime/worker), mean per
-// round trip: bare 24-39 µs, shaped 38-59 µs; a standalone ping-pong measured medians of
-// 15-25 µs bare and 30-45 µs shaped. An earlier note put "a bare pipe round trip" at 50-63
-// µs: that is the shaped figure with two Ps in the child, where every hand-off wakes a
-// second thread. It was the floor under a sub-call's extra cost in a worker until both ends
-// of the channel polled the pipe for a while before they wait (spinReader): that skips the
-// wake-up that is most of this figure, and the extra went from 74-77 µs to 28-45 µs, below
-// the bare figure measured in the same minutes (41-46 µs).
+// It was the floor under a sub-call's extra cost in a worker until both ends polled the
+// pipe before they wait (spinReader), which skips the wake-up that is most of it. Figures:
+// BENCHMARKS.md, "runtime/worker design notes".
 func BenchmarkPipeRoundTrip(b *testing.B) {
 	for _, mode := range []string{"bare", "shaped"} {
 		b.Run(mode, func(b *testing.B) {

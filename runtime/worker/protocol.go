@@ -89,7 +89,7 @@ type message struct {
 
 	// result
 	Error *callError `json:"error,omitempty"`
-	Panic string     `json:"panic,omitempty"` // the host's call panicked (runtime.PanicError)
+	Panic string     `json:"panic,omitempty"` // the host's call panicked (rtlink.PanicError)
 
 	// cancel
 	Reason string `json:"reason,omitempty"`
@@ -141,8 +141,7 @@ func writeFrame(w io.Writer, m *message, max int) error {
 // frameWriter writes frames to one end of the channel, reusing its buffer. Callers
 // serialise their writes (a mutex of theirs), so one frame is one Write: the worker and the
 // host write directly from the goroutine that has the frame, without a writer goroutine in
-// between (a goroutine hand-off costs more than the write on a loaded 2-CPU VM; see
-// bench_test.go).
+// between: a goroutine hand-off that wakes a thread costs more than the write.
 type frameWriter struct {
 	w   io.Writer
 	max int

@@ -9,15 +9,11 @@ import (
 
 // rawPipe reads and writes one end of a pipe registered with Go's network poller, issuing
 // read(2) and write(2) as raw system calls: the descriptor is non-blocking, so they never
-// block (EAGAIN waits in the poller, through the RawConn), and skipping the runtime's
-// system-call bookkeeping skips its one costly part for a ping-pong. A process whose every
-// P went idle (the host between a call frame and the next, in a sequential run) has its
-// sysmon thread parked, and the next ordinary system call wakes it (a futex wake, on the
-// round trip's critical path), after which sysmon polls every 20 µs (a nanosleep each time,
-// on a 2-CPU VM shared with the worker). Counted with strace -f -c over 5,000 sequential
-// sub-calls: host and worker together made 18,785 futex and 17,007 nanosleep calls with
-// os.File on the host's side, 13,949 and 8,751 with rawPipe; BenchmarkSubCall/process went
-// from 107 to 94 µs (medians of 7 alternating runs).
+// block (EAGAIN waits in the poller, through the RawConn). Why: a process whose every P went
+// idle (the host between a call frame and the next, in a sequential run) has its sysmon
+// thread parked, and the runtime's bookkeeping around the next ordinary system call wakes
+// it, a futex wake on the round trip's critical path. Figures: BENCHMARKS.md,
+// "runtime/worker design notes".
 //
 // The host uses it; the worker does not (see pollable): with one P, its sysmon is what
 // preempts a busy VM goroutine so that the compute watchdog's timer can fire, and only

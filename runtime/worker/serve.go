@@ -11,29 +11,27 @@ import (
 	"sync"
 	"time"
 
+	"github.com/runcode-go/runcode/internal/rtlink"
 	"github.com/runcode-go/runcode/runtime"
 )
 
 // Serve is the worker role: it reads the host's frames from r and writes its own to w until
-// r ends (it then returns nil) or the host breaks the protocol (it returns the error, and
-// the process should exit). After the host's init frame it builds a warm runtime.Pool, sets
-// its own hard limits (see limits_linux.go), answers ready, and then runs one program per run
-// frame, forwarding each namespace call to the host and waiting for its result frame.
+// r ends (it then returns nil), the host breaks the protocol, or writing to w fails (it
+// returns the error, and the process should exit). After the host's init frame it builds a
+// warm runtime.Pool, sets its own hard limits (see limits_linux.go), answers ready, and then
+// runs one program per run frame, forwarding each namespace call to the host and waiting for
+// its result frame.
 //
 // Serve is meant to be the whole life of a process started by Pool (for example `runcode
-// __worker`); it changes process-wide settings (resource limits, the GC memory limit).
+// __worker`); it changes process-wide settings (resource limits, the GC memory limit,
+// GOMAXPROCS). It neither exits nor touches descriptors other than r and w: closing what
+// the process inherited is its caller's job.
 func Serve(r io.Reader, w io.Writer) error {
-	closeInherited()
 	// One P while a run is short: a worker runs one program at a time on one VM
-	// goroutine, and every hand-off between its goroutines (the frame reader, the VM) with
-	// a second, idle P would wake another thread for it (a futex wake and a context switch
-	// each, tens of microseconds on a loaded 2-CPU VM). Measured side by side on this
-	// repository's 2-CPU VM: a sequential sub-call 126 -> 85 µs, a trivial run 490 -> 300
-	// µs. But a run that computes for long then shares its one P with the garbage
-	// collector: bench scenario S5 (3 s of allocation-heavy JavaScript) took 4.2-6.4 s
-	// instead of 3.3-3.4 s. So a run still going after wideAfter gets every CPU (see
-	// start), and the next run begins on one P again. The collector's work counts against
-	// the host's CPU ceiling (2x the compute budget) either way.
+	// goroutine, and with a second, idle P every hand-off between its goroutines (the frame
+	// reader, the VM) would wake another thread. A long run would then share its one P with
+	// the garbage collector, so a run still going after wideAfter gets every CPU (see
+	// start), and the next run begins on one P again. Figures: BENCHMARKS.md, "runtime/worker design notes".
 	wideProcs = goruntime.GOMAXPROCS(1)
 	s := &server{fw: frameWriter{w: w, max: DefaultMaxFrame}, nss: map[string]*runtime.Namespace{}}
 	// While a run is in flight, a read that finds no frame polls for one for a while
@@ -56,7 +54,7 @@ func Serve(r io.Reader, w io.Writer) error {
 	if m.MaxFrame > 0 {
 		fr.max, s.fw.max = m.MaxFrame, m.MaxFrame
 	}
-	limits, err := m.Limits.WithDefaults(nil)
+	limits, err := rtlink.WithDefaults(*m.Limits, nil)
 	if err != nil {
 		return err
 	}
@@ -78,6 +76,9 @@ func Serve(r io.Reader, w io.Writer) error {
 	defer s.stop()
 	for {
 		m, err := fr.read()
+		if ferr := s.failed(); ferr != nil {
+			return ferr
+		}
 		if err != nil {
 			if errors.Is(err, io.EOF) {
 				return nil
@@ -98,9 +99,32 @@ type server struct {
 	nss  map[string]*runtime.Namespace // proxy namespaces by spec, reused across runs
 	sp   spin                          // on while a run is in flight; see spinReader
 
-	mu  sync.Mutex
-	cur *wrun // the run in progress, if any
-	wg  sync.WaitGroup
+	mu    sync.Mutex
+	cur   *wrun // the run in progress, if any
+	fatal error // the first failed write to the host; Serve returns it
+	wg    sync.WaitGroup
+}
+
+// fail records that writing to the host failed (the channel is broken, so no later frame
+// can be trusted to arrive) and ends the run in progress. Serve returns err once its read
+// of the host's frames returns, which it does when the host closes the channel.
+func (s *server) fail(err error) {
+	s.mu.Lock()
+	if s.fatal == nil {
+		s.fatal = err
+	}
+	cur := s.cur
+	s.mu.Unlock()
+	if cur != nil {
+		cur.cancel(err)
+	}
+}
+
+// failed returns the error fail recorded, or nil.
+func (s *server) failed() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.fatal
 }
 
 // wrun is one run in the worker.
@@ -175,7 +199,7 @@ func (s *server) start(m *message) error {
 	go func() {
 		defer s.wg.Done()
 		narrow := widenLater()
-		logs := &logStream{s: s, id: m.ID}
+		logs := &logStream{s: s, id: m.ID, run: r}
 		res, err := s.pool.Run(ctx, m.Code, &runtime.RunOptions{Namespaces: nss, Limits: m.Limits, ProgramBytes: m.ProgramBytes, OnLog: logs.add, ArgBytes: s.argBytes(), FileName: m.File, TruncateOutput: m.Truncate})
 		narrow()
 		s.sp.on.Store(false)
@@ -192,10 +216,20 @@ func (s *server) start(m *message) error {
 				out.Failure = &failure{Kind: res.Failure.Kind, Message: res.Failure.Message}
 			}
 		}
-		if err := s.send(out); err != nil {
-			// The host is gone or the result cannot be framed; the host sees the exit.
-			fmt.Fprintf(os.Stderr, "worker: sending the result: %v\n", err)
-			os.Exit(4)
+		err = s.send(out)
+		var fse *frameSizeError
+		if errors.As(err, &fse) {
+			// The host is waiting for this run: send its failure without the output, or
+			// say why it gets no result.
+			f := out.Failure
+			if f == nil {
+				f = &failure{Kind: runtime.KindException,
+					Message: fmt.Sprintf("internal error: the run's output is too large to pass to the host process: %d bytes framed, over the %d-byte limit", fse.n, fse.max)}
+			}
+			err = s.send(&message{T: tDone, ID: m.ID, Failure: f})
+		}
+		if err != nil {
+			s.fail(fmt.Errorf("worker: sending the result: %w", err))
 		}
 	}()
 	return nil
@@ -253,94 +287,6 @@ func (s *server) stop() {
 	s.wg.Wait()
 }
 
-// proxy returns the worker-side namespace for spec: same global, members and error class,
-// with a StartFunc that forwards each call to the host.
-func (s *server) proxy(i int, spec nsSpec) (*runtime.Namespace, error) {
-	key, _ := json.Marshal(struct {
-		I int
-		S nsSpec
-	}{i, spec})
-	if ns, ok := s.nss[string(key)]; ok {
-		return ns, nil
-	}
-	ns, err := runtime.NewNamespace(spec.Global, spec.Members, func(ctx context.Context, member string, args json.RawMessage, done func(json.RawMessage, error)) {
-		r, _ := ctx.Value(runKey{}).(*wrun)
-		r.call(ctx, i, member, args, done)
-	}, &runtime.NamespaceOptions{
-		ErrorClass: spec.ErrorClass, MemberProperty: spec.MemberProperty, Noun: spec.Noun, SnapshotFields: spec.SnapshotFields,
-	})
-	if err != nil {
-		return nil, protocolError("namespace %d: %v", i, err)
-	}
-	if len(s.nss) >= 64 {
-		clear(s.nss)
-	}
-	s.nss[string(key)] = ns
-	return ns, nil
-}
-
-// call forwards one namespace call to the host. VM goroutine: in the program's call order.
-// The reader goroutine calls done when the host's result arrives; when the run ends
-// first, every call still out is done with the run's cause.
-func (r *wrun) call(ctx context.Context, nsi int, member string, args json.RawMessage, done func(json.RawMessage, error)) {
-	r.watch.Do(func() { context.AfterFunc(ctx, func() { r.abandon(context.Cause(ctx)) }) })
-	r.mu.Lock()
-	r.next++
-	id := r.next
-	r.pending[id] = done
-	r.mu.Unlock()
-	if err := r.s.send(&message{T: tCall, ID: id, NSI: nsi, Member: member, Args: args}); err != nil {
-		if done := r.take(id); done != nil {
-			done(nil, err)
-		}
-	}
-}
-
-// take removes and returns the done function of call id, or nil if it has none.
-func (r *wrun) take(id uint64) func(json.RawMessage, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	done := r.pending[id]
-	delete(r.pending, id)
-	return done
-}
-
-// abandon ends every call still out with cause.
-func (r *wrun) abandon(cause error) {
-	r.mu.Lock()
-	out := r.pending
-	r.pending = map[uint64]func(json.RawMessage, error){}
-	r.mu.Unlock()
-	for _, done := range out {
-		done(nil, cause)
-	}
-}
-
-// deliver hands a result frame to its call. A result for a call that already gave up (its
-// run ended) is dropped; one for an id never handed out is a protocol violation.
-func (r *wrun) deliver(m *message) error {
-	r.mu.Lock()
-	if m.ID == 0 || m.ID > r.next {
-		r.mu.Unlock()
-		return protocolError("a result for call %d, which was never made", m.ID)
-	}
-	done := r.pending[m.ID]
-	delete(r.pending, m.ID)
-	r.mu.Unlock()
-	if done == nil {
-		return nil
-	}
-	switch {
-	case m.Panic != "":
-		done(nil, runtime.PanicError(m.Panic))
-	case m.Error != nil:
-		done(nil, &runtime.CallError{Message: m.Error.Message, Fields: m.Error.Fields})
-	default:
-		done(m.Value, nil)
-	}
-	return nil
-}
-
 // pollable returns a pipe given as an *os.File (stdin) as a new *os.File in non-blocking
 // mode, so that reading waits in Go's network poller rather than holding a thread (and,
 // with one P, the whole worker) in a blocking system call. Anything else is returned as is.
@@ -348,11 +294,9 @@ func (r *wrun) deliver(m *message) error {
 // The worker reads and writes with ordinary system calls, not through a rawPipe as the host
 // does: with one P, an ordinary system call is what wakes the runtime's sysmon thread, and
 // sysmon is what preempts a VM goroutine in a busy loop so that the compute watchdog's
-// timer can fire. With raw reads, a program that went busy right after a frame ran on until
-// the host's CPU ceiling killed its worker (TestHostilePrograms, "busy loop swallowing
-// exceptions": 0.35 s -> 2-2.7 s, then a timeout from the host instead of the worker).
-// (The tries of a spin, which come only while the P has stayed busy since such a read,
-// are raw: see spinReader.)
+// timer can fire; with raw reads, a program that went busy right after a frame ran on until
+// the host's CPU ceiling killed its worker. (The tries of a spin, which come only while the
+// P has stayed busy since such a read, are raw: see spinReader.)
 func pollable(r io.Reader) io.Reader {
 	f, ok := r.(*os.File)
 	if !ok {
@@ -363,68 +307,4 @@ func pollable(r io.Reader) io.Reader {
 		return r
 	}
 	return os.NewFile(fd, f.Name())
-}
-
-// logStream sends a run's log entries to the host as the ledger accepts them, so that if
-// this process dies at its hard memory limit the host still has the output captured so
-// far. Entries are sent at once, on the VM goroutine, up to logBurst of them per logEvery;
-// past that they are batched and a timer sends them. A program that logs a few lines
-// before a fatal allocation loses none of them, while a log flood does not spend its
-// compute budget in pipe writes (one write per entry made
-// "while (true) console.log('x')" hit the compute budget before the output budget).
-// Entries batched in the last logEvery before a death can be lost.
-type logStream struct {
-	s  *server
-	id uint64
-
-	mu      sync.Mutex // held while sending, so that frames keep the entries' order
-	pending []string
-	window  time.Time // when the current logEvery window began
-	sent    int       // entries sent at once in the current window
-	timer   *time.Timer
-}
-
-const (
-	logEvery = 10 * time.Millisecond
-	logBurst = 16
-)
-
-func (l *logStream) add(text string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.pending = append(l.pending, text)
-	if now := time.Now(); now.Sub(l.window) >= logEvery {
-		l.window, l.sent = now, 0
-	}
-	if l.sent < logBurst {
-		l.sent++
-		l.sendLocked()
-		return
-	}
-	if l.timer == nil {
-		l.timer = time.AfterFunc(logEvery, l.flush)
-	}
-}
-
-// flush sends what is pending. It is safe to call from the timer and after the run.
-func (l *logStream) flush() {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.timer != nil {
-		l.timer.Stop()
-		l.timer = nil
-	}
-	l.sendLocked()
-}
-
-func (l *logStream) sendLocked() {
-	if len(l.pending) == 0 {
-		return
-	}
-	batch := l.pending
-	l.pending = nil
-	if err := l.s.send(&message{T: tLog, ID: l.id, Logs: batch}); err != nil {
-		fmt.Fprintf(os.Stderr, "worker: sending log entries: %v\n", err)
-		os.Exit(4)
-	}
 }

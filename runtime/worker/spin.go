@@ -16,7 +16,8 @@ type spin struct {
 }
 
 // The bounds of one wait's spin, and how many waits skip spinning after spins ran out in a
-// row; see spinReader for how they were chosen. Variables for the tests.
+// row, chosen by measurement (BENCHMARKS.md, "runtime/worker design notes"). Variables for
+// the tests.
 var (
 	spinWindow  = 100 * time.Microsecond
 	spinMax     = 400 * time.Microsecond

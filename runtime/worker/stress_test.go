@@ -77,5 +77,5 @@ func TestStress(t *testing.T) {
 	if after := openFDs(t); after > fdsBefore {
 		t.Errorf("%d descriptors open after Close, %d before", after, fdsBefore)
 	}
-	t.Logf("%d workers started for %d runs", p.Spawned(), runs)
+	t.Logf("%d workers started for %d runs", p.spawned.Load(), runs)
 }

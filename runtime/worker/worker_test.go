@@ -63,7 +63,7 @@ func TestSameAsInProcess(t *testing.T) {
 			t.Errorf("%s: host calls (-in-process +process):\n%s", code, diff)
 		}
 	}
-	if n := out.Spawned(); n != 1 {
+	if n := out.spawned.Load(); n != 1 {
 		t.Errorf("%d workers started for well-behaved programs, want 1 (reused)", n)
 	}
 }
@@ -171,7 +171,7 @@ func TestWorkerDeaths(t *testing.T) {
 					t.Errorf("run %d: result = %q, want failure %v", i, res.Text(), tt.want)
 				}
 			}
-			if n := p.Spawned(); n < 2 {
+			if n := p.spawned.Load(); n < 2 {
 				t.Errorf("%d workers started, want the dead one replaced", n)
 			}
 		})
@@ -397,7 +397,7 @@ func TestResultOverFrameLimit(t *testing.T) {
 	if res := runCode(t, p, "return 2", nil); string(res.Value) != "2" {
 		t.Errorf("the run after = %.300s, want 2", res.Text())
 	}
-	if n := p.Spawned(); n != 1 {
+	if n := p.spawned.Load(); n != 1 {
 		t.Errorf("%d workers started, want 1 (the worker stays)", n)
 	}
 }
@@ -416,7 +416,7 @@ func TestWarmAfterDeath(t *testing.T) {
 			return
 		}
 	}
-	t.Errorf("%d workers serving after the timeout (%d started), want the pool's 2", serving, p.Spawned())
+	t.Errorf("%d workers serving after the timeout (%d started), want the pool's 2", serving, p.spawned.Load())
 }
 
 // serving counts the pool's workers that are alive and not retired.
@@ -424,4 +424,30 @@ func (p *Pool) serving() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.servingLocked()
+}
+
+// TestOutputOverFrameLimit: a run's result or log entry too large for one frame fails that
+// run with a message that says so; the worker does not exit.
+func TestOutputOverFrameLimit(t *testing.T) {
+	p, err := New(&Options{Command: []string{os.Args[0], "__worker"}, Size: 1, Limits: testLimits, Grace: 100 * time.Millisecond, MaxFrame: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	opts := &runtime.RunOptions{Limits: &runtime.Limits{Compute: 5 * time.Second, OutputBytes: 4 << 20}}
+	res := runCode(t, p, "return 'x'.repeat(2 << 20)", opts)
+	if f := res.Failure; f == nil || f.Kind != runtime.KindException || !strings.Contains(f.Message, "the run's output is too large to pass to the host process") {
+		t.Errorf("a 2 MiB result = %.300s, want an exception naming the frame limit", res.Text())
+	}
+	if n := p.spawned.Load(); n != 1 {
+		t.Errorf("%d workers started, want 1 (the worker stays)", n)
+	}
+	res = runCode(t, p, "console.log('x'.repeat(2 << 20)); await new Promise(r => setTimeout(r, 60000))", opts)
+	// The run ends as a cancelled one does (kind abort), so the host retires its worker.
+	if f := res.Failure; f == nil || f.Kind != runtime.KindAbort || !strings.Contains(f.Message, "log entries too large to pass to the host process") {
+		t.Errorf("a 2 MiB log entry = %.300s (kind %v), want a failure naming the frame limit", res.Text(), f)
+	}
+	if res := runCode(t, p, "return 2", nil); string(res.Value) != "2" {
+		t.Errorf("the run after = %.300s, want 2", res.Text())
+	}
 }

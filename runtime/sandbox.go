@@ -6,22 +6,21 @@ import (
 	"sync"
 )
 
-// This file holds what a benchmark driver (runcode bench) needs beyond Pool.Run: a sandbox
-// it builds itself, so that building a warm VM ("create"), running one program on it
-// ("exec") and dropping it ("dispose") can be timed apart, and so that many idle VMs can
-// be held at once to measure their memory.
+// This file holds what a benchmark driver (runcode bench, through internal/rtlink) needs
+// beyond Pool.Run: a sandbox it builds itself, so that building a warm VM ("create"),
+// running one program on it ("exec") and dropping it ("dispose") can be timed apart, and
+// so that many idle VMs can be held at once to measure their memory.
 
-// ErrSandboxUsed is returned by Sandbox.Run and Sandbox.RunProgram for a sandbox that has
-// already run a program or was disposed: like a pooled VM, a sandbox runs exactly one
-// program.
-var ErrSandboxUsed = errors.New("runtime: the sandbox already ran a program or was disposed")
+// errSandboxUsed is returned by sandbox.Run for a sandbox that has already run a program
+// or was disposed: like a pooled VM, a sandbox runs exactly one program.
+var errSandboxUsed = errors.New("runtime: the sandbox already ran a program or was disposed")
 
-// Sandbox is one warm VM (globals installed, nothing run) built synchronously for the
+// sandbox is one warm VM (globals installed, nothing run) built synchronously for the
 // caller instead of taken from the pool's ready VMs. It runs one program with the pool's
 // budgets, slots and grace, exactly as Pool.RunProgram would, and keeps the VM (and what
-// the program left in it) alive until Dispose. A Sandbox is safe for concurrent use; its
+// the program left in it) alive until Dispose. A sandbox is safe for concurrent use; its
 // methods may be called from any goroutine.
-type Sandbox struct {
+type sandbox struct {
 	p  *Pool
 	mu sync.Mutex
 	r  *run // nil once disposed
@@ -29,9 +28,9 @@ type Sandbox struct {
 	ran bool
 }
 
-// NewSandbox builds a fresh warm VM for the pool's programs: the cost the pool's background
+// newSandbox builds a fresh warm VM for the pool's programs: the cost the pool's background
 // refill pays per run, paid here on the caller's clock. It returns ErrClosed after Close.
-func (p *Pool) NewSandbox() (*Sandbox, error) {
+func (p *Pool) newSandbox() (*sandbox, error) {
 	if p.isClosed() {
 		return nil, ErrClosed
 	}
@@ -39,11 +38,11 @@ func (p *Pool) NewSandbox() (*Sandbox, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Sandbox{p: p, r: r}, nil
+	return &sandbox{p: p, r: r}, nil
 }
 
 // Run prepares code (see Prepare) and runs it on the sandbox, like Pool.Run.
-func (s *Sandbox) Run(ctx context.Context, code string, opts *RunOptions) (*Result, error) {
+func (s *sandbox) Run(ctx context.Context, code string, opts *RunOptions) (*Result, error) {
 	prg, failed, err := s.p.prepare(code, opts)
 	if prg == nil {
 		if failed != nil {
@@ -53,13 +52,13 @@ func (s *Sandbox) Run(ctx context.Context, code string, opts *RunOptions) (*Resu
 		}
 		return failed, err
 	}
-	return s.RunProgram(ctx, prg, opts)
+	return s.runProgram(ctx, prg, opts)
 }
 
-// RunProgram runs a prepared program on the sandbox's VM with opts' namespaces installed,
-// with the semantics and errors of Pool.RunProgram, plus ErrSandboxUsed for a second
+// runProgram runs a prepared program on the sandbox's VM with opts' namespaces installed,
+// with the semantics and errors of Pool.RunProgram, plus errSandboxUsed for a second
 // program or after Dispose.
-func (s *Sandbox) RunProgram(ctx context.Context, prg *Program, opts *RunOptions) (*Result, error) {
+func (s *sandbox) runProgram(ctx context.Context, prg *Program, opts *RunOptions) (*Result, error) {
 	p := s.p
 	if prg == nil {
 		return nil, &OptionError{Field: "program", Reason: "must not be nil"}
@@ -72,7 +71,7 @@ func (s *Sandbox) RunProgram(ctx context.Context, prg *Program, opts *RunOptions
 	r := s.r
 	if r == nil || s.ran {
 		s.mu.Unlock()
-		return nil, ErrSandboxUsed
+		return nil, errSandboxUsed
 	}
 	s.ran = true
 	s.mu.Unlock()
@@ -89,7 +88,7 @@ func (s *Sandbox) RunProgram(ctx context.Context, prg *Program, opts *RunOptions
 // Dispose drops the sandbox's VM. It does not wait for anything: a run has already ended
 // when Run returns (VMs stuck in native code are the pool's to wait for, in Close).
 // Dispose is idempotent.
-func (s *Sandbox) Dispose() {
+func (s *sandbox) Dispose() {
 	s.mu.Lock()
 	s.r = nil
 	s.mu.Unlock()

@@ -10,7 +10,7 @@ func TestSandboxRunsOneProgram(t *testing.T) {
 	p := newTestPool(t, nil)
 	var f fakeTools
 	opts := &RunOptions{Namespaces: []*Namespace{f.namespace(t)}}
-	sb, err := p.NewSandbox()
+	sb, err := p.newSandbox()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -21,8 +21,8 @@ func TestSandboxRunsOneProgram(t *testing.T) {
 	if res.Failure != nil || string(res.Value) != "2" || len(res.Logs) != 1 || res.Logs[0] != "got 1" {
 		t.Fatalf("got %+v (failure %v)", res, res.Failure)
 	}
-	if _, err := sb.Run(context.Background(), "return 1", nil); !errors.Is(err, ErrSandboxUsed) {
-		t.Fatalf("second run: got %v, want ErrSandboxUsed", err)
+	if _, err := sb.Run(context.Background(), "return 1", nil); !errors.Is(err, errSandboxUsed) {
+		t.Fatalf("second run: got %v, want errSandboxUsed", err)
 	}
 	sb.Dispose()
 	sb.Dispose()
@@ -30,7 +30,7 @@ func TestSandboxRunsOneProgram(t *testing.T) {
 
 func TestSandboxSyntaxErrorUsesIt(t *testing.T) {
 	p := newTestPool(t, nil)
-	sb, err := p.NewSandbox()
+	sb, err := p.newSandbox()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,22 +38,22 @@ func TestSandboxSyntaxErrorUsesIt(t *testing.T) {
 	if err != nil || res.Failure == nil || res.Failure.Kind != KindException {
 		t.Fatalf("got %+v, %v; want an exception", res, err)
 	}
-	if _, err := sb.Run(context.Background(), "return 1", nil); !errors.Is(err, ErrSandboxUsed) {
-		t.Fatalf("got %v, want ErrSandboxUsed", err)
+	if _, err := sb.Run(context.Background(), "return 1", nil); !errors.Is(err, errSandboxUsed) {
+		t.Fatalf("got %v, want errSandboxUsed", err)
 	}
 }
 
 func TestSandboxDisposedOrClosed(t *testing.T) {
 	p := newTestPool(t, nil)
-	sb, err := p.NewSandbox()
+	sb, err := p.newSandbox()
 	if err != nil {
 		t.Fatal(err)
 	}
 	sb.Dispose()
-	if _, err := sb.Run(context.Background(), "return 1", nil); !errors.Is(err, ErrSandboxUsed) {
-		t.Fatalf("after Dispose: got %v, want ErrSandboxUsed", err)
+	if _, err := sb.Run(context.Background(), "return 1", nil); !errors.Is(err, errSandboxUsed) {
+		t.Fatalf("after Dispose: got %v, want errSandboxUsed", err)
 	}
-	sb2, err := p.NewSandbox()
+	sb2, err := p.newSandbox()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,18 +61,18 @@ func TestSandboxDisposedOrClosed(t *testing.T) {
 	if _, err := sb2.Run(context.Background(), "return 1", nil); !errors.Is(err, ErrClosed) {
 		t.Fatalf("after Close: got %v, want ErrClosed", err)
 	}
-	if _, err := p.NewSandbox(); !errors.Is(err, ErrClosed) {
-		t.Fatalf("NewSandbox after Close: got %v, want ErrClosed", err)
+	if _, err := p.newSandbox(); !errors.Is(err, ErrClosed) {
+		t.Fatalf("newSandbox after Close: got %v, want ErrClosed", err)
 	}
 }
 
 // Many sandboxes can be held at once, each after its run (the memory mode of runcode bench).
 func TestSandboxesHeldAfterRuns(t *testing.T) {
 	p := newTestPool(t, nil)
-	sbs := make([]*Sandbox, 5)
+	sbs := make([]*sandbox, 5)
 	for i := range sbs {
 		var err error
-		if sbs[i], err = p.NewSandbox(); err != nil {
+		if sbs[i], err = p.newSandbox(); err != nil {
 			t.Fatal(err)
 		}
 	}

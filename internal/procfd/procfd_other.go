@@ -1,0 +1,6 @@
+//go:build !linux
+
+package procfd
+
+// CloseInherited does nothing outside Linux.
+func CloseInherited() {}

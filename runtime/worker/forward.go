@@ -1,0 +1,124 @@
+package worker
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync/atomic"
+
+	"github.com/runcode-go/runcode/internal/rtlink"
+	"github.com/runcode-go/runcode/runtime"
+)
+
+// This file handles the frames of a run: each call is validated and started through the
+// host's real namespace, its outcome written back as a result frame; log entries are kept;
+// done ends the run.
+
+// handle validates one frame of a run: a call is started through the real namespace (and
+// a goroutine waits for it and writes its result frame), done ends the run. Anything else
+// is a protocol violation.
+func (p *Pool) handle(ctx context.Context, w *proc, rs *hostRun, nss []rtlink.Namespace, m *message) (*runtime.Result, error) {
+	switch m.T {
+	case tCall:
+		if m.ID != rs.next+1 {
+			return nil, protocolError("call id %d, want %d", m.ID, rs.next+1)
+		}
+		rs.next = m.ID
+		if m.NSI < 0 || m.NSI >= len(nss) {
+			return nil, protocolError("call %d names namespace %d of %d", m.ID, m.NSI, len(nss))
+		}
+		ns := nss[m.NSI]
+		if !ns.Has(m.Member) {
+			return nil, protocolError("call %d names %q, not a member of %s", m.ID, m.Member, ns.Global)
+		}
+		if len(m.Args) == 0 {
+			return nil, protocolError("call %d has no arguments", m.ID)
+		}
+		rs.calls.Add(1)
+		p.calls.Add(1)
+		id := m.ID
+		var once atomic.Bool
+		start(ctx, ns, m.Member, m.Args, func(out json.RawMessage, err error) {
+			if !once.CompareAndSwap(false, true) {
+				return
+			}
+			// A goroutine for the write: done may be called on a scheduler's goroutine,
+			// which must not block on a full pipe.
+			go func() {
+				defer p.calls.Done()
+				defer rs.calls.Done()
+				var fse *frameSizeError
+				if err := w.sendIf(rs, reply(id, out, err)); errors.As(err, &fse) {
+					// Too large to send: the call fails with that rather than never ending
+					// (the worker would wait for it until the run's wall clock).
+					w.sendIf(rs, reply(id, nil, fmt.Errorf("the tool's result is too large to pass to the worker process: %d bytes framed, over the %d-byte limit", fse.n, fse.max)))
+				}
+			}()
+		})
+		return nil, nil
+	case tLog:
+		if m.ID != rs.id {
+			return nil, protocolError("a log frame for run %d during run %d", m.ID, rs.id)
+		}
+		for _, e := range m.Logs {
+			if rs.logBytes += len(e); rs.logBytes > rs.maxLog {
+				return nil, protocolError("log entries of %d bytes, over the run's %d-byte output budget", rs.logBytes, rs.maxLog)
+			}
+		}
+		rs.logs = append(rs.logs, m.Logs...)
+		return nil, nil
+	case tDone:
+		if m.ID != rs.id {
+			return nil, protocolError("a done frame for run %d during run %d", m.ID, rs.id)
+		}
+		res := &runtime.Result{Logs: m.Logs}
+		if m.Failure != nil {
+			if !validKind(m.Failure.Kind) {
+				return nil, protocolError("a failure of kind %q", m.Failure.Kind)
+			}
+			if len(m.Value) > 0 {
+				return nil, protocolError("a failed run with a value")
+			}
+			res.Failure = &runtime.Failure{Kind: m.Failure.Kind, Message: m.Failure.Message}
+		} else if len(m.Value) > 0 {
+			res.Value = m.Value
+		}
+		return res, nil
+	}
+	return nil, protocolError("an unexpected %q frame during a run", m.T)
+}
+
+// start calls the namespace's StartFunc, turning a panic into its outcome.
+func start(ctx context.Context, ns rtlink.Namespace, member string, args json.RawMessage, done func(json.RawMessage, error)) {
+	defer func() {
+		if x := recover(); x != nil {
+			done(nil, rtlink.PanicError(x))
+		}
+	}()
+	ns.Start(ctx, member, args, done)
+}
+
+// reply encodes a call's outcome as a result frame.
+func reply(id uint64, out json.RawMessage, err error) *message {
+	m := &message{T: tResult, ID: id}
+	switch {
+	case err != nil:
+		var ce *runtime.CallError
+		if v, ok := rtlink.PanicValue(err); ok {
+			if m.Panic = fmt.Sprint(v); m.Panic == "" {
+				m.Panic = "panic"
+			}
+		} else if errors.As(err, &ce) {
+			m.Error = &callError{Message: ce.Message, Fields: ce.Fields}
+		} else {
+			m.Error = &callError{Message: err.Error()}
+		}
+	default:
+		// As it came, JSON or not (see the protocol): the worker's runtime decodes it as it
+		// would in process; checking it here too would scan the whole output twice on the
+		// critical path.
+		m.Value = out
+	}
+	return m
+}

@@ -1,0 +1,334 @@
+package worker
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/runcode-go/runcode/runtime"
+)
+
+// This file is the life of one worker process: spawn (and the ready handshake), the reader
+// goroutine, writes, health checks, kill and retire, and why it exited.
+
+// proc is one worker process.
+type proc struct {
+	p       *Pool
+	cmd     *exec.Cmd
+	in, out *os.File   // the host's ends of stdin and stdout
+	wmu     sync.Mutex // held while writing a frame: one frame is one write
+	fw      frameWriter
+	rmu     sync.Mutex    // held while a frame of the bound run is handled
+	run     *hostRun      // the run the reader hands frames to; guarded by rmu
+	frames  chan *message // frames read while no run was bound (ready, or unsolicited)
+	readErr chan error    // the reader's last error
+	exited  chan struct{}
+	stderr  *headBuffer
+	sp      spin          // on while a run is bound; see spinReader
+	gone    chan struct{} // closed when the host is done with the worker
+	retired sync.Once
+	runs    uint64 // runs sent so far; only the run holding the worker touches it
+
+	mu  sync.Mutex
+	why *runtime.Failure // why the host killed it, if it did
+}
+
+// spawn starts a worker: an empty environment, "/" as its directory, a process group of its
+// own, and no descriptors but stdin and stdout (the channel) and stderr (kept, bounded, for
+// diagnostics). Its hard memory limit is sized for runs with a heap budget up to heap. It
+// returns once the worker said ready.
+func (p *Pool) spawn(heap int64) (*proc, error) {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return nil, runtime.ErrClosed
+	}
+	p.spawns.Add(1)
+	p.mu.Unlock()
+	defer p.spawns.Done()
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		return nil, err
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		outR.Close()
+		outW.Close()
+		return nil, err
+	}
+	w := &proc{
+		p: p, in: inW, out: outR, fw: frameWriter{w: rawOrFile(inW), max: p.maxFrame}, frames: make(chan *message), readErr: make(chan error, 1),
+		exited: make(chan struct{}), gone: make(chan struct{}), stderr: &headBuffer{max: 8 << 10},
+	}
+	cmd := exec.Command(p.argv[0], p.argv[1:]...)
+	cmd.Env = []string{}
+	cmd.Dir = "/"
+	// stderr is a pipe of our own rather than a Writer, so that waiting for the worker never
+	// waits for its stderr to end: a process the worker left behind (the race runtime's
+	// symbolizer, say) could hold it open forever.
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
+	newGroup(cmd)
+	w.cmd = cmd
+	err = cmd.Start()
+	inR.Close()
+	outW.Close()
+	errW.Close()
+	if err != nil {
+		inW.Close()
+		outR.Close()
+		errR.Close()
+		return nil, err
+	}
+	p.spawned.Add(1)
+	p.mu.Lock()
+	p.live[w] = struct{}{}
+	p.bg.Add(3)
+	p.mu.Unlock()
+	errDone := make(chan struct{})
+	go func() {
+		defer p.bg.Done()
+		defer close(errDone)
+		_, _ = io.Copy(w.stderr, errR)
+	}()
+	go func() {
+		defer p.bg.Done()
+		pid := cmd.Process.Pid
+		// Wait for the exit without reaping, so that the process group cannot have been
+		// reused yet, and kill whatever the worker left in its group; then reap it.
+		waitExit(pid)
+		killGroup(pid)
+		_ = cmd.Wait()
+		t := time.NewTimer(100 * time.Millisecond)
+		select {
+		case <-errDone:
+		case <-t.C:
+			errR.Close() // unblocks the copy
+			<-errDone
+		}
+		t.Stop()
+		errR.Close()
+		close(w.exited)
+	}()
+	go func() {
+		defer p.bg.Done()
+		w.read(newFrameReader(newSpinReader(w.out, rawOrFile(w.out), &w.sp), p.maxFrame))
+	}()
+
+	fail := func(err error) (*proc, error) {
+		p.retire(w)
+		return nil, err
+	}
+	init := p.limits
+	init.HeapBytes = heap
+	if err := w.send(&message{T: tInit, Limits: &init, Grace: int64(p.grace), MaxFrame: p.maxFrame}); err != nil {
+		<-w.exited
+		return fail(errors.New(w.exitFailure(p.limits).Message))
+	}
+	t := time.NewTimer(p.startTimeout)
+	defer t.Stop()
+	select {
+	case m := <-w.frames:
+		if m.T != tReady {
+			return fail(fmt.Errorf("worker broke the protocol: a %q frame instead of ready", m.T))
+		}
+		return w, nil
+	case err := <-w.readErr:
+		if errors.Is(err, errProtocol) {
+			return fail(err)
+		}
+		<-w.exited
+		return fail(errors.New(w.exitFailure(p.limits).Message))
+	case <-w.exited:
+		return fail(errors.New(w.exitFailure(p.limits).Message))
+	case <-t.C:
+		return fail(fmt.Errorf("worker not ready after %v", p.startTimeout))
+	}
+}
+
+// read handles the worker's frames until its stdout ends or a frame is bad: those of the
+// bound run itself (dispatch), any other on the frames channel.
+// A call's result is written by a goroutine of its own (see handle), since a call may take
+// as long as it likes.
+func (w *proc) read(fr *frameReader) {
+	for {
+		m, err := fr.read()
+		if err != nil {
+			w.readErr <- err
+			return
+		}
+		if w.dispatch(m) {
+			continue
+		}
+		select {
+		case w.frames <- m:
+		case <-w.gone:
+			return
+		}
+	}
+}
+
+func (w *proc) send(m *message) error {
+	w.wmu.Lock()
+	defer w.wmu.Unlock()
+	defer w.sp.wrote()
+	return w.fw.write(m)
+}
+
+// sendIf sends a frame of run rs unless rs is over. A failed write means the worker is
+// gone; the run sees it exit.
+func (w *proc) sendIf(rs *hostRun, m *message) error {
+	w.wmu.Lock()
+	defer w.wmu.Unlock()
+	if rs.over {
+		return nil
+	}
+	defer w.sp.wrote()
+	return w.fw.write(m)
+}
+
+// healthy reports whether an idle worker is still alive and has sent nothing unasked.
+func (w *proc) healthy() bool {
+	select {
+	case <-w.exited:
+		return false
+	case <-w.readErr:
+		return false
+	default:
+	}
+	select {
+	case <-w.frames:
+		return false
+	default:
+		return true
+	}
+}
+
+// kill kills the worker with SIGKILL, remembering the first reason given.
+func (w *proc) kill(why *runtime.Failure) {
+	w.mu.Lock()
+	if w.why == nil {
+		w.why = why
+	}
+	w.mu.Unlock()
+	_ = w.cmd.Process.Kill()
+}
+
+// retire kills the worker and releases it once it has exited.
+func (p *Pool) retire(w *proc) {
+	w.retired.Do(func() {
+		w.kill(nil)
+		close(w.gone)
+		p.bg.Add(1)
+		go func() {
+			defer p.bg.Done()
+			<-w.exited
+			w.in.Close()
+			w.out.Close()
+			p.mu.Lock()
+			delete(p.live, w)
+			p.mu.Unlock()
+		}()
+	})
+}
+
+// exitFailure says why an exited worker ended: the reason the host killed it, the hard
+// memory limit (the Go runtime's "out of memory" death), or its exit status. limits are the
+// run's: its HeapBytes sized the limit the worker died at (see Pool.Run).
+func (w *proc) exitFailure(limits runtime.Limits) *runtime.Failure {
+	w.mu.Lock()
+	why := w.why
+	w.mu.Unlock()
+	if why != nil {
+		return why
+	}
+	st := w.cmd.ProcessState
+	if st == nil {
+		return &runtime.Failure{Kind: runtime.KindWorkerExit, Message: "worker exited before completing"}
+	}
+	if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return &runtime.Failure{Kind: runtime.KindWorkerExit, Message: "worker killed by signal " + signalName(ws.Signal())}
+	}
+	code := st.ExitCode()
+	if code != 0 && w.stderr.outOfMemory() {
+		return &runtime.Failure{Kind: runtime.KindMemoryLimit, Message: fmt.Sprintf("heap limit of %d MiB exceeded", limits.HeapBytes>>20)}
+	}
+	return &runtime.Failure{Kind: runtime.KindWorkerExit, Message: fmt.Sprintf("worker exited with code %d before completing", code)}
+}
+
+func signalName(s syscall.Signal) string {
+	switch s {
+	case syscall.SIGKILL:
+		return "SIGKILL"
+	case syscall.SIGSEGV:
+		return "SIGSEGV"
+	case syscall.SIGABRT:
+		return "SIGABRT"
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	case syscall.SIGBUS:
+		return "SIGBUS"
+	case syscall.SIGILL:
+		return "SIGILL"
+	case syscall.SIGPIPE:
+		return "SIGPIPE"
+	}
+	if name := osSignalName(s); name != "" {
+		return name
+	}
+	return fmt.Sprintf("%d (%v)", int(s), s)
+}
+
+// headBuffer keeps the first max bytes written to it (a crash's first lines say why) and
+// discards the rest.
+type headBuffer struct {
+	mu  sync.Mutex
+	max int
+	buf bytes.Buffer
+}
+
+func (b *headBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if room := b.max - b.buf.Len(); room > 0 {
+		b.buf.Write(p[:min(room, len(p))])
+	}
+	return len(p), nil
+}
+
+func (b *headBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// outOfMemory reports whether the worker died of the Go runtime's out-of-memory error, which
+// is how the hard address-space limit shows.
+func (b *headBuffer) outOfMemory() bool {
+	s := b.String()
+	for _, sig := range []string{
+		"out of memory",                      // fatal error: out of memory; runtime: out of memory: cannot allocate
+		"cannot allocate memory",             // a failed mmap (ENOMEM)
+		"too many address space collisions",  // the same failure in a -race build
+		"ThreadSanitizer failed to allocate", // the race runtime's own mmap failing (exit 66)
+	} {
+		if strings.Contains(s, sig) {
+			return true
+		}
+	}
+	return false
+}

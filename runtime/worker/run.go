@@ -1,0 +1,223 @@
+package worker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/runcode-go/runcode/internal/rtlink"
+	"github.com/runcode-go/runcode/runtime"
+)
+
+// This file supervises one run on a worker: the run frame out, the reader handing the run's
+// frames to it, the wall clock, cancellation and CPU ceiling enforced from outside, and the
+// result (or the reason the worker was killed) back.
+
+// exec runs one program on w. healthy is false when the worker must not be reused: it died,
+// was killed, broke the protocol, or its run ended in a way that may have left a VM stuck
+// inside a native call (timeout, abort, memory-limit).
+func (p *Pool) exec(ctx context.Context, w *proc, code string, limits runtime.Limits, opts *runtime.RunOptions) (res *runtime.Result, healthy bool) {
+	nss := make([]rtlink.Namespace, len(opts.Namespaces))
+	specs := make([]nsSpec, len(nss))
+	for i, ns := range opts.Namespaces {
+		v := rtlink.NamespaceOf(ns)
+		nss[i] = v
+		specs[i] = nsSpec{
+			Global: v.Global, Members: v.Members,
+			ErrorClass: v.ErrorClass, MemberProperty: v.MemberProperty, Noun: v.Noun, SnapshotFields: v.SnapshotFields,
+		}
+	}
+	// The host calls' context keeps ctx's values but is cancelled here, after the worker was
+	// told why, so that a call ending because of the cancellation cannot overtake it.
+	hostCtx, cancelHost := context.WithCancelCause(context.WithoutCancel(ctx))
+	w.runs++
+	rs := &hostRun{id: w.runs, maxLog: limits.OutputBytes, ctx: hostCtx, nss: nss, done: make(chan *runtime.Result, 1)}
+	w.bind(rs)
+	defer func() {
+		w.bind(nil) // no call of this run starts after this
+		w.wmu.Lock()
+		rs.over = true
+		w.wmu.Unlock()
+		cancelHost(runtime.ErrRunOver)
+		p.await(&rs.calls)
+	}()
+
+	hard := time.AfterFunc(limits.WallClock+p.grace+hardMargin, func() {
+		w.kill(&runtime.Failure{Kind: runtime.KindTimeout, Message: fmt.Sprintf(msgWallClock, limits.WallClock.Milliseconds())})
+	})
+	defer hard.Stop()
+	// The compute ceiling from outside: the worker's CPU time during the run, sampled from
+	// /proc. The worker's own runtime stops a program at its compute budget; this catches a
+	// worker that no longer does (wedged, or busy outside any run). CPU time counts the
+	// garbage collector's threads too, hence the factor of two.
+	cpuStart := cpuTime(w.cmd.Process.Pid)
+	cpuCeiling := 2*limits.Compute + p.grace + hardMargin
+	tick := time.NewTicker(cpuEvery)
+	defer tick.Stop()
+	var abortKill *time.Timer
+	defer func() {
+		if abortKill != nil {
+			abortKill.Stop()
+		}
+	}()
+	cancelled := false
+	onCancel := func(cause error) {
+		if cancelled {
+			return
+		}
+		cancelled = true
+		reason := cause.Error()
+		abortKill = time.AfterFunc(p.grace+hardMargin, func() {
+			w.kill(&runtime.Failure{Kind: runtime.KindAbort, Message: reason})
+		})
+		_ = w.sendIf(rs, &message{T: tCancel, Reason: reason}) // the kill above unblocks it
+		cancelHost(cause)
+	}
+
+	var fse *frameSizeError
+	if err := w.sendIf(rs, &message{T: tRun, ID: rs.id, Code: code, ProgramBytes: opts.ProgramBytes, Limits: &limits, NS: specs, File: opts.FileName, Truncate: opts.TruncateOutput}); errors.As(err, &fse) {
+		// Nothing was written: the worker waits for a run as before.
+		return &runtime.Result{Failure: &runtime.Failure{Kind: runtime.KindException,
+			Message: fmt.Sprintf("the program is too large to pass to the worker process: %d bytes framed, over the %d-byte limit", fse.n, fse.max)}}, true
+	} // any other error: the worker is gone, and the run sees it exit
+
+	ctxDone, poolDone, readErr := ctx.Done(), p.ctx.Done(), w.readErr
+	ended := func(res *runtime.Result) (*runtime.Result, bool) {
+		f := res.Failure
+		return res, f == nil || f.Kind == runtime.KindException || f.Kind == runtime.KindInvalidOutput || f.Kind == runtime.KindOutputLimit
+	}
+	for {
+		select {
+		case res := <-rs.done:
+			return ended(res)
+		case m := <-w.frames:
+			// A frame the reader held before this run was bound (one the worker sent while
+			// idle): handled as a frame of this run, which it cannot validly be.
+			if res := w.take(rs, m); res != nil {
+				return ended(res)
+			}
+			// Or one the reader read after this run's done unbound it (take drops it): the
+			// worker spoke unasked, and is not reused. Without this, select's random
+			// choice could drop it here, and the next run take it as its own
+			// (TestUnsolicitedFrame, about 1 run in 100-300).
+			select {
+			case res := <-rs.done:
+				return res, false
+			default:
+			}
+		case err := <-readErr:
+			readErr = nil
+			if errors.Is(err, errProtocol) {
+				w.broke(rs, err)
+			}
+			// Otherwise its stdout closed: it is exiting; wait for that.
+		case <-w.exited:
+			w.bind(nil)
+			select {
+			case res := <-rs.done: // its done frame was read before it exited
+				res, _ = ended(res)
+				return res, false
+			default:
+			}
+			w.rmu.Lock()
+			logs := rs.logs
+			w.rmu.Unlock()
+			return &runtime.Result{Logs: logs, Failure: w.exitFailure(limits)}, false
+		case <-ctxDone:
+			ctxDone = nil
+			onCancel(context.Cause(ctx))
+		case <-poolDone:
+			poolDone = nil
+			onCancel(errPoolClosed)
+		case <-tick.C:
+			if cpuStart >= 0 {
+				if used := cpuTime(w.cmd.Process.Pid) - cpuStart; used > cpuCeiling {
+					w.kill(&runtime.Failure{Kind: runtime.KindTimeout, Message: fmt.Sprintf(msgCompute, limits.Compute.Milliseconds())})
+				}
+			}
+		}
+	}
+}
+
+// hostRun is the host's side of one run on a worker. The fields from next on are guarded by
+// the worker's rmu.
+type hostRun struct {
+	id    uint64 // the run's number on its worker
+	ctx   context.Context
+	nss   []rtlink.Namespace
+	done  chan *runtime.Result // the run's result, when the reader took its done frame
+	over  bool                 // guarded by the worker's wmu: no frame of this run is sent once set
+	calls sync.WaitGroup
+
+	next uint64 // the last call id seen
+	// logs are the entries the worker streamed, kept for a run whose worker dies before
+	// done; logBytes bounds them by the run's output budget (a forged worker cannot
+	// make the host hold more).
+	logs     []string
+	logBytes int
+	maxLog   int
+	broken   bool // the worker broke the protocol: nothing more it says counts
+}
+
+// bind makes rs the run the reader hands the worker's frames to (nil: none). Once bind(nil)
+// returns, the reader is not inside a frame of the previous run and starts no more of its
+// calls.
+func (w *proc) bind(rs *hostRun) {
+	w.rmu.Lock()
+	w.run = rs
+	w.sp.on.Store(rs != nil)
+	w.rmu.Unlock()
+}
+
+// dispatch handles m on the reader goroutine if a run is bound, and reports whether it did.
+// Handling a call there (validate, start through the namespace, hand its wait to a goroutine
+// that writes the result) instead of passing the frame to the run's goroutine saves one
+// goroutine hand-off per sub-call, and a hand-off that wakes another thread is a large part
+// of a sub-call's cost (BENCHMARKS.md, "runtime/worker design notes").
+func (w *proc) dispatch(m *message) bool {
+	w.rmu.Lock()
+	rs := w.run
+	w.rmu.Unlock()
+	if rs == nil {
+		return false
+	}
+	if res := w.take(rs, m); res != nil {
+		rs.done <- res // at most one: take unbinds the run with its result
+	}
+	return true
+}
+
+// take handles one frame of run rs and returns the run's result if m ended it. A frame that
+// breaks the protocol kills the worker; nothing it sent counts from then on.
+func (w *proc) take(rs *hostRun, m *message) *runtime.Result {
+	w.rmu.Lock()
+	defer w.rmu.Unlock()
+	if rs.broken || w.run != rs {
+		return nil // a frame that raced the run's end; a killed worker's frames never count
+	}
+	res, err := w.p.handle(rs.ctx, w, rs, rs.nss, m)
+	if err != nil {
+		w.brokeLocked(rs, err)
+		return nil
+	}
+	if res != nil {
+		w.run = nil // frames after done are not this run's
+		w.sp.on.Store(false)
+	}
+	return res
+}
+
+// broke kills a worker that broke the protocol during run rs and drops what it said.
+func (w *proc) broke(rs *hostRun, err error) {
+	w.rmu.Lock()
+	defer w.rmu.Unlock()
+	w.brokeLocked(rs, err)
+}
+
+func (w *proc) brokeLocked(rs *hostRun, err error) {
+	rs.broken = true
+	rs.logs = nil // nothing a worker that broke the protocol said is kept
+	w.kill(&runtime.Failure{Kind: runtime.KindWorkerExit, Message: "worker broke the protocol and was killed: " + err.Error()})
+}
