@@ -326,8 +326,8 @@ func (g *governor) attribute(objects, live, minBudget, ceiling int64) {
 		collected = true
 	}
 	g.mu.Lock()
-	victims, over := g.judgeLocked(held, ok, live, ceiling)
-	if len(victims) > 0 && !collected {
+	victims, largest, over := g.judgeLocked(held, ok, live, ceiling)
+	if (len(victims) > 0 || largest != nil) && !collected {
 		// What the profile counts is what was live at the last collection: a run's
 		// buffers outgrown since then are garbage it no longer holds. Collect before
 		// failing anyone, so a run fails for what it holds, never for its garbage.
@@ -336,7 +336,7 @@ func (g *governor) attribute(objects, live, minBudget, ceiling int64) {
 		objects, live = heapSample()
 		held, ok = g.held()
 		g.mu.Lock()
-		victims, over = g.judgeLocked(held, ok, live, ceiling)
+		victims, largest, over = g.judgeLocked(held, ok, live, ceiling)
 	}
 	g.lastLook, g.lastLookHeap = time.Now(), objects
 	g.setOverLocked(over)
@@ -344,17 +344,29 @@ func (g *governor) attribute(objects, live, minBudget, ceiling int64) {
 		g.base = max(live-sumOf(held), 0)
 	}
 	g.mu.Unlock()
+	// A failed run's VM is dropped, and its memory released, once its goroutine has unwound.
 	for _, r := range victims {
-		// Its VM is dropped, and the memory released, once its goroutine has unwound.
 		r.fail(KindMemoryLimit, fmt.Sprintf("heap limit of %d MiB exceeded", r.limits.HeapBytes>>20))
+	}
+	if largest != nil {
+		largest.fail(KindMemoryLimit, fmt.Sprintf("the process's memory ceiling of %d MiB was reached, and this run held the most (%d MiB)",
+			ceiling>>20, heldBy(held, ok, live, largest)>>20))
 	}
 }
 
+// heldBy is what judgeLocked counted for r.
+func heldBy(held map[int]int64, ok bool, live int64, r *run) int64 {
+	if !ok {
+		return live - r.memStart
+	}
+	return held[r.slot]
+}
+
 // judgeLocked picks the runs to fail from what each holds: those over their budget and,
-// over the ceiling with none of those, the largest holder, unless a failed run is still
-// unwinding (what it frees may bring the heap under). It reports whether the process is
-// over its ceiling.
-func (g *governor) judgeLocked(held map[int]int64, ok bool, live, ceiling int64) (victims []*run, over bool) {
+// over the ceiling with none of those, the largest holder (returned apart), unless a
+// failed run is still unwinding (what it frees may bring the heap under). It reports
+// whether the process is over its ceiling.
+func (g *governor) judgeLocked(held map[int]int64, ok bool, live, ceiling int64) (victims []*run, ceilingVictim *run, over bool) {
 	var largest *run
 	var largestHeld int64
 	unwinding := false
@@ -376,9 +388,9 @@ func (g *governor) judgeLocked(held map[int]int64, ok bool, live, ceiling int64)
 	}
 	over = ceiling > 0 && live > ceiling
 	if over && len(victims) == 0 && largest != nil && !unwinding {
-		victims = append(victims, largest)
+		ceilingVictim = largest
 	}
-	return victims, over
+	return victims, ceilingVictim, over
 }
 
 func sumOf(held map[int]int64) int64 {

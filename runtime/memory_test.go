@@ -5,6 +5,7 @@ import (
 	"fmt"
 	goruntime "runtime"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -129,8 +130,10 @@ func TestMemoryCeiling(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Failure == nil || res.Failure.Kind != KindMemoryLimit {
-		t.Errorf("a run holding more than the ceiling: %.200s, want memory-limit", res.Text())
+	const prefix = "the process's memory ceiling of "
+	if res.Failure == nil || res.Failure.Kind != KindMemoryLimit || !strings.HasPrefix(res.Failure.Message, prefix) ||
+		!strings.Contains(res.Failure.Message, "this run held the most") {
+		t.Errorf("a run holding more than the ceiling: %.200s, want memory-limit: %s… this run held the most", res.Text(), prefix)
 	}
 	if got := runCode(t, p, "return 'next'", nil).Text(); got != "next" {
 		t.Errorf("the next run = %q", got)
