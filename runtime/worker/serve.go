@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	goruntime "runtime"
+	"runtime/debug"
 	"sync"
 	"time"
 
@@ -70,6 +71,10 @@ func Serve(r io.Reader, w io.Writer) error {
 		return err
 	}
 	s.mem = applyLimits(limits.HeapBytes)
+	// The memory limit above bounds the heap, so the collector may wait for more garbage
+	// than the default between cycles: the runs are alone in this process, and the
+	// governor judges what they hold after a collection, not the garbage.
+	debug.SetGCPercent(workerGCPercent)
 	if err := s.send(&message{T: tReady, PID: os.Getpid(), VMBytes: s.mem.vm, ASLimit: s.mem.as}); err != nil {
 		return err
 	}
@@ -308,3 +313,6 @@ func pollable(r io.Reader) io.Reader {
 	}
 	return os.NewFile(fd, f.Name())
 }
+
+// workerGCPercent is the worker's GOGC: four times the default's room for garbage.
+var workerGCPercent = 400
