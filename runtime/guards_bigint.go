@@ -11,35 +11,25 @@ import (
 
 // BigInt, guarded lazily (see lazyObjectFamilies). goja's BigInt arithmetic is Go's
 // math/big inside one native call:
-//   - BigInt(string) parses in time quadratic in the digits (a million digits took 2.3 s,
-//     four million did not finish): strings of more than maxBigIntDigits characters are
-//     refused with a SyntaxError before parsing, whichever way BigInt gets them (directly,
-//     or from an object's valueOf or toString, converted once by the guard);
-//   - BigInt.prototype.toString and toLocaleString take time of order n^1.56 in the bits
-//     (16M bits took 3.8 s, 400M bits did not finish): over maxBigIntStringBits, the
-//     RangeError V8 gives for a BigInt over its size limit;
-//   - BigInt.asUintN and asIntN build 2 ** bits whatever their argument
-//     (BigInt.asUintN(2 ** 37, -1n) asked for 17 GiB at once): for bits over the budget
-//     the guard computes the result without it (x itself, when x fits), and refuses only
-//     a result that is itself over the budget.
+//   - BigInt(string) parses in time quadratic in the digits: strings of more than
+//     maxBigIntDigits characters are refused with a SyntaxError before parsing, whichever
+//     way BigInt gets them (directly, or from an object's valueOf or toString, converted
+//     once by the guard);
+//   - BigInt.prototype.toString and toLocaleString take time of order n^1.56 in the bits:
+//     over maxBigIntStringBits, the RangeError V8 gives for a BigInt over its size limit;
+//   - BigInt.asUintN and asIntN build 2 ** bits whatever their argument: for bits over the
+//     budget the guard computes the result without it (x itself, when x fits), and refuses
+//     only a result that is itself over the budget.
 // What no wrapper reaches: the operators **, << and >>, and the implicit conversions
-// between strings and BigInts (==, <, + '', template literals), are VM instructions.
-// Measured through Pool.Run at a 512 MiB budget and a 1 s compute budget:
-//   - 1n << 2n ** 38n (and 1n >> -(2n ** 38n)): one 32 GiB make, the process dies of
-//     Go's fatal out of memory at once; 1n << 2n ** 33n: a 1 GiB make, the run fails
-//     with memory-limit; 1n << 2n ** 30n: 128 MiB, 0.08 s, fine;
-//   - 2n ** 2n ** 36n: the run times out at 1 s, its goroutine goes on to 3.3 GB and
-//     the process dies out of memory after 8.9 s; 3n ** 1e9n (198 MB): the goroutine
-//     spins for minutes at 70 MB;
-//   - '' + (1n << 400000000n): minutes of native toString; a 2^25-bit template literal
-//     7.9 s; 1n == '1'.repeat(1e6): 1.5 s of native parse, quadratic beyond.
-// Only a process boundary (runtime/worker) or a patch to goja's vm.go bounds these.
+// between strings and BigInts (==, <, + '', template literals), are VM instructions that
+// can allocate or compute without bound in one step (BENCHMARKS.md, "BigInt"). Only a
+// process boundary (runtime/worker) or a patch to goja's vm.go bounds these.
 
 // maxBigIntDigits bounds the characters of a string converted by BigInt().
 const maxBigIntDigits = 100_000
 
-// maxBigIntStringBits bounds the BigInts that toString converts: 2^23 bits (2.5 million
-// decimal digits) took 0.84 s, 2^24 bits 3.8 s.
+// maxBigIntStringBits bounds the BigInts that toString converts (2.5 million decimal
+// digits), under a second of native work.
 const maxBigIntStringBits = 1 << 23
 
 // msgBigIntSize is V8's message for a BigInt over its size limit.
