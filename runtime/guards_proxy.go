@@ -226,23 +226,7 @@ func (r *run) hasInstanceTrap(t *goja.Object, sym *goja.Symbol, _ goja.Value) go
 		return t.GetSymbol(sym)
 	}
 	if r.objects.hasInstance == nil {
-		r.objects.hasInstance = r.native(func(call goja.FunctionCall) goja.Value {
-			o, ok := call.Argument(0).(*goja.Object)
-			c, isObj := call.This.(*goja.Object)
-			if !ok || !isObj {
-				return r.vm.ToValue(false)
-			}
-			proto, ok := c.Get("prototype").(*goja.Object)
-			if !ok {
-				panic(r.vm.NewTypeError("prototype is not an object"))
-			}
-			for p := o.Prototype(); p != nil; p = p.Prototype() {
-				if p == proto {
-					return r.vm.ToValue(true)
-				}
-			}
-			return r.vm.ToValue(false)
-		})
+		r.objects.hasInstance = r.native(r.ordinaryHasInstance("prototype is not an object"))
 	}
 	return r.objects.hasInstance
 }

@@ -120,27 +120,34 @@ func (r *run) countBufferMethods() {
 	_ = proto.DefineAccessorProperty("byteLength", counted, nil, goja.FLAG_TRUE, goja.FLAG_FALSE)
 }
 
+// ordinaryHasInstance is OrdinaryHasInstance with the receiver as the constructor:
+// whether the receiver's prototype property is on the value's prototype chain; a
+// prototype that is not an object throws a TypeError with msg.
+func (r *run) ordinaryHasInstance(msg string) func(goja.FunctionCall) goja.Value {
+	return func(call goja.FunctionCall) goja.Value {
+		o, ok := call.Argument(0).(*goja.Object)
+		c, isObj := call.This.(*goja.Object)
+		if !ok || !isObj {
+			return r.vm.ToValue(false)
+		}
+		proto, ok := c.Get("prototype").(*goja.Object)
+		if !ok {
+			panic(r.vm.NewTypeError(msg))
+		}
+		for p := o.Prototype(); p != nil; p = p.Prototype() {
+			if p == proto {
+				return r.vm.ToValue(true)
+			}
+		}
+		return r.vm.ToValue(false)
+	}
+}
+
 // hasInstance is OrdinaryHasInstance with the receiver as the constructor: whether the
 // receiver's prototype property is on the value's prototype chain.
 func (r *run) hasInstance() goja.Value {
 	if r.in.hasInstance == nil {
-		r.in.hasInstance = r.native(func(call goja.FunctionCall) goja.Value {
-			o, ok := call.Argument(0).(*goja.Object)
-			c, isObj := call.This.(*goja.Object)
-			if !ok || !isObj {
-				return r.vm.ToValue(false)
-			}
-			proto, ok := c.Get("prototype").(*goja.Object)
-			if !ok {
-				panic(r.vm.NewTypeError("Function has non-object prototype in instanceof check"))
-			}
-			for p := o.Prototype(); p != nil; p = p.Prototype() {
-				if p == proto {
-					return r.vm.ToValue(true)
-				}
-			}
-			return r.vm.ToValue(false)
-		})
+		r.in.hasInstance = r.native(r.ordinaryHasInstance("Function has non-object prototype in instanceof check"))
 		_ = r.in.hasInstance.ToObject(r.vm).DefineDataProperty("name", r.vm.ToValue("[Symbol.hasInstance]"), goja.FLAG_FALSE, goja.FLAG_TRUE, goja.FLAG_FALSE)
 	}
 	return r.in.hasInstance
