@@ -315,4 +315,4 @@ func pollable(r io.Reader) io.Reader {
 }
 
 // workerGCPercent is the worker's GOGC: four times the default's room for garbage.
-var workerGCPercent = 400
+const workerGCPercent = 400
