@@ -24,10 +24,12 @@ type discoveryTool struct {
 	DeferLoading bool            `json:"deferLoading"`
 }
 
-// discoveryQuery is one entry of a discovery corpus's queries.json: a task and the
-// tools that serve it.
+// discoveryQuery is one entry of a discovery corpus's queries.json: a task as a user
+// puts it to an agent, optionally the query the agent passes to tools.$search for it,
+// and the tools that serve it.
 type discoveryQuery struct {
 	Query      string   `json:"query"`
+	Search     string   `json:"search"`
 	Acceptable []string `json:"acceptable"`
 }
 
@@ -66,49 +68,57 @@ func loadDiscovery(t testing.TB, dir string) (tools []Tool, queries []discoveryQ
 	return tools, qs.Queries, true
 }
 
-// TestRecall measures search quality on task queries: recall@1 and recall@5 are logged,
-// and recall@5 under the corpus's floor fails. The goal is 0.9 on the project's corpus
-// (testdata/discovery at the repository root: 619 real MCP tools, 104 queries written
-// as agents phrase needs); lexical search does not reach it yet, so the floor there is
-// what it reaches today, and any loss fails. This package's small fixture must stay at
-// the goal.
+// TestRecall measures search quality: recall@1 and recall@5 are logged, and recall@5
+// under a floor fails. The project's corpus (testdata/discovery at the repository root:
+// 619 real MCP tools, 104 tasks) is searched two ways: with the agent's search queries
+// (written for each task by someone who saw the tasks and the server names but no tool),
+// which must reach the goal of 0.9; and with the task as the user worded it, which
+// lexical search is far from (its floor is what it reaches today, so any loss fails).
+// This package's small fixture must stay at the goal with its task wording.
 func TestRecall(t *testing.T) {
-	floors := map[string]float64{"testdata/discovery": 0.9, "../testdata/discovery": 0.55}
-	for _, dir := range []string{"testdata/discovery", "../testdata/discovery"} {
-		t.Run(dir, func(t *testing.T) {
-			tools, queries, ok := loadDiscovery(t, dir)
+	for _, tc := range []struct {
+		dir, field string
+		floor      float64
+	}{
+		{"testdata/discovery", "query", 0.9},
+		{"../testdata/discovery", "search", 0.9},
+		{"../testdata/discovery", "query", 0.55},
+	} {
+		t.Run(tc.dir+"/"+tc.field, func(t *testing.T) {
+			tools, queries, ok := loadDiscovery(t, tc.dir)
 			if !ok {
-				t.Fatalf("%s/tools.json or queries.json is missing", dir)
+				t.Fatalf("%s/tools.json or queries.json is missing", tc.dir)
 			}
 			ix := NewIndex(tools)
 			var at1, at5 int
 			for _, q := range queries {
-				hits := ix.Search(q.Query, 5, nil)
-				rank := -1
-				for i, h := range hits {
-					if slices.Contains(q.Acceptable, h.Name) {
-						rank = i
-						break
-					}
+				text := q.Query
+				if tc.field == "search" {
+					text = q.Search
 				}
+				if text == "" {
+					t.Fatalf("task %q has no %s", q.Query, tc.field)
+				}
+				hits := ix.Search(text, 5, nil)
+				rank := slices.IndexFunc(hits, func(h Hit) bool { return slices.Contains(q.Acceptable, h.Name) })
 				if rank == 0 {
 					at1++
 				}
 				if rank >= 0 {
 					at5++
-				} else {
-					names := make([]string, len(hits))
-					for i, h := range hits {
-						names[i] = h.Name
-					}
-					t.Logf("miss: %q wants %v, got %v", q.Query, q.Acceptable, names)
+					continue
 				}
+				names := make([]string, len(hits))
+				for i, h := range hits {
+					names[i] = h.Name
+				}
+				t.Logf("miss: %q wants %v, got %v", text, q.Acceptable, names)
 			}
 			n := float64(len(queries))
 			r1, r5 := float64(at1)/n, float64(at5)/n
 			t.Logf("%d tools, %d queries: recall@1 %.3f, recall@5 %.3f", ix.Len(), len(queries), r1, r5)
-			if r5 < floors[dir] {
-				t.Errorf("recall@5 is %.3f, below the floor of %.2f", r5, floors[dir])
+			if r5 < tc.floor {
+				t.Errorf("recall@5 is %.3f, below the floor of %.2f", r5, tc.floor)
 			}
 		})
 	}
