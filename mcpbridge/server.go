@@ -8,8 +8,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -97,16 +95,12 @@ func (s *Server) Sync(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	sections := slices.Clone(desc.Sections)
-	slices.SortStableFunc(sections, func(a, b pipeline.Section) int { return a.Order - b.Order })
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	keep := map[string]bool{}
-	for _, ts := range desc.Tools {
+	for _, ts := range Offered(desc) {
 		t := &mcp.Tool{Name: ts.Name, Description: ts.Description, InputSchema: objectSchema(ts.Parameters)}
-		if ts.Name == registry.RunCodeName {
-			t.Description = runCodeDescription(ts.Description, sections)
-		} else if e, ok := set.Get(ts.Name); ok {
+		if e, ok := set.Get(ts.Name); ok && ts.Name != registry.RunCodeName {
 			if out := outputSchema(e.OutputSchema()); out != nil {
 				t.OutputSchema = out
 			}
@@ -210,21 +204,6 @@ func (s *Server) unlisted(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		return next(ctx, method, req)
 	}
-}
-
-// runCodeDescription is run_code's description followed by the prompt sections,
-// which point at themselves as "below" rather than "in the system prompt".
-func runCodeDescription(desc string, sections []pipeline.Section) string {
-	var b strings.Builder
-	b.WriteString(strings.Replace(desc, "in the system prompt", "below", 1))
-	for _, sec := range sections {
-		if sec.Text == "" {
-			continue
-		}
-		b.WriteString("\n\n")
-		b.WriteString(strings.TrimRight(sec.Text, "\n"))
-	}
-	return b.String()
 }
 
 // stopKey carries, in a session's context, the context whose end cancels the session's

@@ -132,6 +132,12 @@ const (
 // Describe returns run_code (plus every visible tool under mode both), the ptc rule
 // section (mode ptc only) and the SDK section.
 func (e *Executor) Describe(set *registry.ResolvedToolSet) (*pipeline.Description, error) {
+	return Describe(set, e.o.SDKBudget)
+}
+
+// Describe returns what an executor whose [Options.SDKBudget] is sdkBudget describes
+// for set, without making one (for example to print it).
+func Describe(set *registry.ResolvedToolSet, sdkBudget int) (*pipeline.Description, error) {
 	d := &pipeline.Description{}
 	switch set.Mode() {
 	case registry.ModePTC:
@@ -142,7 +148,7 @@ func (e *Executor) Describe(set *registry.ResolvedToolSet) (*pipeline.Descriptio
 	default:
 		return nil, fmt.Errorf("ptc: the run_code executor serves modes ptc and both, not %q", set.Mode())
 	}
-	d.Sections = append(d.Sections, pipeline.Section{Name: SectionSDK, Order: 150, Text: e.SDK(set)})
+	d.Sections = append(d.Sections, pipeline.Section{Name: SectionSDK, Order: 150, Text: sdk(set, sdkBudget)})
 	return d, nil
 }
 
@@ -151,8 +157,9 @@ type sdkKey struct{ budget int }
 
 // SDK returns the SDK section for the set under the executor's budget: the full SDK or
 // the index. It is rendered once per set and budget, and kept with the set.
-func (e *Executor) SDK(set *registry.ResolvedToolSet) string {
-	budget := e.o.SDKBudget
+func (e *Executor) SDK(set *registry.ResolvedToolSet) string { return sdk(set, e.o.SDKBudget) }
+
+func sdk(set *registry.ResolvedToolSet, budget int) string {
 	return set.Memo(sdkKey{budget}, func() any {
 		return sdkgen.GenerateWith(set, &sdkgen.Options{Budget: budget})
 	}).(string)

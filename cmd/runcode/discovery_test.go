@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -28,6 +29,47 @@ func TestSDKBudgetFlags(t *testing.T) {
 		t.Errorf("--sdk-budget 0: exit %d\n%s", code, out)
 	}
 	if code, _, errOut := sdk("--sdk-budget", "-1"); code != exitUsage || !strings.Contains(errOut, "--sdk-budget must not be negative") {
+		t.Errorf("--sdk-budget -1: exit %d, stderr %q", code, errOut)
+	}
+}
+
+// TestDescribeSDKBudget: describe shows run_code as serve offers it, its description
+// ending with the SDK section that sdk prints for the same budget; native has none.
+func TestDescribeSDKBudget(t *testing.T) {
+	shop := filepath.Join(programsDir, "shop.json")
+	cli := func(args ...string) (int, string, string) {
+		var stdout, stderr bytes.Buffer
+		code := run(context.Background(), args, nil, &stdout, &stderr)
+		return code, stdout.String(), stderr.String()
+	}
+	for _, tc := range []struct {
+		mode, budget string
+		tools        int
+		index        bool
+	}{
+		{"ptc", "16384", 1, false},
+		{"ptc", "100", 1, true},
+		{"both", "100", 10, true},
+		{"both", "0", 10, false},
+	} {
+		code, out, errOut := cli("describe", "--tools", shop, "--mode", tc.mode, "--sdk-budget", tc.budget)
+		var schemas []struct{ Name, Description string }
+		if err := json.Unmarshal([]byte(out), &schemas); code != 0 || err != nil {
+			t.Fatalf("describe --mode %s --sdk-budget %s: exit %d, %v, stderr %q", tc.mode, tc.budget, code, err, errOut)
+		}
+		_, sdk, _ := cli("sdk", "--tools", shop, "--sdk-budget", tc.budget)
+		last := schemas[len(schemas)-1]
+		if len(schemas) != tc.tools || last.Name != "run_code" || !strings.HasSuffix(last.Description, strings.TrimRight(sdk, "\n")) {
+			t.Errorf("--mode %s --sdk-budget %s: %d tools, last %q; want %d ending with run_code carrying the SDK section:\n%s", tc.mode, tc.budget, len(schemas), last.Name, tc.tools, last.Description)
+		}
+		if got := strings.Contains(last.Description, "There are 9 tools"); got != tc.index {
+			t.Errorf("--mode %s --sdk-budget %s: index %v, want %v", tc.mode, tc.budget, got, tc.index)
+		}
+	}
+	if code, out, _ := cli("describe", "--tools", shop, "--mode", "native", "--sdk-budget", "100"); code != 0 || strings.Contains(out, "run_code") {
+		t.Errorf("native: exit %d\n%s", code, out)
+	}
+	if code, _, errOut := cli("describe", "--tools", shop, "--sdk-budget", "-1"); code != exitUsage || errOut != "runcode describe: --sdk-budget must not be negative, got -1\n" {
 		t.Errorf("--sdk-budget -1: exit %d, stderr %q", code, errOut)
 	}
 }

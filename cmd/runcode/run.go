@@ -10,6 +10,8 @@ import (
 	"io"
 	"strings"
 
+	"github.com/runcode-go/runcode/mcpbridge"
+	"github.com/runcode-go/runcode/ptc"
 	"github.com/runcode-go/runcode/registry"
 	"github.com/runcode-go/runcode/runtime"
 	"github.com/runcode-go/runcode/sdkgen"
@@ -28,8 +30,9 @@ commands:
   sdk [--tools F] [--ts] [--sdk-budget N] [--full]
                                    print the SDK prompt section for the tools (--ts: only the TypeScript);
                                    past --sdk-budget bytes of declarations it is an index (--full: never)
-  describe [--tools F] [--mode M]  print, as JSON, the tool schemas the model is sent in mode M
-                                   (native, ptc or both; default ptc)
+  describe [--tools F] [--mode M] [--sdk-budget N]
+                                   print, as JSON, the tool schemas serve sends the model in mode M
+                                   (native, ptc or both; default ptc): run_code's carries the SDK section
   run [flags] [FILE|-]             run one program as a run_code call and print the model-facing text
   check [--tools F] FILE           check a program without running it: syntax, unknown tools, tools it reaches
   search [--tools F] [--limit N] QUERY
@@ -245,10 +248,12 @@ func pathOrRoot(p string) string {
 }
 
 func describeCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("describe", "[--tools F] [--root DIR] [--mode M]", stdout, stderr)
+	fs := newFlags("describe", "[--tools F] [--root DIR] [--mode M] [--sdk-budget BYTES]", stdout, stderr)
 	tools := fs.String("tools", "", toolsHelp)
 	root := fs.String("root", ".", rootHelp)
 	mode := fs.String("mode", string(registry.ModePTC), "`MODE` to describe: native (every tool), ptc (only run_code) or both")
+	var budget int
+	registerSDKBudget(fs, &budget)
 	if code, ok := parse(fs, args, stdout, stderr); !ok {
 		return code
 	}
@@ -257,20 +262,26 @@ func describeCommand(ctx context.Context, args []string, stdout, stderr io.Write
 		fmt.Fprintf(stderr, "runcode describe: unknown --mode %q; want native, ptc or both\n", *mode)
 		return exitUsage
 	}
+	if budget < 0 {
+		fmt.Fprintf(stderr, "runcode describe: --sdk-budget must not be negative, got %d\n", budget)
+		return exitUsage
+	}
 	set, release, err := toolSet(ctx, *tools, *root, m)
 	if err != nil {
 		fmt.Fprintf(stderr, "runcode describe: %v\n", err)
 		return exitUsage
 	}
 	defer release()
-	var schemas []registry.ToolSchema
-	switch m {
-	case registry.ModeNative:
-		schemas = set.Schemas()
-	case registry.ModePTC:
-		schemas = []registry.ToolSchema{sdkgen.RunCodeSchema()}
-	case registry.ModeBoth:
-		schemas = append(set.Schemas(), sdkgen.RunCodeSchema())
+	// The schemas as serve offers them: under ptc and both, run_code's description
+	// carries the rules and the SDK section (or its index past the budget).
+	schemas := set.Schemas()
+	if m != registry.ModeNative {
+		desc, err := ptc.Describe(set, sdkBudget(budget))
+		if err != nil {
+			fmt.Fprintf(stderr, "runcode describe: %v\n", err)
+			return exitFail
+		}
+		schemas = mcpbridge.Offered(desc)
 	}
 	if schemas == nil {
 		schemas = []registry.ToolSchema{}

@@ -118,7 +118,8 @@ func compact(t *testing.T, raw json.RawMessage, def string) json.RawMessage {
 }
 
 // TestDescribe: native sends every tool (set.Schemas()), ptc only run_code, both
-// every tool then run_code; the default is ptc.
+// every tool then run_code (its description followed by the prompt sections, as serve
+// sends it; TestDescribeSDKBudget checks those); the default is ptc.
 func TestDescribe(t *testing.T) {
 	names := func(stdout string) []string {
 		var got []struct {
@@ -132,7 +133,8 @@ func TestDescribe(t *testing.T) {
 		var out []string
 		for _, g := range got {
 			out = append(out, g.Name)
-			if g.Name == "run_code" && (g.Description != sdkgen.RunCodeDescription || string(compact(t, g.Parameters, "")) != sdkgen.RunCodeParameters) {
+			own := strings.Replace(sdkgen.RunCodeDescription, "in the system prompt", "below", 1)
+			if g.Name == "run_code" && (!strings.HasPrefix(g.Description, own+"\n\n") || string(compact(t, g.Parameters, "")) != sdkgen.RunCodeParameters) {
 				t.Errorf("run_code described as %+v", g)
 			}
 		}
