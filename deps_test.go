@@ -35,6 +35,7 @@ var allowed = map[string][]string{
 	"internal/testwait": {},
 	"internal/rtlink":   {},
 	"internal/procfd":   {},
+	"internal/jsontext": {},
 	"bindings":          {"runtime", "pipeline", "registry", "sdkgen", "github.com/dop251/goja"},
 	"ptc":               {"bindings", "runtime", "pipeline", "registry", "sdkgen"},
 	"workspace":         {"registry", "github.com/bmatcuk/doublestar/v4"},

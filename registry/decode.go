@@ -2,10 +2,9 @@ package registry
 
 import (
 	"encoding/json"
-	"strconv"
 	"strings"
-	"unicode/utf16"
-	"unicode/utf8"
+
+	"github.com/runcode-go/runcode/internal/jsontext"
 )
 
 // decoder turns canonical text (already validated by canon) into a Go tree. Strings
@@ -70,48 +69,19 @@ func (d *decoder) value() any {
 }
 
 func (d *decoder) str() string {
-	d.pos++
 	start := d.pos
-	for d.s[d.pos] != '"' && d.s[d.pos] != '\\' {
-		d.pos++
-	}
-	if d.s[d.pos] == '"' {
-		d.pos++
-		return d.s[start : d.pos-1]
-	}
-	var b strings.Builder
-	b.WriteString(d.s[start:d.pos])
-	for d.s[d.pos] != '"' {
-		if d.s[d.pos] != '\\' {
-			b.WriteByte(d.s[d.pos])
-			d.pos++
-			continue
+	i, esc := d.pos+1, false
+	for {
+		i = jsontext.SkipPlain(d.s, i)
+		if d.s[i] == '"' {
+			break
 		}
-		e := d.s[d.pos+1]
-		d.pos += 2
-		switch e {
-		case 'b':
-			b.WriteByte('\b')
-		case 'f':
-			b.WriteByte('\f')
-		case 'n':
-			b.WriteByte('\n')
-		case 'r':
-			b.WriteByte('\r')
-		case 't':
-			b.WriteByte('\t')
-		case 'u':
-			r, _ := strconv.ParseUint(d.s[d.pos:d.pos+4], 16, 32)
-			d.pos += 4
-			if utf16.IsSurrogate(rune(r)) {
-				b.WriteRune(utf8.RuneError) // a lone surrogate has no UTF-8 form
-			} else {
-				b.WriteRune(rune(r))
-			}
-		default:
-			b.WriteByte(e)
-		}
+		_, i = jsontext.Escape(d.s, i) // valid: the text is canonical
+		esc = true
 	}
-	d.pos++
-	return b.String()
+	d.pos = i + 1
+	if !esc {
+		return d.s[start+1 : i]
+	}
+	return jsontext.Unquote(d.s[start:d.pos])
 }

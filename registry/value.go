@@ -7,9 +7,10 @@ import (
 	"fmt"
 	"math"
 	"strconv"
-	"unicode/utf16"
 	"unicode/utf8"
 	"unsafe"
+
+	"github.com/runcode-go/runcode/internal/jsontext"
 )
 
 // MaxDepth bounds the nesting of a [Value]. Deeper input is rejected rather than
@@ -62,7 +63,7 @@ func MustParseValue(text string) Value {
 // as a JSON encoder would.
 func StringValue(s string) Value {
 	b := make([]byte, 0, len(s)+2)
-	b = appendQuoted(b, s)
+	b = jsontext.AppendString(b, s)
 	return Value{unsafe.String(unsafe.SliceData(b), len(b))}
 }
 
@@ -348,13 +349,7 @@ func (c *canon) str() error {
 	c.out = append(c.out, '"')
 	for {
 		run := c.pos
-		for c.pos < len(c.in) {
-			b := c.in[c.pos]
-			if b == '"' || b == '\\' || b < 0x20 || b >= utf8.RuneSelf {
-				break
-			}
-			c.pos++
-		}
+		c.pos = jsontext.SkipASCII(c.in, c.pos)
 		c.out = append(c.out, c.in[run:c.pos]...)
 		if c.pos >= len(c.in) {
 			return c.errorf("unterminated string")
@@ -381,66 +376,24 @@ func (c *canon) str() error {
 	}
 }
 
+// escape copies the escape at pos as JSON.stringify would write what it stands for (a
+// lone surrogate stays escaped).
 func (c *canon) escape() error {
-	if c.pos+1 >= len(c.in) {
+	r, next := jsontext.Escape(c.in, c.pos)
+	switch {
+	case next >= 0:
+		c.out = jsontext.AppendRune(c.out, r)
+		c.pos = next
+		return nil
+	case c.pos+1 >= len(c.in):
 		return c.errorf("unterminated escape")
+	case c.in[c.pos+1] == 'u':
+		c.pos += 2
+		return c.errorf("invalid \\u escape")
 	}
 	e := c.in[c.pos+1]
 	c.pos += 2
-	switch e {
-	case '"', '\\':
-		c.out = append(c.out, '\\', e)
-	case '/':
-		c.out = append(c.out, '/')
-	case 'b', 'f', 'n', 'r', 't':
-		c.out = append(c.out, '\\', e)
-	case 'u':
-		r, ok := c.hex4()
-		if !ok {
-			return c.errorf("invalid \\u escape")
-		}
-		if utf16.IsSurrogate(r) {
-			if r < 0xDC00 && c.pos+1 < len(c.in) && c.in[c.pos] == '\\' && c.in[c.pos+1] == 'u' {
-				save := c.pos
-				c.pos += 2
-				if lo, ok := c.hex4(); ok && lo >= 0xDC00 && lo <= 0xDFFF {
-					c.out = utf8.AppendRune(c.out, utf16.DecodeRune(r, lo))
-					return nil
-				}
-				c.pos = save
-			}
-			// A lone surrogate is kept escaped, as JSON.stringify writes it.
-			c.out = fmt.Appendf(c.out, `\u%04x`, r)
-			return nil
-		}
-		c.out = appendRuneEscaped(c.out, r)
-	default:
-		return c.errorf("invalid escape \\%c", e)
-	}
-	return nil
-}
-
-func (c *canon) hex4() (rune, bool) {
-	if c.pos+4 > len(c.in) {
-		return 0, false
-	}
-	var r rune
-	for _, b := range c.in[c.pos : c.pos+4] {
-		var d byte
-		switch {
-		case b >= '0' && b <= '9':
-			d = b - '0'
-		case b >= 'a' && b <= 'f':
-			d = b - 'a' + 10
-		case b >= 'A' && b <= 'F':
-			d = b - 'A' + 10
-		default:
-			return 0, false
-		}
-		r = r<<4 | rune(d)
-	}
-	c.pos += 4
-	return r, true
+	return c.errorf("invalid escape \\%c", e)
 }
 
 func (c *canon) number() error {

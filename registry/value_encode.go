@@ -1,11 +1,9 @@
 package registry
 
 import (
-	"fmt"
 	"math"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 	"unsafe"
 )
 
@@ -59,60 +57,4 @@ func appendNumber(dst []byte, f float64) []byte {
 		dst = strconv.AppendInt(dst, int64(n-1), 10)
 	}
 	return dst
-}
-
-// appendQuoted appends s as JSON.stringify would quote it.
-func appendQuoted(dst []byte, s string) []byte {
-	dst = append(dst, '"')
-	run := 0
-	for i := 0; i < len(s); {
-		b := s[i]
-		if b >= 0x20 && b != '"' && b != '\\' && b < utf8.RuneSelf {
-			i++
-			continue
-		}
-		if b >= utf8.RuneSelf {
-			r, size := utf8.DecodeRuneInString(s[i:])
-			if r == utf8.RuneError && size == 1 {
-				dst = append(dst, s[run:i]...)
-				dst = append(dst, "\uFFFD"...)
-				i++
-				run = i
-				continue
-			}
-			i += size
-			continue
-		}
-		dst = append(dst, s[run:i]...)
-		dst = appendRuneEscaped(dst, rune(b))
-		i++
-		run = i
-	}
-	dst = append(dst, s[run:]...)
-	return append(dst, '"')
-}
-
-// appendRuneEscaped appends r inside a JSON string, escaping only what
-// JSON.stringify escapes.
-func appendRuneEscaped(dst []byte, r rune) []byte {
-	switch r {
-	case '"':
-		return append(dst, '\\', '"')
-	case '\\':
-		return append(dst, '\\', '\\')
-	case '\b':
-		return append(dst, '\\', 'b')
-	case '\f':
-		return append(dst, '\\', 'f')
-	case '\n':
-		return append(dst, '\\', 'n')
-	case '\r':
-		return append(dst, '\\', 'r')
-	case '\t':
-		return append(dst, '\\', 't')
-	}
-	if r < 0x20 {
-		return fmt.Appendf(dst, `\u%04x`, r)
-	}
-	return utf8.AppendRune(dst, r)
 }

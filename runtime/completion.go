@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/dop251/goja"
+	"github.com/runcode-go/runcode/internal/jsontext"
 )
 
 // Lossless JSON: null, booleans, finite numbers other than -0, strings without lone
@@ -265,7 +266,7 @@ func (e *encoder) plain(o *goja.Object) encodeResult {
 		if i > 0 {
 			e.buf = append(e.buf, ',')
 		}
-		e.buf = appendJSONGoString(e.buf, k)
+		e.buf = jsontext.AppendString(e.buf, k)
 		e.buf = append(e.buf, ':')
 		e.path = append(e.path, k)
 		if res := e.value(o.Get(k)); res != encodeOK {
@@ -315,16 +316,7 @@ func appendJSONString(buf []byte, s goja.String) ([]byte, bool) {
 	n := s.Length()
 	for i := 0; i < n; i++ {
 		c := s.CharAt(i)
-		switch {
-		case c == '"':
-			buf = append(buf, '\\', '"')
-		case c == '\\':
-			buf = append(buf, '\\', '\\')
-		case c < 0x20:
-			buf = appendControl(buf, rune(c))
-		case c < utf8.RuneSelf:
-			buf = append(buf, byte(c))
-		case utf16.IsSurrogate(rune(c)):
+		if utf16.IsSurrogate(rune(c)) {
 			if c < 0xDC00 && i+1 < n {
 				if d := s.CharAt(i + 1); d >= 0xDC00 && d <= 0xDFFF {
 					buf = utf8.AppendRune(buf, utf16.DecodeRune(rune(c), rune(d)))
@@ -333,45 +325,10 @@ func appendJSONString(buf []byte, s goja.String) ([]byte, bool) {
 				}
 			}
 			return buf, false
-		default:
-			buf = utf8.AppendRune(buf, rune(c))
 		}
+		buf = jsontext.AppendRune(buf, rune(c))
 	}
 	return append(buf, '"'), true
-}
-
-// appendJSONGoString is appendJSONString for a Go string (an object key).
-func appendJSONGoString(buf []byte, s string) []byte {
-	buf = append(buf, '"')
-	for _, c := range s {
-		switch {
-		case c == '"':
-			buf = append(buf, '\\', '"')
-		case c == '\\':
-			buf = append(buf, '\\', '\\')
-		case c < 0x20:
-			buf = appendControl(buf, c)
-		default:
-			buf = utf8.AppendRune(buf, c)
-		}
-	}
-	return append(buf, '"')
-}
-
-func appendControl(buf []byte, c rune) []byte {
-	switch c {
-	case '\b':
-		return append(buf, '\\', 'b')
-	case '\f':
-		return append(buf, '\\', 'f')
-	case '\n':
-		return append(buf, '\\', 'n')
-	case '\r':
-		return append(buf, '\\', 'r')
-	case '\t':
-		return append(buf, '\\', 't')
-	}
-	return append(buf, fmt.Sprintf(`\u%04x`, c)...)
 }
 
 // jsonStringLen is the length of a Go string as JSON.stringify would encode it.

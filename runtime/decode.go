@@ -3,10 +3,10 @@ package runtime
 import (
 	"errors"
 	"strconv"
-	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/dop251/goja"
+	"github.com/runcode-go/runcode/internal/jsontext"
 )
 
 // Host results arrive as JSON and become native JavaScript values built directly, which is
@@ -172,17 +172,13 @@ func (d *decoder) strValue() (goja.Value, error) {
 // plain returns the bytes of the string at pos and moves past it if it has no escapes
 // and no control characters; otherwise it leaves pos alone.
 func (d *decoder) plain() ([]byte, bool) {
-	for i := d.pos + 1; i < len(d.data); i++ {
-		switch c := d.data[i]; {
-		case c == '"':
-			raw := d.data[d.pos+1 : i]
-			d.pos = i + 1
-			return raw, true
-		case c == '\\' || c < 0x20:
-			return nil, false
-		}
+	i := jsontext.SkipPlain(d.data, d.pos+1)
+	if i == len(d.data) || d.data[i] != '"' {
+		return nil, false
 	}
-	return nil, false
+	raw := d.data[d.pos+1 : i]
+	d.pos = i + 1
+	return raw, true
 }
 
 // integer decodes a number spelled as an integer of at most 15 digits (exact in a
@@ -218,93 +214,27 @@ func (d *decoder) integer() (goja.Value, bool) {
 // str decodes a JSON string. Escaped lone surrogates become U+FFFD, as Go strings cannot
 // hold them.
 func (d *decoder) str() (string, error) {
-	d.pos++ // opening quote
-	start := d.pos
-	for d.pos < len(d.data) {
-		c := d.data[d.pos]
-		if c == '"' {
-			s := string(d.data[start:d.pos])
-			d.pos++
-			return s, nil
-		}
-		if c == '\\' {
-			return d.strSlow(start)
-		}
-		if c < 0x20 {
+	var buf []byte
+	i := d.pos + 1 // after the opening quote
+	for {
+		j := jsontext.SkipPlain(d.data, i)
+		if j == len(d.data) || d.data[j] < 0x20 {
 			return "", errBadJSON
 		}
-		d.pos++
-	}
-	return "", errBadJSON
-}
-
-func (d *decoder) strSlow(start int) (string, error) {
-	buf := append([]byte(nil), d.data[start:d.pos]...)
-	for d.pos < len(d.data) {
-		c := d.data[d.pos]
-		switch {
-		case c == '"':
-			d.pos++
-			return string(buf), nil
-		case c < 0x20:
-			return "", errBadJSON
-		case c != '\\':
-			buf = append(buf, c)
-			d.pos++
-			continue
-		}
-		if d.pos+1 >= len(d.data) {
-			return "", errBadJSON
-		}
-		e := d.data[d.pos+1]
-		d.pos += 2
-		switch e {
-		case '"', '\\', '/':
-			buf = append(buf, e)
-		case 'b':
-			buf = append(buf, '\b')
-		case 'f':
-			buf = append(buf, '\f')
-		case 'n':
-			buf = append(buf, '\n')
-		case 'r':
-			buf = append(buf, '\r')
-		case 't':
-			buf = append(buf, '\t')
-		case 'u':
-			r1, ok := d.hex4()
-			if !ok {
-				return "", errBadJSON
+		if d.data[j] == '"' {
+			d.pos = j + 1
+			if buf == nil {
+				return string(d.data[i:j]), nil
 			}
-			if utf16.IsSurrogate(r1) && d.pos+1 < len(d.data) && d.data[d.pos] == '\\' && d.data[d.pos+1] == 'u' {
-				save := d.pos
-				d.pos += 2
-				if r2, ok := d.hex4(); ok {
-					if dec := utf16.DecodeRune(r1, r2); dec != utf8.RuneError {
-						buf = utf8.AppendRune(buf, dec)
-						continue
-					}
-				}
-				d.pos = save
-			}
-			buf = utf8.AppendRune(buf, r1) // a lone surrogate appends U+FFFD
-		default:
+			return string(append(buf, d.data[i:j]...)), nil
+		}
+		r, next := jsontext.Escape(d.data, j)
+		if next < 0 {
 			return "", errBadJSON
 		}
+		buf = utf8.AppendRune(append(buf, d.data[i:j]...), r) // a lone surrogate appends U+FFFD
+		i = next
 	}
-	return "", errBadJSON
-}
-
-func (d *decoder) hex4() (rune, bool) {
-	if len(d.data)-d.pos < 4 {
-		return 0, false
-	}
-	n, err := strconv.ParseUint(string(d.data[d.pos:d.pos+4]), 16, 32)
-	if err != nil {
-		return 0, false
-	}
-	d.pos += 4
-	return rune(n), true
 }
 
 func (d *decoder) array() (goja.Value, error) {

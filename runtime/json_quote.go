@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/dop251/goja"
+	"github.com/runcode-go/runcode/internal/jsontext"
 )
 
 // appendString writes a JavaScript string as JSON.stringify quotes it: '"', '\\' and
@@ -29,21 +30,14 @@ func (s *stringifier) appendString(x goja.String) {
 			panic(s.r.rangeError(msgJSONLength))
 		}
 		c := x.CharAt(i)
-		switch {
-		case c < utf8.RuneSelf:
-			buf = appendEscaped(buf, byte(c))
-		case utf16.IsSurrogate(rune(c)):
-			if c < 0xDC00 && i+1 < n {
-				if d := x.CharAt(i + 1); d >= 0xDC00 && d <= 0xDFFF {
-					buf = utf8.AppendRune(buf, utf16.DecodeRune(rune(c), rune(d)))
-					i++
-					continue
-				}
+		if c >= 0xD800 && c < 0xDC00 && i+1 < n {
+			if d := x.CharAt(i + 1); d >= 0xDC00 && d <= 0xDFFF {
+				buf = utf8.AppendRune(buf, utf16.DecodeRune(rune(c), rune(d)))
+				i++
+				continue
 			}
-			buf = append(buf, '\\', 'u', hexDigit[c>>12], hexDigit[c>>8&0xF], hexDigit[c>>4&0xF], hexDigit[c&0xF])
-		default:
-			buf = utf8.AppendRune(buf, rune(c))
 		}
+		buf = jsontext.AppendRune(buf, rune(c)) // a lone surrogate as \uDXXX
 	}
 	s.buf = append(buf, '"')
 }
@@ -54,45 +48,19 @@ func (s *stringifier) appendGoString(g string) {
 		panic(s.r.rangeError(msgJSONLength))
 	}
 	buf := append(s.buf, '"')
-	start := 0
-	for i := 0; i < len(g); i++ {
-		c := g[i]
-		if c >= 0x20 && c != '"' && c != '\\' {
-			continue
+	for i := 0; i < len(g); {
+		j := jsontext.SkipPlain(g, i)
+		buf = append(buf, g[i:j]...)
+		if j == len(g) {
+			break
 		}
-		buf = append(buf, g[start:i]...)
-		buf = appendEscaped(buf, c)
-		start = i + 1
+		buf = jsontext.AppendRune(buf, rune(g[j]))
+		i = j + 1
 		if len(buf) > s.max {
 			panic(s.r.rangeError(msgJSONLength))
 		}
 	}
-	buf = append(buf, g[start:]...)
 	s.buf = append(buf, '"')
-}
-
-const hexDigit = "0123456789abcdef"
-
-// appendEscaped writes one ASCII character of a JSON string.
-func appendEscaped(buf []byte, c byte) []byte {
-	switch c {
-	case '"', '\\':
-		return append(buf, '\\', c)
-	case '\b':
-		return append(buf, '\\', 'b')
-	case '\f':
-		return append(buf, '\\', 'f')
-	case '\n':
-		return append(buf, '\\', 'n')
-	case '\r':
-		return append(buf, '\\', 'r')
-	case '\t':
-		return append(buf, '\\', 't')
-	}
-	if c < 0x20 {
-		return append(buf, '\\', 'u', '0', '0', hexDigit[c>>4], hexDigit[c&0xF])
-	}
-	return append(buf, c)
 }
 
 // asciiText reports whether a Go string is all ASCII.

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/runcode-go/runcode/internal/jsontext"
 )
 
 // Output that degrades (RunOptions.TruncateOutput). By default output over the budget
@@ -130,7 +132,7 @@ func (c *cutter) value(reserve int) bool {
 		if !ok {
 			return false
 		}
-		c.out = appendJSONGoString(c.out, cut)
+		c.out = jsontext.AppendString(c.out, cut)
 		return true
 	default:
 		c.skip()
@@ -155,7 +157,7 @@ func (c *cutter) container(reserve int) bool {
 		if len(c.out)+jsonStringLen(marker)+reserve > c.limit {
 			return false
 		}
-		c.out = appendJSONGoString(c.out, marker)
+		c.out = jsontext.AppendString(c.out, marker)
 		return true
 	}
 	c.out = append(c.out, c.in[c.i])
@@ -210,11 +212,11 @@ func (c *cutter) container(reserve int) bool {
 			c.out = append(c.out, ',')
 		}
 		if obj {
-			c.out = appendJSONGoString(c.out, "…")
+			c.out = jsontext.AppendString(c.out, "…")
 			c.out = append(c.out, ':')
-			c.out = appendJSONGoString(c.out, strconv.Itoa(dropped)+" more items")
+			c.out = jsontext.AppendString(c.out, strconv.Itoa(dropped)+" more items")
 		} else {
-			c.out = appendJSONGoString(c.out, "…"+strconv.Itoa(dropped)+" more items")
+			c.out = jsontext.AppendString(c.out, "…"+strconv.Itoa(dropped)+" more items")
 		}
 	}
 	c.out = append(c.out, closing)

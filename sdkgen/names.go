@@ -235,3 +235,16 @@ func zeros(v uint64) uint64 {
 	const low7 = ^uint64(msb)
 	return ^((v&low7 + low7) | v | low7)
 }
+
+// Bytes eight at a time, for the scans over every byte of every description.
+const (
+	lsb = 0x0101010101010101 // the low bit of each byte of a word
+	msb = 0x8080808080808080 // the high bit of each byte
+)
+
+// load8 returns s[i:i+8] as a little-endian word (one load; i+8 <= len(s)).
+func load8[T string | []byte](s T, i int) uint64 {
+	s = s[i : i+8]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
