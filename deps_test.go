@@ -40,7 +40,8 @@ var allowed = map[string][]string{
 	"ptc":               {"bindings", "runtime", "pipeline", "registry", "sdkgen"},
 	"workspace":         {"registry", "github.com/bmatcuk/doublestar/v4"},
 	"mcpbridge":         {"ptc", "native", "pipeline", "registry", "sdkgen", "github.com/modelcontextprotocol/go-sdk"},
-	"cmd/runcode":       {"workspace", "mcpbridge", "ptc", "native", "bindings", "runtime", "runtime/worker", "pipeline", "registry", "sdkgen", "manifest"},
+	"internal/bench":    {"ptc", "pipeline", "registry", "runtime", "internal/rtlink"},
+	"cmd/runcode":       {"workspace", "mcpbridge", "ptc", "native", "bindings", "runtime", "runtime/worker", "pipeline", "registry", "sdkgen", "manifest", "internal/bench", "internal/procfd"},
 }
 
 // testOnly lists what every package's _test.go files may import on top of the table

@@ -10,13 +10,19 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/runcode-go/runcode/internal/bench"
 )
 
 // TestMain lets the test binary play the worker role: --isolation process re-executes
 // os.Executable() (this binary) with "__worker". It plays other roles for the tests of
-// stuck calls (see testRole).
+// stuck calls (see testRole), and the cold child of runcode bench, which re-executes it
+// with "bench --cold-child".
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == workerArg {
+		os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	}
+	if len(os.Args) > 2 && os.Args[1] == "bench" && os.Args[2] == bench.ColdChildArg {
 		os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}
 	if len(os.Args) > 1 && testRole(os.Args[1], os.Args[2:]) {

@@ -1,31 +1,29 @@
-package main
+package bench
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 )
 
-// coldChildArg is the hidden first argument of `runcode bench` that makes the process one
+// ColdChildArg is the hidden first argument of `runcode bench` that makes the process one
 // run of a cold scenario: set up, create one sandbox, run once, check, print one line, exit.
 // Only the bench driver starts it.
-const coldChildArg = "--cold-child"
+const ColdChildArg = "--cold-child"
 
-// spawnEnv carries the driver's spawn time (Unix nanoseconds) to a cold child, which
+// SpawnEnv carries the driver's spawn time (Unix nanoseconds) to a cold child, which
 // counts its process start from it.
-const spawnEnv = "RUNCODE_BENCH_SPAWN_UNIX_NS"
-
-// processInit is when this process's Go packages were initialized: the process start a
-// cold child uses when no driver told it its spawn time.
-var processInit = time.Now()
+const SpawnEnv = "RUNCODE_BENCH_SPAWN_UNIX_NS"
 
 // coldLine is what a cold child prints.
 type coldLine struct {
@@ -40,37 +38,17 @@ type coldLine struct {
 	HostCalls               int64   `json:"hostCalls"`
 }
 
-func coldChild(ctx context.Context, args []string, harnessStart time.Time, stdout, stderr io.Writer) int {
-	fs := newFlags("bench "+coldChildArg, "[--isolation M] --run N SCENARIO.json", stdout, stderr)
-	var f benchFlags
-	f.define(fs)
-	n := fs.Int("run", 1, "the run's `N`, for the program's unique comment")
-	if err := fs.Parse(args); err != nil {
-		return exitUsage
-	}
-	if fs.NArg() != 1 {
-		fmt.Fprintf(stderr, "runcode bench %s: takes one scenario, got %d arguments\n", coldChildArg, fs.NArg())
-		return exitUsage
-	}
-	if msg := f.check(); msg != "" {
-		fmt.Fprintf(stderr, "runcode bench: %s\n", msg)
-		return exitUsage
-	}
-	start := processInit
-	if s := os.Getenv(spawnEnv); s != "" {
-		if ns, err := strconv.ParseInt(s, 10, 64); err == nil {
-			start = time.Unix(0, ns)
-		}
-	}
-	line := coldRun(ctx, fs.Arg(0), *n, &f, start, harnessStart)
-	writeLine(stdout, line)
-	if !line.OK {
-		return exitFail
-	}
-	return exitOK
+// ColdRun is the work of a cold child: it runs the scenario at path once as run n, on one
+// sandbox, checks the output, and writes one line to w. start is the process's start (the
+// driver's spawn time), harnessStart when the command began. ok is false when the run
+// failed.
+func ColdRun(ctx context.Context, path string, n int, f *Options, start, harnessStart time.Time, w io.Writer) (ok bool) {
+	line := coldRun(ctx, path, n, f, start, harnessStart)
+	writeLine(w, line)
+	return line.OK
 }
 
-func coldRun(ctx context.Context, path string, n int, f *benchFlags, start, harnessStart time.Time) *coldLine {
+func coldRun(ctx context.Context, path string, n int, f *Options, start, harnessStart time.Time) *coldLine {
 	out := &coldLine{ProcessStartToHarnessMs: round3(ms(harnessStart.Sub(start)))}
 	fail := func(err error) *coldLine {
 		out.OK, out.Error = false, err.Error()
@@ -144,21 +122,28 @@ type skippedFloor struct {
 
 const floorWhat = "spawn-to-exit of a hello-world Go binary built with go build"
 
-func benchCold(ctx context.Context, path string, sc *scenario, f *benchFlags) any {
-	exe, err := os.Executable()
+func benchCold(ctx context.Context, path string, sc *scenario, f *Options) any {
+	if f.ColdCommand == nil {
+		return fail(sc, errors.New("this harness was given no command line to re-execute for a cold run"))
+	}
+	command, err := f.ColdCommand()
 	if err != nil {
-		return fail(sc, fmt.Errorf("finding this executable to re-execute it: %v", err))
+		return fail(sc, err)
+	}
+	if len(command) == 0 {
+		return fail(sc, errors.New("the command line to re-execute for a cold run is empty"))
 	}
 	runs := sc.warmup + sc.measured
 	var wall, harness, setup, create, execd, result, rss []float64
 	var calls int64
 	for i := 0; i < runs; i++ {
-		cmd := exec.CommandContext(ctx, exe, "bench", coldChildArg, "--isolation", f.isolation,
-			"--max-parallel", strconv.Itoa(f.maxParallel), "--run", strconv.Itoa(i+1), path)
+		args := append(slices.Clip(command[1:]), ColdChildArg, "--isolation", f.Isolation,
+			"--max-parallel", strconv.Itoa(f.MaxParallel), "--run", strconv.Itoa(i+1), path)
+		cmd := exec.CommandContext(ctx, command[0], args...)
 		var stdout, stderr bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
 		t := time.Now()
-		cmd.Env = append(os.Environ(), spawnEnv+"="+strconv.FormatInt(t.UnixNano(), 10))
+		cmd.Env = append(slices.Clip(f.Environ), SpawnEnv+"="+strconv.FormatInt(t.UnixNano(), 10))
 		err := cmd.Run()
 		d := time.Since(t)
 		var line coldLine
@@ -184,19 +169,20 @@ func benchCold(ctx context.Context, path string, sc *scenario, f *benchFlags) an
 		rss = append(rss, line.PeakRSSMB)
 	}
 	extra := benchExtra(f)
-	extra["cold"] = "the driver re-executes its own binary (runcode bench " + coldChildArg + ") once per run; the child sets up, creates one sandbox, runs once, checks expect and exits. Process start is the driver's spawn time (passed in " + spawnEnv + "), so processStartTo* include fork and exec"
+	extra["cold"] = "the driver re-executes its own binary (runcode bench " + ColdChildArg + ") once per run; the child sets up, creates one sandbox, runs once, checks expect and exits. Process start is the driver's spawn time (passed in " + SpawnEnv + "), so processStartTo* include fork and exec"
 	return &coldReport{
 		Peer: benchPeer, Scenario: sc.ID, Name: sc.Name, Mode: sc.Mode, OK: true,
 		Runs: sc.measured, Warmup: sc.warmup,
 		SpawnToExitMs: summarize(wall), ProcessStartToHarnessMs: summarize(harness), SetupMs: summarize(setup),
 		CreateMs: summarize(create), ExecMs: summarize(execd), ProcessStartToResultMs: summarize(result),
-		PeakRSSMB: summarize(rss), HostCalls: calls, Floor: goFloor(ctx, runs, sc.warmup), Extra: extra,
+		PeakRSSMB: summarize(rss), HostCalls: calls, Floor: goFloor(ctx, runs, sc.warmup, f.Environ), Extra: extra,
 	}
 }
 
 // goFloor measures the spawn-to-exit of a hello-world Go binary, built into a temporary
-// directory with go build; without go on PATH it says why it skipped.
-func goFloor(ctx context.Context, runs, warmup int) any {
+// directory with go build in environ (plus GOWORK=off and GOFLAGS=); without go on PATH it
+// says why it skipped.
+func goFloor(ctx context.Context, runs, warmup int, environ []string) any {
 	goTool, err := exec.LookPath("go")
 	if err != nil {
 		return &skippedFloor{What: floorWhat, Skipped: true, Reason: "go is not on PATH, so no hello-world binary can be built"}
@@ -218,7 +204,7 @@ func goFloor(ctx context.Context, runs, warmup int) any {
 	bin := filepath.Join(dir, "hello")
 	build := exec.CommandContext(ctx, goTool, "build", "-o", bin, ".")
 	build.Dir = dir
-	build.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=")
+	build.Env = append(slices.Clip(environ), "GOWORK=off", "GOFLAGS=")
 	if out, err := build.CombinedOutput(); err != nil {
 		return &skippedFloor{What: floorWhat, Skipped: true, Reason: fmt.Sprintf("go build failed: %v: %s", err, strings.TrimSpace(string(out)))}
 	}

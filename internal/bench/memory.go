@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"context"
@@ -29,8 +29,8 @@ type memoryReport struct {
 // benchMemory holds sc.Sandboxes sandboxes, each after one run of the program, and reports
 // what they cost: set up, create and discard one sandbox (warm-up), GC and read RSS,
 // create and run the sandboxes and keep them, GC and read RSS again.
-func benchMemory(ctx context.Context, sc *scenario, f *benchFlags) any {
-	if f.isolation == benchProcess {
+func benchMemory(ctx context.Context, sc *scenario, f *Options) any {
+	if f.Isolation == benchProcess {
 		extra := benchExtra(f)
 		return &skippedMemory{Peer: benchPeer, Scenario: sc.ID, Name: sc.Name, Mode: sc.Mode, OK: true, Skipped: true,
 			Reason: "--isolation process runs each program in a worker process that holds its own warm VM pool; runcode gives no idle sandbox in a worker to hold, so there is nothing to count per sandbox", Extra: extra}
