@@ -51,6 +51,9 @@ type Tool struct {
 	Mock *Mock `json:"mock"`
 	// Command is the program and arguments of a process started for each call.
 	Command []string `json:"command"`
+	// Approval is what a host does before a call runs: "ask" (a person approves each
+	// call), "deny" (never runs) or "allow". Empty means the host's default (allow).
+	Approval string `json:"approval"`
 }
 
 // Server is an upstream MCP server as agents' MCP config files declare it: a process
@@ -69,6 +72,11 @@ type Server struct {
 	// on first use can take longer than the default. Zero means the client's default
 	// (30 s).
 	StartupTimeoutMs int `json:"startupTimeoutMs"`
+	// Approval sets, by the tool's name as the server lists it, what a host does
+	// before a call runs: "ask", "deny" or "allow" (see [Tool.Approval]). A tool not
+	// named gets the host's default (runcode serve: ask for a tool annotated
+	// destructiveHint, else allow).
+	Approval map[string]string `json:"approval"`
 }
 
 // Options configures loading. The zero value is ready to use; Parse copies it.
@@ -290,6 +298,9 @@ func (m *Manifest) checkTool(t *Tool) error {
 	case t.OutputSchema != nil && !isObject(t.OutputSchema) && !isBool(t.OutputSchema):
 		return errors.New("outputSchema must be a JSON Schema object or boolean")
 	}
+	if err := checkApproval(t.Approval); err != nil {
+		return err
+	}
 	if t.Mock != nil {
 		return t.Mock.check()
 	}
@@ -327,7 +338,7 @@ func (s *Server) check() error {
 	case s.StartupTimeoutMs < 0:
 		return fmt.Errorf("startupTimeoutMs must not be negative, got %d", s.StartupTimeoutMs)
 	}
-	return nil
+	return s.checkApprovals()
 }
 
 // strictDecode decodes one JSON value into v, rejecting unknown fields and trailing

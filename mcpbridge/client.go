@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/runcode-go/runcode/pipeline"
 	"github.com/runcode-go/runcode/registry"
 )
 
@@ -41,6 +42,9 @@ type Upstream struct {
 	// every server (a package that npx fetches on first use may need longer). Zero
 	// means Options.StartTimeout.
 	StartTimeout time.Duration
+	// Approval sets, by the tool's name as the server lists it, what [Client.Approval]
+	// reports for it; a tool not named gets the default (see there).
+	Approval map[string]pipeline.Action
 }
 
 // startTimeout is how long starting the conn's server may take.
@@ -348,6 +352,9 @@ func list(ctx context.Context, session *mcp.ClientSession) ([]*mcp.Tool, error) 
 type registration struct {
 	key     string // the tool as listed, to notice changes
 	dispose func()
+	name    string // the registered name
+	// destructive is the tool's destructiveHint annotation (true only when set true).
+	destructive bool
 }
 
 // register brings the server's registered tools in line with tools: a tool listed
@@ -392,7 +399,8 @@ func (cn *conn) register(tools []*mcp.Tool) (changed bool) {
 			cn.client.opts.Logger.Warn("mcp tool skipped", "server", cn.name, "tool", t.Name, "err", err)
 			continue
 		}
-		next[t.Name] = &registration{key: key, dispose: dispose}
+		next[t.Name] = &registration{key: key, dispose: dispose, name: rt.Name,
+			destructive: t.Annotations != nil && t.Annotations.DestructiveHint != nil && *t.Annotations.DestructiveHint}
 	}
 	for name, old := range cn.regs {
 		if next[name] != old {

@@ -26,6 +26,16 @@
 // or the context given to [Server.HandlerContext] (the MCP SDK itself only waits
 // for them when a session closes).
 //
+// While a call runs, a Server given a [Progress] sends notifications/progress for
+// requests that carry a progressToken: each sub-call started and settled and each
+// console line, rate-limited, the final state before the response. Approvals:
+// [ApprovalPolicy] is a pre-execute hook deciding allow, deny or ask per tool (an
+// upstream tool annotated destructiveHint asks by default, see [Client.Approval]),
+// and [Approve] answers an ask by elicitation from the client whose call it is, for
+// direct calls and run_code sub-calls alike; a client that cannot be asked gets
+// the call denied ([NotAskedMessage]). [HTTPGuard] puts a bearer token and an
+// Origin check in front of the streamable HTTP handler.
+//
 // It does not parse manifests (package manifest does; the CLI converts its servers
 // to [Upstream] values), run programs (package ptc does) or decide policy (package
 // pipeline does).

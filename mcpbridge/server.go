@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -23,6 +24,10 @@ type ServerOptions struct {
 	// Logger records MCP server activity and tools that cannot be served (they are
 	// left out). If nil, nothing is logged.
 	Logger *slog.Logger
+	// Progress, if set, sends progress notifications for calls whose request carries
+	// a progressToken; it must also be the pipeline's event sink and the run_code
+	// executor's OnLog (see [Progress]). Nil means no notifications.
+	Progress *Progress
 }
 
 // Server offers an executor's view of a registry scope over MCP: the tools the
@@ -44,6 +49,7 @@ type Server struct {
 	srv   *mcp.Server
 	log   *slog.Logger
 	calls atomic.Int64
+	prog  *Progress
 
 	mu     sync.Mutex
 	served map[string]string // name -> the JSON of the tool as served
@@ -66,7 +72,10 @@ func NewServer(scope *registry.Scope, ex pipeline.Executor, opts *ServerOptions)
 	if o.Version == "" {
 		o.Version = "v0"
 	}
-	s := &Server{scope: scope, ex: ex, log: o.Logger, served: map[string]string{}, structured: map[string]bool{}}
+	if o.Progress != nil && !o.Progress.owned.CompareAndSwap(false, true) {
+		return nil, errors.New("mcpbridge: ServerOptions.Progress already serves another Server")
+	}
+	s := &Server{scope: scope, ex: ex, log: o.Logger, prog: o.Progress, served: map[string]string{}, structured: map[string]bool{}}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
@@ -231,6 +240,13 @@ func (s *Server) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Cal
 		return nil, err
 	}
 	call := pipeline.RawCall{ID: fmt.Sprintf("mcp-%d", s.calls.Add(1)), Name: req.Params.Name, Arguments: string(req.Params.Arguments)}
+	if req.Session != nil {
+		ctx = context.WithValue(ctx, sessionKey{}, req.Session)
+		if token := req.Params.GetProgressToken(); token != nil && s.prog != nil {
+			stop := s.prog.track(ctx, call.ID, req.Session, token)
+			defer stop() // before the response goes out
+		}
+	}
 	res := s.ex.Execute(ctx, set, []pipeline.RawCall{call})[0]
 	out := callResult(res)
 	s.mu.Lock()

@@ -59,6 +59,10 @@ type Options struct {
 	// tools.$describe. Zero means sdkgen.DefaultBudget (16384); negative means always
 	// the full SDK.
 	SDKBudget int
+	// OnLog, if set, is called with each console entry of a run as the run logs it, in
+	// order, with the run_code call the run serves (a host reports progress with it).
+	// It is called on the run's goroutines and must not block for long. Nil means none.
+	OnLog func(call *registry.Call, entry string)
 }
 
 // Executor is the run_code executor. It is immutable and safe for concurrent use.
@@ -291,12 +295,18 @@ func (b *step) runProgram(ctx context.Context, call *registry.Call, code string,
 	if err != nil {
 		return nil, err
 	}
+	var onLog func(string)
+	if b.e.o.OnLog != nil {
+		parent := *call
+		onLog = func(entry string) { b.e.o.OnLog(&parent, entry) }
+	}
 	res, err := b.e.o.Pool.Run(runCtx, code, &runtime.RunOptions{
 		Namespaces:     []*runtime.Namespace{b.tools.Namespace()},
 		Limits:         b.e.o.Limits,
 		ProgramBytes:   b.e.o.ProgramBytes,
 		FileName:       b.e.o.FileName,
 		TruncateOutput: b.e.o.TruncateOutput,
+		OnLog:          onLog,
 	})
 	reason := "run_code settled"
 	switch {

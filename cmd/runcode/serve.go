@@ -31,6 +31,7 @@ type serveFlags struct {
 	budgets                                       budgetFlags
 	workers                                       int
 	memoryCeiling                                 byteSize
+	http                                          httpFlags
 	// set names the flags given on the command line.
 	set map[string]bool
 }
@@ -43,7 +44,7 @@ const defaultMemoryCeiling = 1 << 30
 // SIGINT or SIGTERM, and then stops the upstream servers it started. Stopping cancels
 // the calls in flight and waits for them at most stopGrace.
 func serveCommand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := newFlags("serve", "[--tools F] [--root DIR] [--mode M] [--http ADDR] [--isolation I] [budget flags] [--workers N] [--memory-ceiling BYTES] [--debug-addr ADDR]", stdout, stderr)
+	fs := newFlags("serve", "[--tools F] [--root DIR] [--mode M] [--http ADDR [--http-token T] [--http-allow-origin O]…] [--isolation I] [budget flags] [--workers N] [--memory-ceiling BYTES] [--debug-addr ADDR]", stdout, stderr)
 	var f serveFlags
 	fs.StringVar(&f.tools, "tools", "", toolsHelp)
 	fs.StringVar(&f.root, "root", ".", rootHelp)
@@ -55,13 +56,18 @@ func serveCommand(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	f.budgets.register(fs)
 	fs.IntVar(&f.workers, "workers", 0, "`N` programs that run at once; more calls wait for one to end (default 2 worker processes with --isolation process, 64 runs per CPU in process)")
 	fs.Var(&f.memoryCeiling, "memory-ceiling", "live heap in `BYTES` all runs together may hold, e.g. 1GiB, with --isolation in-process only: above it new runs wait and the run holding the most fails with memory-limit, and serve sets the Go runtime's memory limit to it unless GOMEMLIMIT is set; 0 turns it off (default 1GiB, or GOMEMLIMIT's limit when that is set)")
+	f.http.register(fs)
 	fs.StringVar(&f.debugAddr, "debug-addr", "", "serve Go's goroutine and heap profiles as text at http://`ADDR`/debug/pprof/goroutine and /debug/pprof/heap, on a listener of their own (for operators: keep ADDR on a loopback address)")
 	if code, ok := parse(fs, args, stdout, stderr); !ok {
 		return code
 	}
 	f.set = map[string]bool{}
 	fs.Visit(func(fl *flag.Flag) { f.set[fl.Name] = true })
-	if msg := f.check(); msg != "" {
+	msg := f.check()
+	if msg == "" {
+		msg = f.http.check(&f, os.Getenv)
+	}
+	if msg != "" {
 		fmt.Fprintf(stderr, "runcode serve: %s\n", msg)
 		return exitUsage
 	}
@@ -85,7 +91,11 @@ func serveCommand(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	}
 	defer release()
 
-	p := pipeline.New(&pipeline.Options{Wrappers: []pipeline.Middleware{pipeline.Timeout()}})
+	// Progress notifications come from the pipeline's sub-call events and the runs'
+	// console lines; approvals from the manifest's policy, asked by elicitation.
+	prog := mcpbridge.NewProgress(nil)
+	p := pipeline.New(&pipeline.Options{Wrappers: []pipeline.Middleware{pipeline.Timeout()},
+		Events: prog, PreExecute: scope.preExecute(), Approve: mcpbridge.Approve})
 	var ex pipeline.Executor
 	if m == registry.ModeNative {
 		ex, err = native.New(p, nil)
@@ -103,13 +113,15 @@ func serveCommand(ctx context.Context, args []string, stdin io.Reader, stdout, s
 			return exitUsage
 		}
 		defer closePool()
-		ex, err = ptc.New(p, f.budgets.options(pool))
+		po := f.budgets.options(pool)
+		po.OnLog = prog.Log
+		ex, err = ptc.New(p, po)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "runcode serve: %v\n", err)
 		return exitUsage
 	}
-	srv, err := mcpbridge.NewServer(scope.scope, ex, &mcpbridge.ServerOptions{Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
+	srv, err := mcpbridge.NewServer(scope.scope, ex, &mcpbridge.ServerOptions{Progress: prog, Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
 	if err != nil {
 		fmt.Fprintf(stderr, "runcode serve: %v\n", err)
 		return exitUsage
@@ -123,7 +135,7 @@ func serveCommand(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	if f.addr == "" {
 		return serveStdio(ctx, srv, stdin, stdout, stderr)
 	}
-	return serveHTTP(ctx, srv, f.addr, stderr)
+	return serveHTTP(ctx, srv, f.addr, &f.http, stderr)
 }
 
 // check returns what is wrong with the flags, or "".
@@ -219,7 +231,7 @@ func (e *endReader) Read(p []byte) (int, error) {
 }
 
 // serveHTTP serves streamable HTTP on addr until ctx ends, then shuts down.
-func serveHTTP(ctx context.Context, srv *mcpbridge.Server, addr string, stderr io.Writer) int {
+func serveHTTP(ctx context.Context, srv *mcpbridge.Server, addr string, access *httpFlags, stderr io.Writer) int {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		fmt.Fprintf(stderr, "runcode serve: --http: %v\n", err)
@@ -227,11 +239,12 @@ func serveHTTP(ctx context.Context, srv *mcpbridge.Server, addr string, stderr i
 	}
 	// The handler's calls are cancelled as soon as serve is told to stop, so that the
 	// shutdown below waits for their answers, not for their runs' wall clocks.
-	hs := &http.Server{Handler: srv.HandlerContext(ctx), ReadHeaderTimeout: 10 * time.Second}
+	hs := &http.Server{Handler: access.guard(addr, srv.HandlerContext(ctx)), ReadHeaderTimeout: 10 * time.Second}
 	// Shutdown waits for every connection to go idle, and a client's stream of server
 	// messages never does: end the sessions, and their streams with them.
 	hs.RegisterOnShutdown(srv.CloseSessions)
 	fmt.Fprintf(stderr, "runcode serve: MCP over streamable HTTP at http://%s/\n", ln.Addr())
+	access.warn(ln.Addr(), stderr)
 	done := make(chan error, 1)
 	go func() { done <- hs.Serve(ln) }()
 	select {
@@ -257,6 +270,8 @@ func serveHTTP(ctx context.Context, srv *mcpbridge.Server, addr string, stderr i
 type servedScope struct {
 	scope *registry.Scope
 	hook  atomic.Pointer[func()]
+	// approval decides each call's approval (see approvalPolicy); nil allows all.
+	approval func(tool string) pipeline.Action
 }
 
 // onChange sets what runs after an upstream server's tools changed, and runs it
@@ -300,6 +315,7 @@ func serveScope(ctx context.Context, manifestPath, root string, mode registry.Mo
 			(*f)()
 		}
 	}})
+	s.approval = approvalPolicy(m, client)
 	if err := client.ConnectAll(ctx, upstreams(m)); err != nil {
 		for _, e := range unjoin(err) {
 			fmt.Fprintf(stderr, "runcode serve: %v; serving without its tools\n", e)

@@ -38,7 +38,7 @@ func upstreams(m *manifest.Manifest) map[string]*mcpbridge.Upstream {
 	dir := filepath.Dir(m.File)
 	out := make(map[string]*mcpbridge.Upstream, len(m.Servers))
 	for name, s := range m.Servers {
-		u := &mcpbridge.Upstream{Command: s.Command, Args: s.Args, Dir: s.Cwd, URL: s.URL, Headers: maps.Clone(s.Headers), SSE: s.Type == "sse", StartTimeout: time.Duration(s.StartupTimeoutMs) * time.Millisecond}
+		u := &mcpbridge.Upstream{Command: s.Command, Args: s.Args, Dir: s.Cwd, URL: s.URL, Headers: maps.Clone(s.Headers), SSE: s.Type == "sse", StartTimeout: time.Duration(s.StartupTimeoutMs) * time.Millisecond, Approval: serverApprovals(s)}
 		if s.Command != "" {
 			u.Env = os.Environ()
 			for k, v := range s.Env {

@@ -67,6 +67,11 @@ func (p *Pool) handle(ctx context.Context, w *proc, rs *hostRun, nss []rtlink.Na
 			}
 		}
 		rs.logs = append(rs.logs, m.Logs...)
+		if rs.onLog != nil {
+			for _, e := range m.Logs {
+				rs.onLog(e)
+			}
+		}
 		return nil, nil
 	case tDone:
 		if m.ID != rs.id {

@@ -33,7 +33,7 @@ func (p *Pool) exec(ctx context.Context, w *proc, code string, limits runtime.Li
 	// told why, so that a call ending because of the cancellation cannot overtake it.
 	hostCtx, cancelHost := context.WithCancelCause(context.WithoutCancel(ctx))
 	w.runs++
-	rs := &hostRun{id: w.runs, maxLog: limits.OutputBytes, ctx: hostCtx, nss: nss, done: make(chan *runtime.Result, 1)}
+	rs := &hostRun{id: w.runs, maxLog: limits.OutputBytes, ctx: hostCtx, nss: nss, done: make(chan *runtime.Result, 1), onLog: opts.OnLog}
 	w.bind(rs)
 	defer func() {
 		w.bind(nil) // no call of this run starts after this
@@ -158,7 +158,8 @@ type hostRun struct {
 	logs     []string
 	logBytes int
 	maxLog   int
-	broken   bool // the worker broke the protocol: nothing more it says counts
+	onLog    func(string) // RunOptions.OnLog, called on the reader goroutine
+	broken   bool         // the worker broke the protocol: nothing more it says counts
 }
 
 // bind makes rs the run the reader hands the worker's frames to (nil: none). Once bind(nil)
