@@ -187,6 +187,9 @@ type Event struct {
 	// IsError and Content are set on EventResult and EventDispatch, and on the
 	// abandoned events (the abandonment's error).
 	IsError bool
+	// Duration is set on EventResult and EventDispatch: the time from the call's
+	// EventCall (EventDispatchStart) to this event, by Options.Now.
+	Duration time.Duration
 	Content []registry.Content
 	// Card is how a host UI presents the call, on EventCall, or its outcome, on
 	// EventResult: the tool's PresentCall or PresentResult, or a generic card titled
