@@ -25,6 +25,9 @@ type ServerOptions struct {
 	// Logger records MCP server activity and tools that cannot be served (they are
 	// left out). If nil, nothing is logged.
 	Logger *slog.Logger
+	// Propagator, if set, extracts the trace context a client put in a tools/call's
+	// _meta into the call's context (see [Propagator]). Nil ignores _meta.
+	Propagator Propagator
 }
 
 // Server offers an executor's view of a registry scope over MCP: the tools the
@@ -43,6 +46,7 @@ type ServerOptions struct {
 type Server struct {
 	scope *registry.Scope
 	ex    pipeline.Executor
+	prop  Propagator
 	srv   *mcp.Server
 	log   *slog.Logger
 	calls atomic.Int64
@@ -68,7 +72,7 @@ func NewServer(scope *registry.Scope, ex pipeline.Executor, opts *ServerOptions)
 	if o.Version == "" {
 		o.Version = "v0"
 	}
-	s := &Server{scope: scope, ex: ex, log: o.Logger, served: map[string]string{}, structured: map[string]bool{}}
+	s := &Server{scope: scope, ex: ex, prop: o.Propagator, log: o.Logger, served: map[string]string{}, structured: map[string]bool{}}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
@@ -247,6 +251,7 @@ func (s *Server) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Cal
 		unwatch := context.AfterFunc(stop, func() { cancel(context.Cause(stop)) })
 		defer unwatch()
 	}
+	ctx = extractMeta(ctx, s.prop, req.Params.Meta)
 	set, err := s.scope.Resolve(ctx, registry.Step{})
 	if err != nil {
 		return nil, err
