@@ -20,8 +20,9 @@ const (
 // record has tool, call_id and root_id, and parent_id for a sub-call's events; the
 // settle and abandoned events add is_error, and the settle events (tool/result,
 // tool/code-dispatch) add duration (a time.Duration: text handlers print it as 1.5s, JSON handlers as
-// nanoseconds). Levels: a call's start is Debug, a successful
-// settle Info, a failed one and every abandonment Warn.
+// nanoseconds). Levels: a call's start is Debug, its settle Info (a failed call is a
+// tool result, often a model's mistake, not a fault of the host), and an abandonment
+// Warn (a tool that outlived its cancellation).
 //
 // Arguments and content are not written: they may be large or sensitive, and a host
 // that wants them logs them from its own Sink. A nil l discards, like every Logger
@@ -36,17 +37,13 @@ func SlogSink(l *slog.Logger) Sink {
 type slogSink struct{ l *slog.Logger }
 
 func (s slogSink) Event(e Event) {
-	level := slog.LevelInfo
-	settled, failed := false, e.IsError
+	level, settled := slog.LevelInfo, false
 	switch e.Type {
 	case EventCall, EventDispatchStart:
 		level = slog.LevelDebug
 	case EventResult, EventDispatch:
 		settled = true
 	case EventAbandoned, EventDispatchAbandoned:
-		failed = true
-	}
-	if failed {
 		level = slog.LevelWarn
 	}
 	ctx := context.Background()
