@@ -181,8 +181,8 @@ type Report struct {
 	Contexts []pipeline.Context
 	// Compute is the run's VM time (runtime.Result.Compute).
 	Compute time.Duration
-	// OutputBytes is the size of the program's output as the output budget counts
-	// it: the logs array as JSON text plus the result's JSON (0 for undefined or a
+	// OutputBytes is the size of the program's output: its logs as a JSON array, as
+	// JSON.stringify writes it, plus its result's JSON (nothing for undefined or a
 	// failure).
 	OutputBytes int
 }
@@ -353,8 +353,8 @@ func hasImage(content []registry.Content) bool {
 	return false
 }
 
-// outputBytes is the output budget's measure of a run's output: the logs array as
-// JSON.stringify writes it plus the completion's JSON.
+// outputBytes is Report.OutputBytes: the logs array as JSON.stringify writes it,
+// plus the completion's JSON.
 func outputBytes(res *runtime.Result) int {
 	n := 2 // []
 	for i, l := range res.Logs {
