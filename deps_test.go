@@ -59,8 +59,9 @@ var testAllowed = map[string][]string{
 	"runtime":        {"internal/hostile"},
 	"runtime/worker": {"internal/hostile"},
 	"cmd/runcode":    {"github.com/modelcontextprotocol/go-sdk"},
-	// Spans across run_code in both isolation modes.
-	"contrib/otel": {"runtime", "runtime/worker"},
+	// Spans across run_code in both isolation modes, and across MCP from a Go SDK
+	// client to a served native executor.
+	"contrib/otel": {"runtime", "runtime/worker", "native", "github.com/modelcontextprotocol/go-sdk"},
 }
 
 // gojaAllowed is checked on top of the table: goja appears only in runtime and bindings.

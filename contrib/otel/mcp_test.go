@@ -3,14 +3,17 @@ package otel
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/runcode-go/runcode/mcpbridge"
+	"github.com/runcode-go/runcode/native"
 	"github.com/runcode-go/runcode/pipeline"
 	"github.com/runcode-go/runcode/ptc"
 	"github.com/runcode-go/runcode/registry"
@@ -90,5 +93,60 @@ func TestMCPTraceContext(t *testing.T) {
 	}
 	if diff := cmp.Diff(string(want), got); diff != "" {
 		t.Errorf("span tree (-want +got):\n%s", diff)
+	}
+}
+
+// TestMCPTraceContextInMemory: the server side alone, over an in-memory transport of
+// the Go SDK (a session on pipes): a Go SDK client injects its span with the adapter
+// into the call's _meta, and the server's span is its child.
+func TestMCPTraceContextInMemory(t *testing.T) {
+	tp, rec := recorder(t)
+	tel, err := New(&Options{TracerProvider: tp})
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := registry.New()
+	if _, err := served.SetMode(registry.ModeNative); err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range testTools() {
+		if _, err := served.Register(tool); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ex, err := native.New(pipeline.New(&pipeline.Options{Wrappers: []pipeline.Middleware{tel.Middleware()}}), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := mcpbridge.NewServer(served, ex, &mcpbridge.ServerOptions{Propagator: Propagator(nil)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	toServer, fromClient := io.Pipe()
+	toClient, fromServer := io.Pipe()
+	done := make(chan error, 1)
+	go func() { done <- srv.ServeStdio(context.Background(), toServer, fromServer) }()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test"}, nil).Connect(context.Background(), &mcp.IOTransport{Reader: toClient, Writer: fromClient}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	ctx, span := tp.Tracer("test").Start(context.Background(), "client call")
+	meta := mcp.Meta{}
+	for k, v := range Propagator(nil).Inject(ctx) {
+		meta[k] = v
+	}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Meta: meta, Name: "echo", Arguments: map[string]any{"text": "hi"}})
+	span.End()
+	if err != nil || res.IsError {
+		t.Fatalf("echo: %v %v", err, res)
+	}
+	cs.Close()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	want := "client call\n  execute_tool echo (remote parent) gen_ai.tool.call.id=mcp-1\n"
+	if got := spanTree(t, rec.Ended()); got != want {
+		t.Errorf("span tree:\n%s\nwant:\n%s", got, want)
 	}
 }
