@@ -42,6 +42,9 @@ var allowed = map[string][]string{
 	"mcpbridge":         {"ptc", "native", "pipeline", "registry", "sdkgen", "github.com/modelcontextprotocol/go-sdk"},
 	"internal/bench":    {"ptc", "pipeline", "registry", "runtime", "internal/rtlink"},
 	"cmd/runcode":       {"workspace", "mcpbridge", "ptc", "native", "bindings", "runtime", "runtime/worker", "pipeline", "registry", "sdkgen", "manifest", "internal/bench", "internal/procfd"},
+	// contrib/ modules are integrations on top of the core's seams; only they may
+	// import the third-party SDKs they integrate.
+	"contrib/otel": {"mcpbridge", "ptc", "pipeline", "registry", "go.opentelemetry.io/otel"},
 }
 
 // testOnly lists what every package's _test.go files may import on top of the table
@@ -58,6 +61,9 @@ var testAllowed = map[string][]string{
 	"runtime":        {"internal/hostile"},
 	"runtime/worker": {"internal/hostile"},
 	"cmd/runcode":    {"github.com/modelcontextprotocol/go-sdk"},
+	// Spans across run_code in both isolation modes, and across MCP from a Go SDK
+	// client to a served native executor.
+	"contrib/otel": {"runtime", "runtime/worker", "native", "github.com/modelcontextprotocol/go-sdk"},
 }
 
 // gojaAllowed is checked on top of the table: goja appears only in runtime and bindings.
@@ -98,6 +104,9 @@ func TestImportTable(t *testing.T) {
 			}
 			if within(imp, "github.com/dop251/goja") && !slices.Contains(gojaAllowed, dir) {
 				t.Errorf("%s imports goja; only runtime and bindings may", dir)
+			}
+			if within(imp, "go.opentelemetry.io") && !strings.HasPrefix(dir, "contrib/") {
+				t.Errorf("%s imports OpenTelemetry; only contrib/ modules may", dir)
 			}
 		}
 	}

@@ -74,6 +74,9 @@ type Options struct {
 	// not compile (it is skipped), a failed re-listing after a tools/list_changed
 	// notification. If nil, nothing is logged.
 	Logger *slog.Logger
+	// Propagator, if set, adds its entries for the call's context to the _meta of
+	// every tools/call forwarded upstream (see [Propagator]). Nil adds none.
+	Propagator Propagator
 	// OnChange, if set, is called (on its own goroutine) after a server's tools were
 	// re-registered following its tools/list_changed notification, with the
 	// server's name.
@@ -456,7 +459,9 @@ func (cn *conn) caller(name string) func(context.Context, *registry.Call) (any, 
 		if err != nil {
 			return nil, err
 		}
-		res, err := l.session.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: json.RawMessage(call.Args.String())})
+		params := &mcp.CallToolParams{Name: name, Arguments: json.RawMessage(call.Args.String())}
+		params.Meta = injectMeta(ctx, cn.client.opts.Propagator, nil)
+		res, err := l.session.CallTool(ctx, params)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()

@@ -36,6 +36,12 @@
 // the call denied ([NotAskedMessage]). [HTTPGuard] puts a bearer token and an
 // Origin check in front of the streamable HTTP handler.
 //
+// Both directions carry a call's trace context in the _meta of tools/call when given
+// a [Propagator] (Options.Propagator, ServerOptions.Propagator): the client injects
+// it into the calls it forwards, the server extracts it into the context of the calls
+// it serves. The package itself knows nothing of tracing (contrib/otel adapts
+// OpenTelemetry's propagators).
+//
 // It does not parse manifests (package manifest does; the CLI converts its servers
 // to [Upstream] values), run programs (package ptc does) or decide policy (package
 // pipeline does).

@@ -28,6 +28,9 @@ type ServerOptions struct {
 	// a progressToken; it must also be the pipeline's event sink and the run_code
 	// executor's OnLog (see [Progress]). Nil means no notifications.
 	Progress *Progress
+	// Propagator, if set, extracts the trace context a client put in a tools/call's
+	// _meta into the call's context (see [Propagator]). Nil ignores _meta.
+	Propagator Propagator
 }
 
 // Server offers an executor's view of a registry scope over MCP: the tools the
@@ -46,6 +49,7 @@ type ServerOptions struct {
 type Server struct {
 	scope *registry.Scope
 	ex    pipeline.Executor
+	prop  Propagator
 	srv   *mcp.Server
 	log   *slog.Logger
 	calls atomic.Int64
@@ -75,7 +79,7 @@ func NewServer(scope *registry.Scope, ex pipeline.Executor, opts *ServerOptions)
 	if o.Progress != nil && !o.Progress.owned.CompareAndSwap(false, true) {
 		return nil, errors.New("mcpbridge: ServerOptions.Progress already serves another Server")
 	}
-	s := &Server{scope: scope, ex: ex, log: o.Logger, prog: o.Progress, served: map[string]string{}, structured: map[string]bool{}}
+	s := &Server{scope: scope, ex: ex, prop: o.Propagator, log: o.Logger, prog: o.Progress, served: map[string]string{}, structured: map[string]bool{}}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
@@ -235,6 +239,7 @@ func (s *Server) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Cal
 		unwatch := context.AfterFunc(stop, func() { cancel(context.Cause(stop)) })
 		defer unwatch()
 	}
+	ctx = extractMeta(ctx, s.prop, req.Params.Meta)
 	set, err := s.scope.Resolve(ctx, registry.Step{})
 	if err != nil {
 		return nil, err

@@ -35,7 +35,9 @@ type Options struct {
 	// (tool/code-dispatch-abandoned) when it is given up on. If nil, no events are
 	// produced.
 	Events Sink
-	// Logger records contained failures (observer panics). If nil, slog.Default().
+	// Logger records contained failures (observer panics). If nil, they are not
+	// logged: like every Logger option of runcode's packages, a nil *slog.Logger
+	// discards.
 	Logger *slog.Logger
 	// Now is the clock for event times. If nil, time.Now.
 	Now func() time.Time
@@ -62,7 +64,7 @@ func New(opts *Options) *Pipeline {
 	p.dispatch = Chain(core, p.opts.Wrappers...)
 	p.log = p.opts.Logger
 	if p.log == nil {
-		p.log = slog.Default()
+		p.log = slog.New(slog.DiscardHandler)
 	}
 	p.now = p.opts.Now
 	if p.now == nil {
@@ -91,6 +93,8 @@ type execution struct {
 	// post reports whether post-execute runs for res (tool outcomes and denials do;
 	// pipeline failures and cancellations before dispatch do not).
 	post bool
+	// begun is the time of the call's first event (set only when there are events).
+	begun time.Time
 }
 
 // classify reports whether the call may overlap with other safe calls, validating
@@ -128,7 +132,8 @@ func (x *execution) fail(err *ToolError, post bool) {
 func (p *Pipeline) prepare(x *execution) {
 	call, tool := &x.call.frozen, x.call.tool
 	if p.opts.Events != nil {
-		e := Event{Type: EventCall, Time: p.now(), CallID: call.ID, RootID: call.RootID, ParentID: call.ParentID, Name: call.Name, Args: call.Args}
+		x.begun = p.now()
+		e := Event{Type: EventCall, Time: x.begun, CallID: call.ID, RootID: call.RootID, ParentID: call.ParentID, Name: call.Name, Args: call.Args}
 		if call.ParentID != "" {
 			e.Type = EventDispatchStart
 		} else {
@@ -350,7 +355,8 @@ func (p *Pipeline) commit(x *execution) *Result {
 		p.observe(obs, x.call.view(), res)
 	}
 	if p.opts.Events != nil {
-		e := Event{Type: EventResult, Time: p.now(), CallID: c.ID, RootID: c.RootID, ParentID: c.ParentID,
+		now := p.now()
+		e := Event{Type: EventResult, Time: now, Duration: now.Sub(x.begun), CallID: c.ID, RootID: c.RootID, ParentID: c.ParentID,
 			Name: c.Name, Args: c.Args, IsError: res.Error != nil, Content: res.Content}
 		if c.ParentID != "" {
 			e.Type = EventDispatch

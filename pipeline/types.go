@@ -188,6 +188,9 @@ type Event struct {
 	// abandoned events (the abandonment's error).
 	IsError bool
 	Content []registry.Content
+	// Duration is set on EventResult and EventDispatch: the time from the call's
+	// EventCall (EventDispatchStart) to this event, by Options.Now.
+	Duration time.Duration
 	// Card is how a host UI presents the call, on EventCall, or its outcome, on
 	// EventResult: the tool's PresentCall or PresentResult, or a generic card titled
 	// with the tool's name. Sub-call events have none: a run_code call is presented

@@ -63,6 +63,13 @@ type Options struct {
 	// order, with the run_code call the run serves (a host reports progress with it).
 	// It is called on the run's goroutines and must not block for long. Nil means none.
 	OnLog func(call *registry.Call, entry string)
+	// OnReport, if set, is called with each run_code call's report when its program
+	// has run, before run_code's result is final: on the body's goroutine, with the
+	// body's context, so that a tracing wrapper can find its span there and record the
+	// run's figures on it. It must not block for long or keep rep past its return. A
+	// call that never ran a program (invalid arguments, denied) has no report. Nil
+	// means none.
+	OnReport func(ctx context.Context, call registry.Call, rep *Report)
 }
 
 // Executor is the run_code executor. It is immutable and safe for concurrent use.
@@ -183,6 +190,12 @@ type Report struct {
 	// Contexts are the attributed image contexts and sub-call contexts, in
 	// submission order; they are kept even when the program failed later.
 	Contexts []pipeline.Context
+	// Compute is the run's VM time (runtime.Result.Compute).
+	Compute time.Duration
+	// OutputBytes is the size of the program's output: its logs as a JSON array, as
+	// JSON.stringify writes it, plus its result's JSON (nothing for undefined or a
+	// failure).
+	OutputBytes int
 }
 
 // Execute runs a model step's batch: run_code calls run programs, other calls run
@@ -276,7 +289,11 @@ func (b *step) run(ctx context.Context, call *registry.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep.Logs, rep.Value, rep.Failure = res.Logs, res.Value, res.Failure
+	rep.Logs, rep.Value, rep.Failure, rep.Compute = res.Logs, res.Value, res.Failure, res.Compute
+	rep.OutputBytes = outputBytes(res)
+	if b.e.o.OnReport != nil {
+		b.e.o.OnReport(ctx, *call, rep)
+	}
 	if res.Failure != nil {
 		return nil, &pipeline.ToolError{Code: pipeline.CodeRunFailed, Message: strings.TrimPrefix(res.Text(), "Error: "), Err: res.Failure}
 	}
@@ -351,6 +368,29 @@ func hasImage(content []registry.Content) bool {
 		}
 	}
 	return false
+}
+
+// outputBytes is Report.OutputBytes: the logs array as JSON.stringify writes it,
+// plus the completion's JSON.
+func outputBytes(res *runtime.Result) int {
+	n := 2 // []
+	for i, l := range res.Logs {
+		if i > 0 {
+			n++ // ,
+		}
+		n += 2 // quotes
+		for j := 0; j < len(l); j++ {
+			switch c := l[j]; {
+			case c == '"' || c == '\\' || c == '\b' || c == '\f' || c == '\n' || c == '\r' || c == '\t':
+				n += 2
+			case c < 0x20:
+				n += 6 // \u00XX
+			default:
+				n++
+			}
+		}
+	}
+	return n + len(res.Value)
 }
 
 // value builds run_code's canonical value from a completed run.

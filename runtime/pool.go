@@ -345,7 +345,10 @@ func (p *Pool) execute(ctx context.Context, r *run, prg *Program, code string, l
 
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	res := &Result{Logs: append([]string(nil), r.logs...), Failure: r.failure}
+	res := &Result{Logs: append([]string(nil), r.logs...), Failure: r.failure, Compute: r.used}
+	if r.busy { // a VM given up on while it still runs: count it up to now
+		res.Compute += time.Since(r.busySince)
+	}
 	if r.cut {
 		res.Logs = append([]string{truncHeader(limits.OutputBytes)}, res.Logs...)
 		if r.droppedLogs > 0 {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 )
 
 // Kind classifies why a run failed; it is a plain comparable value. The values are the
@@ -62,6 +63,10 @@ type Result struct {
 	Value json.RawMessage
 	// Failure is nil when the program completed.
 	Failure *Failure
+	// Compute is the VM time of the run, what the compute budget counts: preparing and
+	// running the program's JavaScript, not time awaiting host calls. It is zero when
+	// the run never reached a VM, or when a worker process died before reporting it.
+	Compute time.Duration
 }
 
 // Text renders the model-facing text (docs/run_code.md, "Output"). On success: the log

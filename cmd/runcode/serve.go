@@ -32,6 +32,7 @@ type serveFlags struct {
 	workers                                       int
 	memoryCeiling                                 byteSize
 	http                                          httpFlags
+	log                                           logFlags
 	// set names the flags given on the command line.
 	set map[string]bool
 }
@@ -44,7 +45,7 @@ const defaultMemoryCeiling = 1 << 30
 // SIGINT or SIGTERM, and then stops the upstream servers it started. Stopping cancels
 // the calls in flight and waits for them at most stopGrace.
 func serveCommand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := newFlags("serve", "[--tools F] [--root DIR] [--mode M] [--http ADDR [--http-token T] [--http-allow-origin O]…] [--isolation I] [budget flags] [--workers N] [--memory-ceiling BYTES] [--debug-addr ADDR]", stdout, stderr)
+	fs := newFlags("serve", "[--tools F] [--root DIR] [--mode M] [--http ADDR [--http-token T] [--http-allow-origin O]…] [--isolation I] [budget flags] [--workers N] [--memory-ceiling BYTES] [--debug-addr ADDR] [--log-level L] [--log-format F]", stdout, stderr)
 	var f serveFlags
 	fs.StringVar(&f.tools, "tools", "", toolsHelp)
 	fs.StringVar(&f.root, "root", ".", rootHelp)
@@ -58,6 +59,7 @@ func serveCommand(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	fs.Var(&f.memoryCeiling, "memory-ceiling", "live heap in `BYTES` all runs together may hold, e.g. 1GiB, with --isolation in-process only: above it new runs wait and the run holding the most fails with memory-limit, and serve sets the Go runtime's memory limit to it unless GOMEMLIMIT is set; 0 turns it off (default 1GiB, or GOMEMLIMIT's limit when that is set)")
 	f.http.register(fs)
 	fs.StringVar(&f.debugAddr, "debug-addr", "", "serve Go's goroutine and heap profiles as text at http://`ADDR`/debug/pprof/goroutine and /debug/pprof/heap, on a listener of their own (for operators: keep ADDR on a loopback address)")
+	f.log.register(fs)
 	if code, ok := parse(fs, args, stdout, stderr); !ok {
 		return code
 	}
@@ -74,6 +76,7 @@ func serveCommand(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	m := registry.Mode(f.mode)
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	logger := f.log.logger(stderr)
 
 	if f.debugAddr != "" {
 		stopDebug, err := serveDebug(f.debugAddr, stderr)
@@ -84,7 +87,7 @@ func serveCommand(ctx context.Context, args []string, stdin io.Reader, stdout, s
 		defer stopDebug()
 	}
 
-	scope, release, err := serveScope(ctx, f.tools, f.root, m, stderr)
+	scope, release, err := serveScope(ctx, f.tools, f.root, m, stderr, logger)
 	if err != nil {
 		fmt.Fprintf(stderr, "runcode serve: %v\n", err)
 		return exitUsage
@@ -92,10 +95,14 @@ func serveCommand(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	defer release()
 
 	// Progress notifications come from the pipeline's sub-call events and the runs'
-	// console lines; approvals from the manifest's policy, asked by elicitation.
+	// console lines; approvals from the manifest's policy, asked by elicitation. Every
+	// event is also logged.
 	prog := mcpbridge.NewProgress(nil)
+	logEvents := pipeline.SlogSink(logger)
+	events := pipeline.SinkFunc(func(e pipeline.Event) { prog.Event(e); logEvents.Event(e) })
 	p := pipeline.New(&pipeline.Options{Wrappers: []pipeline.Middleware{pipeline.Timeout()},
-		Events: prog, PreExecute: scope.preExecute(), Approve: mcpbridge.Approve})
+		Events: events, Logger: logger,
+		PreExecute: scope.preExecute(), Approve: mcpbridge.Approve})
 	var ex pipeline.Executor
 	if m == registry.ModeNative {
 		ex, err = native.New(p, nil)
@@ -121,7 +128,7 @@ func serveCommand(ctx context.Context, args []string, stdin io.Reader, stdout, s
 		fmt.Fprintf(stderr, "runcode serve: %v\n", err)
 		return exitUsage
 	}
-	srv, err := mcpbridge.NewServer(scope.scope, ex, &mcpbridge.ServerOptions{Progress: prog, Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
+	srv, err := mcpbridge.NewServer(scope.scope, ex, &mcpbridge.ServerOptions{Progress: prog, Logger: logger})
 	if err != nil {
 		fmt.Fprintf(stderr, "runcode serve: %v\n", err)
 		return exitUsage
@@ -147,6 +154,9 @@ func (f *serveFlags) check() string {
 		return fmt.Sprintf("--isolation must be %s or %s, got %q", isolationInProcess, isolationProcess, f.isolation)
 	}
 	if msg := f.budgets.check(); msg != "" {
+		return msg
+	}
+	if msg := f.log.check(); msg != "" {
 		return msg
 	}
 	switch {
@@ -283,8 +293,8 @@ func (s *servedScope) onChange(f func()) {
 
 // serveScope builds serve's scope: the manifest's tools and mcpServers, or the
 // workspace tools. Unlike the one-shot commands, a server that does not start is
-// reported on stderr and the others are served.
-func serveScope(ctx context.Context, manifestPath, root string, mode registry.Mode, stderr io.Writer) (*servedScope, func(), error) {
+// reported on stderr and the others are served; logger gets what the client logs.
+func serveScope(ctx context.Context, manifestPath, root string, mode registry.Mode, stderr io.Writer, logger *slog.Logger) (*servedScope, func(), error) {
 	s := &servedScope{scope: registry.New()}
 	if _, err := s.scope.SetMode(mode); err != nil {
 		return nil, nil, err
@@ -309,7 +319,6 @@ func serveScope(ctx context.Context, manifestPath, root string, mode registry.Mo
 	if _, err := m.Register(s.scope); err != nil {
 		return nil, nil, err
 	}
-	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	client := mcpbridge.NewClient(s.scope, &mcpbridge.Options{Logger: logger, OnChange: func(string) {
 		if f := s.hook.Load(); f != nil {
 			(*f)()

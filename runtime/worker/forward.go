@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sync/atomic"
+	"time"
 
 	"github.com/runcode-go/runcode/internal/rtlink"
 	"github.com/runcode-go/runcode/runtime"
@@ -77,7 +78,10 @@ func (p *Pool) handle(ctx context.Context, w *proc, rs *hostRun, nss []rtlink.Na
 		if m.ID != rs.id {
 			return nil, protocolError("a done frame for run %d during run %d", m.ID, rs.id)
 		}
-		res := &runtime.Result{Logs: m.Logs}
+		if m.Compute < 0 {
+			return nil, protocolError("a done frame with a negative compute time")
+		}
+		res := &runtime.Result{Logs: m.Logs, Compute: time.Duration(m.Compute)}
 		if m.Failure != nil {
 			if !validKind(m.Failure.Kind) {
 				return nil, protocolError("a failure of kind %q", m.Failure.Kind)

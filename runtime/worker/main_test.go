@@ -210,6 +210,8 @@ func fakeWorker(mode string) {
 		send(&message{T: tCall, ID: 1, NSI: 3, Member: "echo", Args: json.RawMessage(`{}`)})
 	case "bad-kind":
 		send(&message{T: tDone, ID: run.ID, Failure: &failure{Kind: runtime.KindWorkerExit, Message: "forged"}})
+	case "negative-compute":
+		send(&message{T: tDone, ID: run.ID, Compute: -1})
 	case "ready-again":
 		send(&message{T: tReady})
 	case "log-bad-id":

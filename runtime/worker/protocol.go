@@ -37,7 +37,9 @@ import (
 //	                                              in order; id is the run's. The host keeps
 //	                                              them so that a worker killed mid-run keeps
 //	                                              its output.
-//	done    {t, id, logs, value, failure}         the run's result; id is the run's
+//	done    {t, id, logs, value, failure, compute}
+//	                                              the run's result; id is the run's, compute
+//	                                              its VM time in nanoseconds
 
 // DefaultMaxFrame bounds one frame: a program (1 MiB by default), one call's arguments
 // (the runtime caps them at 64 MiB) or one tool result, with room for the JSON around them.
@@ -99,6 +101,7 @@ type message struct {
 
 	// done
 	Failure *failure `json:"failure,omitempty"`
+	Compute int64    `json:"compute,omitempty"` // runtime.Result.Compute, nanoseconds
 }
 
 type nsSpec struct {

@@ -216,7 +216,7 @@ func (s *server) start(m *message) error {
 			// Misuse the host did not catch: report it as the run's failure.
 			out.Failure = &failure{Kind: runtime.KindException, Message: "internal error: " + err.Error()}
 		} else {
-			out.Logs, out.Value = res.Logs, res.Value
+			out.Logs, out.Value, out.Compute = res.Logs, res.Value, int64(res.Compute)
 			if res.Failure != nil {
 				out.Failure = &failure{Kind: res.Failure.Kind, Message: res.Failure.Message}
 			}

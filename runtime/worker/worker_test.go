@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/runcode-go/runcode/internal/testwait"
 	"github.com/runcode-go/runcode/runtime"
 )
@@ -56,7 +57,8 @@ func TestSameAsInProcess(t *testing.T) {
 		var fi, fo fakeTools
 		want := runCode(t, in, code, &runtime.RunOptions{Namespaces: []*runtime.Namespace{fi.namespace(t)}})
 		got := runCode(t, out, code, &runtime.RunOptions{Namespaces: []*runtime.Namespace{fo.namespace(t)}})
-		if diff := cmp.Diff(want, got); diff != "" {
+		// Compute is the VM time of each run, measured on each side.
+		if diff := cmp.Diff(want, got, cmpopts.IgnoreFields(runtime.Result{}, "Compute")); diff != "" {
 			t.Errorf("%s: result (-in-process +process):\n%s", code, diff)
 		}
 		if diff := cmp.Diff(fi.calls(), fo.calls()); diff != "" {
@@ -190,6 +192,7 @@ func TestProtocolViolations(t *testing.T) {
 		{"bad-member", `names "rm_rf", not a member of tools`},
 		{"bad-ns", "names namespace 3 of 1"},
 		{"bad-kind", `a failure of kind "worker-exit"`},
+		{"negative-compute", "a done frame with a negative compute time"},
 		{"ready-again", `an unexpected "ready" frame during a run`},
 		{"log-bad-id", "a log frame for run 8 during run 1"},
 		{"log-flood", "-byte output budget"},
@@ -449,5 +452,14 @@ func TestOutputOverFrameLimit(t *testing.T) {
 	}
 	if res := runCode(t, p, "return 2", nil); string(res.Value) != "2" {
 		t.Errorf("the run after = %.300s, want 2", res.Text())
+	}
+}
+
+// The worker reports its run's VM time in the done frame; the host passes it on.
+func TestComputeCrossesTheProcess(t *testing.T) {
+	p := newTestPool(t, 1)
+	res := runCode(t, p, "let n = 0; for (let i = 0; i < 100000; i++) n += i; return n", nil)
+	if res.Failure != nil || res.Compute <= 0 {
+		t.Errorf("got failure %v, compute %v; want a value and a positive compute time", res.Failure, res.Compute)
 	}
 }
