@@ -16,11 +16,12 @@ import (
 )
 
 // Tools is the `tools` namespace of one resolved tool set. Build it once per set (a
-// model step) and install it in every run of that step: the runtime materializes
-// members lazily, so the per-run cost does not grow with the number of tools. A Tools
-// is immutable and safe for concurrent use.
+// model step) and bind it to each run of that step ([Tools.Bind]): the runtime
+// materializes members lazily, so the per-run cost does not grow with the number of
+// tools. A Tools is immutable and safe for concurrent use.
 type Tools struct {
-	ns *runtime.Namespace
+	set *registry.ResolvedToolSet
+	ns  *runtime.Namespace
 }
 
 // New builds the namespace for the set's visible tools, and tools.$search and
@@ -32,7 +33,8 @@ func New(set *registry.ResolvedToolSet) (*Tools, error) {
 		names[i] = e.Name()
 	}
 	names = append(names, registry.SearchName, registry.DescribeName)
-	ns, err := runtime.NewNamespace("tools", names, startFor(set), &runtime.NamespaceOptions{
+	t := &Tools{set: set}
+	ns, err := runtime.NewNamespace("tools", names, t.starter(nil), &runtime.NamespaceOptions{
 		ErrorClass:     "ToolCallError",
 		MemberProperty: "toolName",
 		Noun:           "tool",
@@ -41,12 +43,18 @@ func New(set *registry.ResolvedToolSet) (*Tools, error) {
 	if err != nil {
 		return nil, fmt.Errorf("bindings: %w", err)
 	}
-	return &Tools{ns: ns}, nil
+	t.ns = ns
+	return t, nil
 }
 
-// Namespace returns the namespace to pass in runtime.RunOptions.Namespaces, with a
-// context prepared by [Begin].
+// Namespace returns the namespace not bound to a run: tools.$search and
+// tools.$describe work, and a tool call fails with `tools can only be called inside a
+// run_code run`.
 func (t *Tools) Namespace() *runtime.Namespace { return t.ns }
+
+// Bind returns the namespace to pass in runtime.RunOptions.Namespaces for the run r
+// (made by [Begin]): its tool calls are r's sub-calls.
+func (t *Tools) Bind(r *Run) *runtime.Namespace { return t.ns.WithStart(t.starter(r)) }
 
 // Options configures a Run.
 type Options struct {
@@ -114,23 +122,21 @@ type Run struct {
 	reason atomic.Pointer[string]
 }
 
-type runKey struct{}
-
-// Begin starts the bridge for one run and returns the context to run the program
-// with: the namespace's calls find their Run through it.
-func Begin(ctx context.Context, p *pipeline.Pipeline, set *registry.ResolvedToolSet, opts *Options) (context.Context, *Run, error) {
+// Begin starts the bridge for one run of a program under ctx; [Tools.Bind] gives the
+// namespace whose calls are the run's sub-calls.
+func Begin(ctx context.Context, p *pipeline.Pipeline, set *registry.ResolvedToolSet, opts *Options) (*Run, error) {
 	var o Options
 	if opts != nil {
 		o = *opts
 	}
 	if o.MaxParallel < 0 {
-		return nil, nil, fmt.Errorf("maxParallelSubCalls must be a positive integer, got %d", o.MaxParallel)
+		return nil, fmt.Errorf("maxParallelSubCalls must be a positive integer, got %d", o.MaxParallel)
 	}
 	if o.MaxCalls < 0 {
-		return nil, nil, fmt.Errorf("the sub-call budget must not be negative, got %d", o.MaxCalls)
+		return nil, fmt.Errorf("the sub-call budget must not be negative, got %d", o.MaxCalls)
 	}
 	if o.Grace < 0 {
-		return nil, nil, fmt.Errorf("the sub-call grace must not be negative, got %v", o.Grace)
+		return nil, fmt.Errorf("the sub-call grace must not be negative, got %v", o.Grace)
 	}
 	if o.Grace == 0 {
 		o.Grace = runtime.DefaultGrace
@@ -155,10 +161,10 @@ func Begin(ctx context.Context, p *pipeline.Pipeline, set *registry.ResolvedTool
 	})
 	if err != nil {
 		cancel(nil)
-		return nil, nil, err
+		return nil, err
 	}
 	r.sched = sched
-	return context.WithValue(ctx, runKey{}, r), r, nil
+	return r, nil
 }
 
 func (r *Run) endReason() string {
@@ -207,16 +213,11 @@ func (r *Run) Calls() []*SubCall {
 	return out
 }
 
-// start is the namespace's StartFunc: it runs on the VM goroutine, in the program's
+// start queues one sub-call of the run: it runs on the VM goroutine, in the program's
 // call order, and only queues work; the scheduler hands the result to done.
-func start(ctx context.Context, name string, args json.RawMessage, done func(json.RawMessage, error)) {
+func (r *Run) start(ctx context.Context, name string, args json.RawMessage, done func(json.RawMessage, error)) {
 	reject := func(code pipeline.Code, msg string) {
 		done(nil, &runtime.CallError{Message: msg, Fields: map[string]string{"code": string(code)}})
-	}
-	r, _ := ctx.Value(runKey{}).(*Run)
-	if r == nil {
-		reject(pipeline.CodeAbortedBeforeDispatch, "tools can only be called inside a run_code run")
-		return
 	}
 	v, err := registry.ParseValue(args)
 	if err != nil {

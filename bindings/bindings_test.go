@@ -46,7 +46,7 @@ func TestBeginValidatesOptions(t *testing.T) {
 		{Options{MaxParallel: -1}, "maxParallelSubCalls must be a positive integer, got -1"},
 		{Options{MaxCalls: -1}, "the sub-call budget must not be negative, got -1"},
 	} {
-		if _, _, err := Begin(context.Background(), p, set, &tt.opts); err == nil || err.Error() != tt.want {
+		if _, err := Begin(context.Background(), p, set, &tt.opts); err == nil || err.Error() != tt.want {
 			t.Errorf("Begin(%+v) = %v, want %q", tt.opts, err, tt.want)
 		}
 	}
@@ -74,11 +74,12 @@ func TestNamespace(t *testing.T) {
 	}
 	p := pipeline.New(nil)
 	code := `return [await tools["__proto__"]({}), await tools["my-tool"]({}), await tools.constructor({}), typeof tools.run_code, Object.keys(tools).sort().join(",")]`
-	ctx, run, err := Begin(context.Background(), p, set, &Options{Parent: registry.Call{ID: "call-9"}})
+	ctx := context.Background()
+	run, err := Begin(ctx, p, set, &Options{Parent: registry.Call{ID: "call-9"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := pool.Run(ctx, code, &runtime.RunOptions{Namespaces: []*runtime.Namespace{tools.Namespace()}})
+	res, err := pool.Run(ctx, code, &runtime.RunOptions{Namespaces: []*runtime.Namespace{tools.Bind(run)}})
 	run.End("")
 	if err != nil {
 		t.Fatal(err)
@@ -90,8 +91,8 @@ func TestNamespace(t *testing.T) {
 		t.Errorf("calls = %+v", calls)
 	}
 
-	ctx, run, _ = Begin(context.Background(), p, set, &Options{Parent: registry.Call{ID: "c"}, MaxCalls: 1})
-	res, _ = pool.Run(ctx, `await tools["my-tool"]({}); try { await tools["my-tool"]({}) } catch (e) { return [e.code, e.message] }`, &runtime.RunOptions{Namespaces: []*runtime.Namespace{tools.Namespace()}})
+	run, _ = Begin(ctx, p, set, &Options{Parent: registry.Call{ID: "c"}, MaxCalls: 1})
+	res, _ = pool.Run(ctx, `await tools["my-tool"]({}); try { await tools["my-tool"]({}) } catch (e) { return [e.code, e.message] }`, &runtime.RunOptions{Namespaces: []*runtime.Namespace{tools.Bind(run)}})
 	run.End("")
 	if got := string(res.Value); got != `["ABORTED_BEFORE_DISPATCH","sub-call budget of 1 calls exhausted"]` {
 		t.Errorf("budget: %s (%v)", got, res.Failure)
@@ -138,13 +139,14 @@ func TestStuckCallAbandoned(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, run, err := Begin(context.Background(), p, set, &Options{Parent: registry.Call{ID: "call-1"}, Grace: 50 * time.Millisecond})
+	ctx := context.Background()
+	run, err := Begin(ctx, p, set, &Options{Parent: registry.Call{ID: "call-1"}, Grace: 50 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var logs []string
 	res, err := pool.Run(ctx, `try { console.log("got " + await tools.hang({})) } catch (e) { console.log("caught " + e.message) }`, &runtime.RunOptions{
-		Namespaces: []*runtime.Namespace{tools.Namespace()},
+		Namespaces: []*runtime.Namespace{tools.Bind(run)},
 		Limits:     &runtime.Limits{WallClock: 200 * time.Millisecond},
 		OnLog:      func(s string) { logs = append(logs, s) },
 	})

@@ -165,11 +165,12 @@ func unwrapArgs(args json.RawMessage) (json.RawMessage, bool) {
 	return list[0], true
 }
 
-// startFor returns the namespace's StartFunc for set: discovery members are answered
-// from the set's index, every other member is a tool call.
-func startFor(set *registry.ResolvedToolSet) runtime.StartFunc {
+// starter returns the namespace's StartFunc for the run r (nil: bound to no run):
+// discovery members are answered from the set's index, every other member is a sub-call
+// of r.
+func (t *Tools) starter(r *Run) runtime.StartFunc {
 	return func(ctx context.Context, member string, args json.RawMessage, done func(json.RawMessage, error)) {
-		if discover(set, member, args, done) {
+		if discover(t.set, member, args, done) {
 			return
 		}
 		if strings.HasPrefix(member, "$") {
@@ -181,6 +182,11 @@ func startFor(set *registry.ResolvedToolSet) runtime.StartFunc {
 			}
 			args = a
 		}
-		start(ctx, member, args, done)
+		if r == nil {
+			done(nil, &runtime.CallError{Message: "tools can only be called inside a run_code run",
+				Fields: map[string]string{"code": string(pipeline.CodeAbortedBeforeDispatch)}})
+			return
+		}
+		r.start(ctx, member, args, done)
 	}
 }

@@ -90,11 +90,12 @@ func TestDiscovery(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			events = nil
-			ctx, run, err := Begin(context.Background(), p, set, &Options{Parent: registry.Call{ID: "c"}, MaxCalls: 1})
+			ctx := context.Background()
+			run, err := Begin(ctx, p, set, &Options{Parent: registry.Call{ID: "c"}, MaxCalls: 1})
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := pool.Run(ctx, tt.code, &runtime.RunOptions{Namespaces: []*runtime.Namespace{tools.Namespace()}})
+			res, err := pool.Run(ctx, tt.code, &runtime.RunOptions{Namespaces: []*runtime.Namespace{tools.Bind(run)}})
 			run.End("")
 			if err != nil {
 				t.Fatal(err)

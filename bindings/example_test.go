@@ -39,7 +39,8 @@ func ExampleBegin() {
 	}
 	defer pool.Close()
 
-	ctx, run, err := bindings.Begin(context.Background(), pipeline.New(nil), set, &bindings.Options{Parent: registry.Call{ID: "call-1"}})
+	ctx := context.Background()
+	run, err := bindings.Begin(ctx, pipeline.New(nil), set, &bindings.Options{Parent: registry.Call{ID: "call-1"}})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -47,7 +48,7 @@ func ExampleBegin() {
 	res, err := pool.Run(ctx, `
 		const four = await tools.double({ n: 2 });
 		try { await tools.double({ n: "x" }) } catch (e) { console.log(e.name, e.toolName, e.code) }
-		return four`, &runtime.RunOptions{Namespaces: []*runtime.Namespace{tools.Namespace()}})
+		return four`, &runtime.RunOptions{Namespaces: []*runtime.Namespace{tools.Bind(run)}})
 	run.End("") // the program settled: no sub-call outlives it
 	if err != nil {
 		fmt.Println(err)

@@ -76,8 +76,8 @@ type Options struct {
 type Executor struct {
 	p *pipeline.Pipeline
 	o Options
-	// transport is run_code's compiled definition, shared by every batch; its body
-	// finds the batch it serves through the context (stepKey).
+	// transport is run_code's compiled definition, shared by every batch; each batch
+	// binds it to its own state (Transport.WithExecute).
 	transport *registry.Transport
 }
 
@@ -113,7 +113,7 @@ func New(p *pipeline.Pipeline, opts *Options) (*Executor, error) {
 		// validating it again would only decode the program's result for nothing.
 		Output:      registry.Output{Render: render},
 		PresentCall: presentCall,
-		Execute:     runCode,
+		Execute:     unbound,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("ptc: %w", err)
@@ -122,15 +122,9 @@ func New(p *pipeline.Pipeline, opts *Options) (*Executor, error) {
 	return e, nil
 }
 
-type stepKey struct{}
-
-// runCode is run_code's body: it runs the program for the batch in ctx.
-func runCode(ctx context.Context, call *registry.Call) (any, error) {
-	b, ok := ctx.Value(stepKey{}).(*step)
-	if !ok {
-		return nil, errors.New("run_code was dispatched outside the run_code executor")
-	}
-	return b.run(ctx, call)
+// unbound is the body of the transport no batch has bound: never dispatched.
+func unbound(context.Context, *registry.Call) (any, error) {
+	return nil, errors.New("run_code was dispatched outside the run_code executor")
 }
 
 // The prompt sections, named and ordered as in the reference (rules at 99, before
@@ -218,12 +212,12 @@ func (e *Executor) execute(ctx context.Context, set *registry.ResolvedToolSet, b
 	b := &step{e: e, set: set, reports: map[string]*Report{}}
 	results := make([]*pipeline.Result, len(batch))
 	reports := make([]*Report, len(batch))
-	view := set.WithTransport(e.transport)
+	view := set.WithTransport(e.transport.WithExecute(b.run))
 	var err error
 	b.tools, err = bindings.New(set)
 	var sched *pipeline.Scheduler
 	if err == nil {
-		sched, err = e.p.NewScheduler(context.WithValue(ctx, stepKey{}, b), view, &pipeline.SchedulerOptions{MaxParallel: e.o.MaxParallel})
+		sched, err = e.p.NewScheduler(ctx, view, &pipeline.SchedulerOptions{MaxParallel: e.o.MaxParallel})
 	}
 	if err != nil { // a bug, not a model mistake: fail every call the same way
 		for i, c := range batch {
@@ -297,7 +291,13 @@ func (b *step) run(ctx context.Context, call *registry.Call) (any, error) {
 	if res.Failure != nil {
 		return nil, &pipeline.ToolError{Code: pipeline.CodeRunFailed, Message: strings.TrimPrefix(res.Text(), "Error: "), Err: res.Failure}
 	}
-	return value(res)
+	v, err := value(res)
+	if err != nil {
+		return nil, err
+	}
+	// The text comes from the run itself; render makes the same text from the value
+	// only when a post-execute policy replaced it.
+	return registry.Answer{Value: v, Content: []registry.Content{registry.Text(res.Text())}}, nil
 }
 
 func (b *step) runProgram(ctx context.Context, call *registry.Call, code string, rep *Report) (*runtime.Result, error) {
@@ -306,7 +306,7 @@ func (b *step) runProgram(ctx context.Context, call *registry.Call, code string,
 	// grace.
 	runCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	runCtx, run, err := bindings.Begin(runCtx, b.e.p, b.set, &bindings.Options{
+	run, err := bindings.Begin(runCtx, b.e.p, b.set, &bindings.Options{
 		Parent: *call, MaxParallel: b.e.o.MaxParallelSubCalls, MaxCalls: b.e.o.MaxSubCalls, Grace: b.e.o.Grace,
 	})
 	if err != nil {
@@ -318,7 +318,7 @@ func (b *step) runProgram(ctx context.Context, call *registry.Call, code string,
 		onLog = func(entry string) { b.e.o.OnLog(&parent, entry) }
 	}
 	res, err := b.e.o.Pool.Run(runCtx, code, &runtime.RunOptions{
-		Namespaces:     []*runtime.Namespace{b.tools.Namespace()},
+		Namespaces:     []*runtime.Namespace{b.tools.Bind(run)},
 		Limits:         b.e.o.Limits,
 		ProgramBytes:   b.e.o.ProgramBytes,
 		FileName:       b.e.o.FileName,
@@ -409,8 +409,8 @@ func value(res *runtime.Result) (registry.Value, error) {
 	return registry.ParseValue([]byte(text + "}"))
 }
 
-// render is run_code's one text block (docs/run_code.md, "Output"), computed by the
-// runtime's renderer from the canonical value.
+// render is run_code's one text block (docs/run_code.md, "Output") for a value a
+// post-execute policy put in place of the run's, computed by the runtime's renderer.
 func render(_, v registry.Value) ([]registry.Content, error) {
 	var out struct {
 		Logs   []string        `json:"logs"`

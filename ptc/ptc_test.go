@@ -125,6 +125,8 @@ func TestOutputText(t *testing.T) {
 		{"empty string result", `return ""`, "(run_code completed with no output)"},
 		{"sub-call value", `const v = await tools.echo({text: "one"}); return v + "!"`, "one!"},
 		{"typescript", "interface P { x: number }\nconst p: P = { x: (await tools.echo({ text: \"7\" })).length };\nreturn p.x as number", "1"},
+		{"numbers as JavaScript spells them", `return [1e21, 0.1 + 0.2, 1e-7, 2 ** 53]`, "[\n  1e+21,\n  0.30000000000000004,\n  1e-7,\n  9007199254740992\n]"},
+		{"deep and unicode", `return {a: {b: {c: {d: {e: {f: "é\u2028😀\"q"}}}}}}`, "{\n  \"a\": {\n    \"b\": {\n      \"c\": {\n        \"d\": {\n          \"e\": {\"f\":\"é\u2028😀\\\"q\"}\n        }\n      }\n    }\n  }\n}"},
 	}
 	e := newEnv(t)
 	e.register(echoTool())
@@ -133,6 +135,11 @@ func TestOutputText(t *testing.T) {
 			res, _ := e.run(context.Background(), tt.code)
 			if res.IsError() || resultText(res) != tt.want {
 				t.Errorf("got %q (error %v), want %q", resultText(res), res.Error, tt.want)
+			}
+			// The text comes from the run; a policy's replacement value is rendered from
+			// the value. Both must read the same.
+			if content, err := render(registry.Value{}, res.Value); err != nil || len(content) != 1 || content[0].Text != resultText(res) {
+				t.Errorf("render(value) = %+v, %v; the run's text is %q", content, err, resultText(res))
 			}
 		})
 	}

@@ -341,6 +341,15 @@ func NewTransport(t *Tool) (*Transport, error) {
 	return &Transport{e: e}, nil
 }
 
+// WithExecute returns the transport with its calls run by execute instead of the
+// definition's Execute: the same compiled schemas, shared. An executor uses it to bind
+// run_code's body to the state of one batch, in two small allocations.
+func (t *Transport) WithExecute(execute func(ctx context.Context, call *Call) (any, error)) *Transport {
+	tool := *t.e.Tool
+	tool.Execute = execute
+	return &Transport{e: &Entry{Tool: &tool, name: t.e.name, params: t.e.params, output: t.e.output}}
+}
+
 // WithTransport returns a view of the set in which run_code dispatches to t. run_code
 // stays out of Tools and Schemas (the executor presents it itself), is never a visible
 // tool, and the view shares the set's disposal. It costs one small allocation.

@@ -181,6 +181,18 @@ func NewNamespace(global string, members []string, start StartFunc, opts *Namesp
 	return ns, nil
 }
 
+// WithStart returns the namespace with its calls started through start instead: the
+// same global, members and options, shared. It is how a host binds a namespace built
+// once (for a tool set) to the state of one run, in one small allocation.
+func (ns *Namespace) WithStart(start StartFunc) *Namespace {
+	if start == nil {
+		panic("runtime: Namespace.WithStart with a nil start")
+	}
+	c := *ns
+	c.start = start
+	return &c
+}
+
 // Global is the name the namespace is installed under.
 func (ns *Namespace) Global() string { return ns.global }
 

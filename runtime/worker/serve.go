@@ -143,8 +143,6 @@ type wrun struct {
 	done    chan struct{}
 }
 
-type runKey struct{}
-
 func (s *server) send(m *message) error {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
@@ -184,18 +182,22 @@ func (s *server) handle(m *message) error {
 }
 
 func (s *server) start(m *message) error {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	r := &wrun{s: s, cancel: cancel, pending: map[uint64]func(json.RawMessage, error){}, done: make(chan struct{})}
 	nss := make([]*runtime.Namespace, len(m.NS))
 	for i, spec := range m.NS {
 		ns, err := s.proxy(i, spec)
 		if err != nil {
+			cancel(nil)
 			return err
 		}
-		nss[i] = ns
+		// The cached namespace, bound to this run: its calls go to the host as this
+		// run's call frames.
+		nss[i] = ns.WithStart(func(ctx context.Context, member string, args json.RawMessage, done func(json.RawMessage, error)) {
+			r.call(ctx, i, member, args, done)
+		})
 	}
 	s.mem.forRun(m.Limits.HeapBytes)
-	ctx, cancel := context.WithCancelCause(context.Background())
-	r := &wrun{s: s, cancel: cancel, pending: map[uint64]func(json.RawMessage, error){}, done: make(chan struct{})}
-	ctx = context.WithValue(ctx, runKey{}, r)
 	s.mu.Lock()
 	s.cur = r
 	s.mu.Unlock()

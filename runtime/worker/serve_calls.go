@@ -3,6 +3,7 @@ package worker
 import (
 	"context"
 	"encoding/json"
+	"errors"
 
 	"github.com/runcode-go/runcode/internal/rtlink"
 	"github.com/runcode-go/runcode/runtime"
@@ -12,7 +13,7 @@ import (
 // host as call frames, and the result frames that settle them.
 
 // proxy returns the worker-side namespace for spec: same global, members and error class,
-// with a StartFunc that forwards each call to the host.
+// cached across runs; start binds it to a run (WithStart), whose calls go to the host.
 func (s *server) proxy(i int, spec nsSpec) (*runtime.Namespace, error) {
 	key, _ := json.Marshal(struct {
 		I int
@@ -21,10 +22,7 @@ func (s *server) proxy(i int, spec nsSpec) (*runtime.Namespace, error) {
 	if ns, ok := s.nss[string(key)]; ok {
 		return ns, nil
 	}
-	ns, err := runtime.NewNamespace(spec.Global, spec.Members, func(ctx context.Context, member string, args json.RawMessage, done func(json.RawMessage, error)) {
-		r, _ := ctx.Value(runKey{}).(*wrun)
-		r.call(ctx, i, member, args, done)
-	}, &runtime.NamespaceOptions{
+	ns, err := runtime.NewNamespace(spec.Global, spec.Members, unbound, &runtime.NamespaceOptions{
 		ErrorClass: spec.ErrorClass, MemberProperty: spec.MemberProperty, Noun: spec.Noun, SnapshotFields: spec.SnapshotFields,
 	})
 	if err != nil {
@@ -97,4 +95,9 @@ func (r *wrun) deliver(m *message) error {
 		done(m.Value, nil)
 	}
 	return nil
+}
+
+// unbound is the start of a cached namespace not bound to a run; a run never sees it.
+func unbound(_ context.Context, _ string, _ json.RawMessage, done func(json.RawMessage, error)) {
+	done(nil, errors.New("internal error: a namespace call outside a run"))
 }
