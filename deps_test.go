@@ -40,6 +40,9 @@ var allowed = map[string][]string{
 	"workspace":         {"registry", "github.com/bmatcuk/doublestar/v4"},
 	"mcpbridge":         {"ptc", "native", "pipeline", "registry", "sdkgen", "github.com/modelcontextprotocol/go-sdk"},
 	"cmd/runcode":       {"workspace", "mcpbridge", "ptc", "native", "bindings", "runtime", "runtime/worker", "pipeline", "registry", "sdkgen", "manifest"},
+	// A module of its own (contrib/openai/go.mod): the provider SDK stays out of the
+	// core module, and the adapter sees runcode only through the Executor interface.
+	"contrib/openai": {"pipeline", "registry", "github.com/openai/openai-go/v3"},
 }
 
 // testOnly lists what every package's _test.go files may import on top of the table
@@ -56,6 +59,8 @@ var testAllowed = map[string][]string{
 	"runtime":        {"internal/hostile"},
 	"runtime/worker": {"internal/hostile"},
 	"cmd/runcode":    {"github.com/modelcontextprotocol/go-sdk"},
+	// The round trips run real executors: run_code on a pool, and native.
+	"contrib/openai": {"ptc", "native", "runtime"},
 }
 
 // gojaAllowed is checked on top of the table: goja appears only in runtime and bindings.
