@@ -111,20 +111,23 @@ func isBase64(s string) bool {
 	return err == nil
 }
 
-// joinText joins text parts with a line break, each image replaced by say(n), its
-// 1-based number among all images numbered so far.
+// joinText joins the non-empty text parts with a line break, each image replaced
+// by say(n), n its 1-based number among all images numbered so far.
 func joinText(parts []part, images *int, say func(n int) string) string {
 	var sb strings.Builder
-	for i, p := range parts {
-		if i > 0 {
-			sb.WriteByte('\n')
-		}
+	for _, p := range parts {
+		text := p.text
 		if p.image != "" {
 			*images++
-			sb.WriteString(say(*images))
+			text = say(*images)
+		}
+		if text == "" {
 			continue
 		}
-		sb.WriteString(p.text)
+		if sb.Len() > 0 {
+			sb.WriteByte('\n')
+		}
+		sb.WriteString(text)
 	}
 	return sb.String()
 }

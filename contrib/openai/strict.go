@@ -35,7 +35,8 @@ var strictFormats = map[string]bool{
 // Strictable reports whether a parameters schema qualifies for OpenAI's strict
 // mode (Structured Outputs), so that a tool can be sent with strict set to true:
 // the root is an object schema (not anyOf); every object schema closes itself with
-// additionalProperties false and lists every property in required; every schema
+// additionalProperties false and lists every property in required (an empty
+// required list when it has none); every schema
 // uses only the keywords strict mode supports (type, description, enum, const,
 // anyOf, $ref, $defs, definitions, properties, required, additionalProperties,
 // items, minItems, maxItems, pattern, format with a supported format, minimum,
@@ -143,7 +144,7 @@ func (w *strictWalk) object(m map[string]any, depth int) bool {
 		return false
 	}
 	req, ok := m["required"].([]any)
-	if !ok && len(props) > 0 || len(req) != len(props) {
+	if !ok || len(req) != len(props) {
 		return false
 	}
 	seen := make(map[string]bool, len(req))
