@@ -132,7 +132,9 @@ func (s *Step) Description() *pipeline.Description { return s.desc }
 
 // Instructions returns the system prompt text: Options.Instructions, then each
 // section's text in Order (ties keep the executor's order), separated by blank
-// lines. It is the Responses API's instructions and the Chat system message.
+// lines. It is the Responses API's instructions and the Chat system message. The
+// Responses API does not carry instructions over with previous_response_id: send
+// them with every request.
 func (s *Step) Instructions() string { return s.instructions }
 
 func instructions(host string, sections []pipeline.Section) string {
