@@ -45,6 +45,9 @@ var allowed = map[string][]string{
 	// contrib/ modules are integrations on top of the core's seams; only they may
 	// import the third-party SDKs they integrate.
 	"contrib/otel": {"mcpbridge", "ptc", "pipeline", "registry", "go.opentelemetry.io/otel"},
+	// A module of its own (contrib/openai/go.mod): the provider SDK stays out of the
+	// core module, and the adapter sees runcode only through the Executor interface.
+	"contrib/openai": {"pipeline", "registry", "github.com/openai/openai-go/v3"},
 }
 
 // testOnly lists what every package's _test.go files may import on top of the table
@@ -64,6 +67,8 @@ var testAllowed = map[string][]string{
 	// Spans across run_code in both isolation modes, and across MCP from a Go SDK
 	// client to a served native executor.
 	"contrib/otel": {"runtime", "runtime/worker", "native", "github.com/modelcontextprotocol/go-sdk"},
+	// The round trips run real executors: run_code on a pool, and native.
+	"contrib/openai": {"ptc", "native", "runtime"},
 }
 
 // gojaAllowed is checked on top of the table: goja appears only in runtime and bindings.
