@@ -7,6 +7,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/runcode-go/runcode/mcpbridge"
 	"github.com/runcode-go/runcode/pipeline"
 	"github.com/runcode-go/runcode/ptc"
@@ -46,4 +47,55 @@ func ExampleClient() {
 		log.Fatal(err)
 	}
 	_ = srv.ServeStdio(ctx, os.Stdin, os.Stdout)
+}
+
+// An agent built on the MCP SDK gets run_code in its own process: the server on one end
+// of an in-memory transport pair, the agent's client on the other.
+func ExampleServer_Serve() {
+	ctx := context.Background()
+	scope := registry.New()
+	scope.SetMode(registry.ModePTC)
+	scope.Register(&registry.Tool{
+		Name:       "add",
+		Parameters: registry.Object(registry.Required("a", registry.Number()), registry.Required("b", registry.Number())),
+		Execute: func(_ context.Context, call *registry.Call) (any, error) {
+			var in struct{ A, B float64 }
+			err := call.Args.Decode(&in)
+			return in.A + in.B, err
+		},
+	})
+	pool, err := runtime.NewPool(&runtime.PoolOptions{Size: 1})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer pool.Close()
+	ex, err := ptc.New(pipeline.New(&pipeline.Options{Wrappers: []pipeline.Middleware{pipeline.Timeout()}}), &ptc.Options{Pool: pool})
+	if err != nil {
+		log.Fatal(err)
+	}
+	srv, err := mcpbridge.NewServer(scope, ex, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	serverEnd, clientEnd := mcp.NewInMemoryTransports()
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ctx, serverEnd) }()
+	session, err := mcp.NewClient(&mcp.Implementation{Name: "agent"}, nil).Connect(ctx, clientEnd, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "run_code", Arguments: map[string]any{
+		"description": "Add in a loop",
+		"code":        "let s = 0; for (const n of [1, 2, 3]) s = await tools.add({ a: s, b: n }); return s",
+	}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(res.Content[0].(*mcp.TextContent).Text)
+	session.Close()
+	fmt.Println("served:", <-served)
+	// Output:
+	// 6
+	// served: <nil>
 }

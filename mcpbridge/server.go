@@ -305,7 +305,15 @@ func callResult(res *pipeline.Result) *mcp.CallToolResult {
 // they have returned: a run_code run ends a grace after its cancellation, whatever
 // its tools do, but a native tool that ignores cancellation holds it.
 func (s *Server) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error {
-	err := s.srv.Run(withStop(ctx, ctx), &mcp.IOTransport{Reader: io.NopCloser(r), Writer: nopCloser{w}})
+	return s.Serve(ctx, &mcp.IOTransport{Reader: io.NopCloser(r), Writer: nopCloser{w}})
+}
+
+// Serve serves one session over any MCP transport until the client closes it or ctx
+// is done, as [Server.ServeStdio] does. With one end of the MCP SDK's
+// mcp.NewInMemoryTransports it gives an agent in the same process run_code without a
+// subprocess or a socket (the client connects to the other end).
+func (s *Server) Serve(ctx context.Context, t mcp.Transport) error {
+	err := s.srv.Run(withStop(ctx, ctx), t)
 	if ctx.Err() != nil {
 		return nil
 	}

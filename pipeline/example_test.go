@@ -3,6 +3,8 @@ package pipeline_test
 import (
 	"context"
 	"fmt"
+	"log/slog"
+	"os"
 
 	"github.com/runcode-go/runcode/pipeline"
 	"github.com/runcode-go/runcode/registry"
@@ -50,4 +52,30 @@ func ExamplePipeline_Run() {
 	// ok: contents of notes.txt
 	// DENIED: Error: reading /etc/shadow is not allowed
 	// INVALID_ARGS: Error: invalid arguments: missing required property "path"
+}
+
+// SlogSink logs every call a pipeline takes, with stable keys. (The example drops the
+// time and the duration, which change from run to run.)
+func ExampleSlogSink() {
+	logger := slog.New(slog.NewTextHandler(os.Stdout, &slog.HandlerOptions{
+		Level: slog.LevelDebug,
+		ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+			if a.Key == slog.TimeKey || a.Key == pipeline.LogKeyDuration {
+				return slog.Attr{}
+			}
+			return a
+		},
+	}))
+	scope := registry.New()
+	scope.Register(&registry.Tool{Name: "ping", Execute: func(context.Context, *registry.Call) (any, error) { return "pong", nil }})
+	set, _ := scope.Resolve(context.Background(), registry.Step{})
+
+	p := pipeline.New(&pipeline.Options{Events: pipeline.SlogSink(logger)})
+	p.Run(context.Background(), set, registry.Call{ID: "c1", Name: "ping", Args: pipeline.ParseArguments(`{}`)})
+	p.Run(context.Background(), set, registry.Call{ID: "c2", Name: "pong", Args: pipeline.ParseArguments(`{}`)})
+	// Output:
+	// level=DEBUG msg=tool/call tool=ping call_id=c1 root_id=c1
+	// level=INFO msg=tool/result tool=ping call_id=c1 root_id=c1 is_error=false
+	// level=DEBUG msg=tool/call tool=pong call_id=c2 root_id=c2
+	// level=INFO msg=tool/result tool=pong call_id=c2 root_id=c2 is_error=true
 }

@@ -10,9 +10,9 @@ import (
 	"github.com/runcode-go/runcode/runtime"
 )
 
-// Example embeds run_code: register tools in a scope in mode ptc, resolve the set for a
+// ExampleExecutor embeds run_code: register tools in a scope in mode ptc, resolve the set for a
 // model step, describe it to the model, and execute the model's run_code call.
-func Example() {
+func ExampleExecutor() {
 	scope := registry.New()
 	scope.SetMode(registry.ModePTC)
 	scope.Register(&registry.Tool{
