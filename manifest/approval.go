@@ -27,7 +27,7 @@ func checkApproval(v string) error {
 
 // checkApprovals validates a server's approval settings, naming the first bad entry
 // in name order.
-func (s *Server) checkApprovals() error {
+func (s *Upstream) checkApprovals() error {
 	for _, tool := range slices.Sorted(maps.Keys(s.Approval)) {
 		v := s.Approval[tool]
 		if tool == "" {

@@ -22,7 +22,7 @@ type Manifest struct {
 	// Tools are the declared tools, in file order.
 	Tools []*Tool
 	// Servers are the declared upstream MCP servers, by name.
-	Servers map[string]*Server
+	Servers map[string]*Upstream
 
 	opts Options
 }
@@ -56,10 +56,10 @@ type Tool struct {
 	Approval string `json:"approval"`
 }
 
-// Server is an upstream MCP server as agents' MCP config files declare it: a process
+// Upstream is an upstream MCP server as agents' MCP config files declare it: a process
 // (Command, Args, Env, Cwd) or a remote endpoint (URL, Headers). Type is optional
 // (stdio, http, sse or streamable-http). It is a plain value.
-type Server struct {
+type Upstream struct {
 	Type    string            `json:"type"`
 	Command string            `json:"command"`
 	Args    []string          `json:"args"`
@@ -148,7 +148,7 @@ func errText(err error) string {
 // compile, a duplicate or reserved name, a tool with neither or both of mock and
 // command, a malformed mock, and malformed MCP servers.
 func Parse(file string, data []byte, opts *Options) (*Manifest, error) {
-	m := &Manifest{File: file, Servers: map[string]*Server{}}
+	m := &Manifest{File: file, Servers: map[string]*Upstream{}}
 	if opts != nil {
 		m.opts = *opts
 	}
@@ -200,7 +200,7 @@ func Parse(file string, data []byte, opts *Options) (*Manifest, error) {
 		m.Tools = append(m.Tools, t)
 	}
 	for _, name := range slices.Sorted(maps.Keys(doc.MCPServers)) {
-		s := &Server{}
+		s := &Upstream{}
 		problem := func(err error) error {
 			return &Error{File: file, Server: name, Problem: err.Error(), Err: err}
 		}
@@ -318,7 +318,7 @@ func isBool(raw json.RawMessage) bool {
 }
 
 // check validates an MCP server declaration.
-func (s *Server) check() error {
+func (s *Upstream) check() error {
 	switch s.Type {
 	case "", "stdio", "http", "sse", "streamable-http", "streamableHttp":
 	default:

@@ -40,7 +40,7 @@ func TestParseSpecExample(t *testing.T) {
 	if len(m.Tools) != 2 || m.Tools[0].Name != "get_order" || m.Tools[1].Name != "lint" {
 		t.Fatalf("tools = %+v", m.Tools)
 	}
-	want := &Server{Command: "npx", Args: []string{"-y", "@modelcontextprotocol/server-filesystem", "/srv/data"}, Env: map[string]string{}}
+	want := &Upstream{Command: "npx", Args: []string{"-y", "@modelcontextprotocol/server-filesystem", "/srv/data"}, Env: map[string]string{}}
 	if diff := cmp.Diff(want, m.Servers["fs"]); diff != "" {
 		t.Errorf("server mismatch (-want +got):\n%s", diff)
 	}

@@ -11,22 +11,22 @@ import (
 	"github.com/runcode-go/runcode/registry"
 )
 
-// Mock answers calls without a back end: one [Answer] for every call, or Cases
+// Mock answers calls without a back end: one [MockAnswer] for every call, or Cases
 // matched against the arguments with a Default. It is read-only once parsed, so its
 // tool may be called from many goroutines at once.
 type Mock struct {
-	Answer
+	MockAnswer
 	// Cases are tried in order: the first whose Args are a subset of the call's
 	// arguments answers.
 	Cases []Case
 	// Default answers when no case matches; without it the call fails with
 	// "no mock case matches".
-	Default *Answer
+	Default *MockAnswer
 }
 
-// Answer is one mock answer: exactly one of Result, Echo and Error, optionally with
+// MockAnswer is one mock answer: exactly one of Result, Echo and Error, optionally with
 // Content (beside Result or Echo) and DelayMs.
-type Answer struct {
+type MockAnswer struct {
 	// Result is the canonical value (JSON text; null is a value).
 	Result json.RawMessage `json:"result"`
 	// Echo makes the call's arguments the value.
@@ -44,21 +44,21 @@ type Answer struct {
 
 // Case is an answer for calls whose arguments include Args.
 type Case struct {
-	Answer
+	MockAnswer
 	Args registry.Value `json:"args"`
 }
 
 // UnmarshalJSON decodes a mock strictly: an answer, or cases with a default.
 func (m *Mock) UnmarshalJSON(data []byte) error {
 	var raw struct {
-		Answer
+		MockAnswer
 		Cases   []json.RawMessage `json:"cases"`
 		Default json.RawMessage   `json:"default"`
 	}
 	if err := strictDecode(data, &raw); err != nil {
 		return fmt.Errorf("mock: %w", err)
 	}
-	m.Answer = raw.Answer
+	m.MockAnswer = raw.MockAnswer
 	for i, c := range raw.Cases {
 		var k Case
 		if err := strictDecode(c, &k); err != nil {
@@ -70,7 +70,7 @@ func (m *Mock) UnmarshalJSON(data []byte) error {
 		m.Cases = []Case{}
 	}
 	if raw.Default != nil {
-		m.Default = &Answer{}
+		m.Default = &MockAnswer{}
 		if err := strictDecode(raw.Default, m.Default); err != nil {
 			return fmt.Errorf("mock.default: %w", err)
 		}
@@ -81,9 +81,9 @@ func (m *Mock) UnmarshalJSON(data []byte) error {
 // check validates the mock's forms.
 func (m *Mock) check() error {
 	if m.Cases == nil && m.Default == nil {
-		return m.Answer.check("mock")
+		return m.MockAnswer.check("mock")
 	}
-	if m.Answer.given() {
+	if m.MockAnswer.given() {
 		return errors.New(`mock: "cases"/"default" cannot be combined with a top-level answer; put it in "default"`)
 	}
 	if m.Cases == nil {
@@ -94,7 +94,7 @@ func (m *Mock) check() error {
 		if c.Args.IsZero() || c.Args.Kind() != "object" {
 			return fmt.Errorf(`mock.cases[%d]: "args" must be an object (the arguments a call must include)`, i)
 		}
-		if err := c.Answer.check(fmt.Sprintf("mock.cases[%d]", i)); err != nil {
+		if err := c.MockAnswer.check(fmt.Sprintf("mock.cases[%d]", i)); err != nil {
 			return err
 		}
 	}
@@ -104,11 +104,11 @@ func (m *Mock) check() error {
 	return nil
 }
 
-func (a *Answer) given() bool {
+func (a *MockAnswer) given() bool {
 	return a.Result != nil || a.Echo || a.Error != nil || a.Content != nil || a.DelayMs != 0
 }
 
-func (a *Answer) check(at string) error {
+func (a *MockAnswer) check(at string) error {
 	n := 0
 	for _, set := range []bool{a.Result != nil, a.Echo, a.Error != nil} {
 		if set {
@@ -163,7 +163,7 @@ func checkBlock(c registry.Content) error {
 
 // checkResults validates every mock result against the tool's output schema.
 func (m *Mock) checkResults(e *registry.Entry) error {
-	check := func(at string, a *Answer) error {
+	check := func(at string, a *MockAnswer) error {
 		if a == nil || a.Result == nil {
 			return nil
 		}
@@ -172,11 +172,11 @@ func (m *Mock) checkResults(e *registry.Entry) error {
 		}
 		return nil
 	}
-	if err := check("mock", &m.Answer); err != nil {
+	if err := check("mock", &m.MockAnswer); err != nil {
 		return err
 	}
 	for i := range m.Cases {
-		if err := check(fmt.Sprintf("mock.cases[%d]", i), &m.Cases[i].Answer); err != nil {
+		if err := check(fmt.Sprintf("mock.cases[%d]", i), &m.Cases[i].MockAnswer); err != nil {
 			return err
 		}
 	}
@@ -187,9 +187,9 @@ func (m *Mock) checkResults(e *registry.Entry) error {
 var ErrNoCase = errors.New("no mock case matches")
 
 // answer picks the answer for args.
-func (m *Mock) answer(args registry.Value) (*Answer, error) {
+func (m *Mock) answer(args registry.Value) (*MockAnswer, error) {
 	if m.Cases == nil {
-		return &m.Answer, nil
+		return &m.MockAnswer, nil
 	}
 	var got any
 	if err := json.Unmarshal(args.Bytes(), &got); err != nil {
@@ -201,7 +201,7 @@ func (m *Mock) answer(args registry.Value) (*Answer, error) {
 			return nil, err
 		}
 		if subset(want, got) {
-			return &m.Cases[i].Answer, nil
+			return &m.Cases[i].MockAnswer, nil
 		}
 	}
 	if m.Default != nil {

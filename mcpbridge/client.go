@@ -38,9 +38,9 @@ type Upstream struct {
 	// SSE selects the older HTTP+SSE transport (protocol 2024-11-05) for URL instead
 	// of streamable HTTP.
 	SSE bool
-	// StartTimeout bounds starting this server, as Options.StartTimeout does for
+	// StartTimeout bounds starting this server, as ClientOptions.StartTimeout does for
 	// every server (a package that npx fetches on first use may need longer). Zero
-	// means Options.StartTimeout.
+	// means ClientOptions.StartTimeout.
 	StartTimeout time.Duration
 	// Approval sets, by the tool's name as the server lists it, what [Client.Approval]
 	// reports for it; a tool not named gets the default (see there).
@@ -55,8 +55,8 @@ func (cn *conn) startTimeout() time.Duration {
 	return cn.client.opts.StartTimeout
 }
 
-// Options configures a [Client]. The zero value is ready to use.
-type Options struct {
+// ClientOptions configures a [Client]. The zero value is ready to use.
+type ClientOptions struct {
 	// StartTimeout bounds starting a server: the process start (or first request),
 	// the initialize handshake and the first tool listing. If zero, 30 seconds.
 	StartTimeout time.Duration
@@ -88,7 +88,7 @@ type Options struct {
 // server it started.
 type Client struct {
 	scope *registry.Scope
-	opts  Options
+	opts  ClientOptions
 
 	life    context.Context // ends when Close is called, ending starts underway
 	endLife context.CancelFunc
@@ -99,7 +99,7 @@ type Client struct {
 
 // NewClient returns a Client that registers upstream tools in scope. opts may be
 // nil.
-func NewClient(scope *registry.Scope, opts *Options) *Client {
+func NewClient(scope *registry.Scope, opts *ClientOptions) *Client {
 	c := &Client{scope: scope, conns: map[string]*conn{}}
 	c.life, c.endLife = context.WithCancel(context.Background())
 	if opts != nil {
@@ -159,7 +159,7 @@ func (c *Client) ConnectAll(ctx context.Context, servers map[string]*Upstream) e
 
 // Connect starts the server, lists its tools and registers them as
 // mcp__<name>__<tool>. Starting is bounded by the server's StartTimeout, else
-// Options.StartTimeout (and ctx); on
+// ClientOptions.StartTimeout (and ctx); on
 // failure nothing stays registered or running and the error is a *ServerError.
 // Tools whose schemas do not compile are skipped (and logged).
 func (c *Client) Connect(ctx context.Context, name string, s *Upstream) error {

@@ -148,7 +148,7 @@ func jsString(s string) string {
 func TestEverythingServer(t *testing.T) {
 	bin := npmServer(t, "mcp-server-everything")
 	var trace syncBuffer
-	b := newBridge(t, registry.ModePTC, &Options{Trace: &trace})
+	b := newBridge(t, registry.ModePTC, &ClientOptions{Trace: &trace})
 	if err := b.client.Connect(context.Background(), "every", &Upstream{Command: bin, Args: []string{"stdio"}}); err != nil {
 		t.Fatal(err)
 	}

@@ -37,7 +37,7 @@
 // Origin check in front of the streamable HTTP handler.
 //
 // Both directions carry a call's trace context in the _meta of tools/call when given
-// a [Propagator] (Options.Propagator, ServerOptions.Propagator): the client injects
+// a [Propagator] (ClientOptions.Propagator, ServerOptions.Propagator): the client injects
 // it into the calls it forwards, the server extracts it into the context of the calls
 // it serves. The package itself knows nothing of tracing (contrib/otel adapts
 // OpenTelemetry's propagators).

@@ -31,7 +31,7 @@ func ExampleClient() {
 	ctx := context.Background()
 	scope := registry.New()
 	scope.SetMode(registry.ModePTC)
-	client := mcpbridge.NewClient(scope, &mcpbridge.Options{StartTimeout: 10 * time.Second})
+	client := mcpbridge.NewClient(scope, &mcpbridge.ClientOptions{StartTimeout: 10 * time.Second})
 	defer client.Close()
 	err := client.ConnectAll(ctx, map[string]*mcpbridge.Upstream{
 		"fs": {Command: "npx", Args: []string{"-y", "@modelcontextprotocol/server-filesystem", "/srv/data"}},

@@ -38,7 +38,7 @@ func TestStartFailures(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			b := newBridge(t, registry.ModeNative, &Options{StartTimeout: 3 * time.Second, StopTimeout: 100 * time.Millisecond})
+			b := newBridge(t, registry.ModeNative, &ClientOptions{StartTimeout: 3 * time.Second, StopTimeout: 100 * time.Millisecond})
 			// A healthy server next to the failing one keeps its tools.
 			err := b.client.ConnectAll(context.Background(), map[string]*Upstream{"up": tt.server(t), "good": fake(t, "serve")})
 			var se *ServerError
@@ -66,7 +66,7 @@ func TestStartFailures(t *testing.T) {
 }
 
 func TestFakeServer(t *testing.T) {
-	b := newBridge(t, registry.ModeNative, &Options{StopTimeout: 100 * time.Millisecond})
+	b := newBridge(t, registry.ModeNative, &ClientOptions{StopTimeout: 100 * time.Millisecond})
 	changed := make(chan string, 1)
 	b.client.opts.OnChange = func(server string) { changed <- server }
 	if err := b.client.ConnectAll(context.Background(), map[string]*Upstream{"f": fake(t, "serve"), "g": fake(t, "serve")}); err != nil {
@@ -184,7 +184,7 @@ func TestToolName(t *testing.T) {
 // server, leaving nothing registered.
 func TestCloseWhileStarting(t *testing.T) {
 	var trace syncBuffer
-	b := newBridge(t, registry.ModeNative, &Options{StopTimeout: 100 * time.Millisecond, Trace: &trace})
+	b := newBridge(t, registry.ModeNative, &ClientOptions{StopTimeout: 100 * time.Millisecond, Trace: &trace})
 	asked := make(chan struct{})
 	trace.onWrite(func(s string) bool { // the server was started and asked to initialize
 		if strings.HasPrefix(s, "write:") {

@@ -80,7 +80,7 @@ type bridge struct {
 	client *Client
 }
 
-func newBridge(t *testing.T, mode registry.Mode, opts *Options) *bridge {
+func newBridge(t *testing.T, mode registry.Mode, opts *ClientOptions) *bridge {
 	t.Helper()
 	scope := registry.New()
 	if _, err := scope.SetMode(mode); err != nil {

@@ -121,7 +121,7 @@ func TestPropagatorBothWays(t *testing.T) {
 	defer hs.Close()
 	for _, prop := range []Propagator{fakePropagator{}, nil} {
 		t.Run(fmt.Sprintf("client propagator %v", prop != nil), func(t *testing.T) {
-			b := newBridge(t, registry.ModeNative, &Options{Propagator: prop})
+			b := newBridge(t, registry.ModeNative, &ClientOptions{Propagator: prop})
 			if err := b.client.Connect(context.Background(), "up", &Upstream{URL: hs.URL}); err != nil {
 				t.Fatal(err)
 			}

@@ -98,7 +98,7 @@ func NewServer(scope *registry.Scope, ex pipeline.Executor, opts *ServerOptions)
 // clients get tools/list_changed when something changed. A tool the MCP SDK
 // refuses is left out and logged. It fails only if the scope cannot be resolved
 // or described. Call it after the scope
-// changed (for example from [Options.OnChange]).
+// changed (for example from [ClientOptions.OnChange]).
 func (s *Server) Sync(ctx context.Context) error {
 	set, err := s.scope.Resolve(ctx, registry.Step{})
 	if err != nil {

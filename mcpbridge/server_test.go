@@ -257,7 +257,7 @@ func TestServeContexts(t *testing.T) {
 		if call.Name != "add" {
 			return pipeline.PostAction{}, nil
 		}
-		return pipeline.PostAction{Contexts: []pipeline.Context{{Source: "reminder", Content: []registry.Content{registry.Text("numbers are floats")}}}}, nil
+		return pipeline.PostAction{Contexts: []pipeline.AdditionalContext{{Source: "reminder", Content: []registry.Content{registry.Text("numbers are floats")}}}}, nil
 	}
 	p := pipeline.New(&pipeline.Options{PostExecute: []pipeline.PostExecuteFunc{remind}})
 

@@ -394,7 +394,7 @@ func (p *Pipeline) postExecute(x *execution) {
 	// Contexts the dispatch attached (a wrapper's) come first, then each hook's in
 	// order; a block discards the dispatch's.
 	base := x.res.Contexts
-	var contexts []Context
+	var contexts []AdditionalContext
 	for _, hook := range p.opts.PostExecute {
 		act, err := callPost(hook, x.ctx, x.call.view(), x.res)
 		if err == nil {

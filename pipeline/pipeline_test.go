@@ -388,10 +388,10 @@ func TestPostExecute(t *testing.T) {
 			name: "contexts in hook order, on failures too", args: `{"text":1}`,
 			hooks: []PostExecuteFunc{
 				func(context.Context, *Call, *Result) (PostAction, error) {
-					return PostAction{Contexts: []Context{{Source: "one", Content: []registry.Content{ctxBlock}}}}, nil
+					return PostAction{Contexts: []AdditionalContext{{Source: "one", Content: []registry.Content{ctxBlock}}}}, nil
 				},
 				func(context.Context, *Call, *Result) (PostAction, error) {
-					return PostAction{Contexts: []Context{{Source: "two"}}}, nil
+					return PostAction{Contexts: []AdditionalContext{{Source: "two"}}}, nil
 				},
 			},
 			wantText: `Error: invalid arguments: "text" must be a string`, wantCode: CodeInvalidArgs, wantCtx: []string{"one", "two"},

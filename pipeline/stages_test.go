@@ -71,14 +71,14 @@ func TestContextOrder(t *testing.T) {
 		return func(ctx context.Context, c *Call) (*Result, error) {
 			r, err := next(ctx, c)
 			if r != nil {
-				r.Contexts = append(r.Contexts, Context{Source: "wrapper"})
+				r.Contexts = append(r.Contexts, AdditionalContext{Source: "wrapper"})
 			}
 			return r, err
 		}
 	}
 	hook := func(src string, act PostAction) PostExecuteFunc {
 		return func(context.Context, *Call, *Result) (PostAction, error) {
-			act.Contexts = []Context{{Source: src}}
+			act.Contexts = []AdditionalContext{{Source: src}}
 			return act, nil
 		}
 	}

@@ -66,7 +66,7 @@ type Result struct {
 	// Error is set exactly when the call failed.
 	Error *ToolError
 	// Contexts are additional contexts attached by post-execute policies, in order.
-	Contexts []Context
+	Contexts []AdditionalContext
 }
 
 // IsError reports whether the call failed.
@@ -81,9 +81,9 @@ func (r *Result) clone() Result {
 	return c
 }
 
-// Context is additional content to put in front of the model after the step's
-// results, with where it came from.
-type Context struct {
+// AdditionalContext is model content to put in front of the model after the step's
+// results (the contract's additional contexts), with where it came from.
+type AdditionalContext struct {
 	// Source names what attached it (a policy's name, "run_code" for attributed
 	// sub-call content).
 	Source string
@@ -161,7 +161,7 @@ type PostAction struct {
 	// ReplaceValue replaces the value, which is re-validated and re-rendered.
 	ReplaceValue *registry.Value
 	// Contexts are attached to the result, after earlier hooks' contexts.
-	Contexts []Context
+	Contexts []AdditionalContext
 }
 
 // PostExecuteFunc inspects a result (successful or not) and may accept, replace or

@@ -183,7 +183,7 @@ type Report struct {
 	Calls []*bindings.SubCall
 	// Contexts are the attributed image contexts and sub-call contexts, in
 	// submission order; they are kept even when the program failed later.
-	Contexts []pipeline.Context
+	Contexts []pipeline.AdditionalContext
 	// Compute is the run's VM time (runtime.Result.Compute).
 	Compute time.Duration
 	// OutputBytes is the size of the program's output: its logs as a JSON array, as
@@ -342,14 +342,14 @@ func (b *step) runProgram(ctx context.Context, call *registry.Call, code string,
 // attributed collects, in submission order, the contexts a run hands the model after
 // its result: each successful sub-call whose final content holds an image (its whole
 // content, attributed to it), and every context a sub-call's policies attached.
-func attributed(calls []*bindings.SubCall) []pipeline.Context {
-	var out []pipeline.Context
+func attributed(calls []*bindings.SubCall) []pipeline.AdditionalContext {
+	var out []pipeline.AdditionalContext
 	for _, c := range calls {
 		if c.NeverStarted || c.AbandonedRunning || c.Result == nil {
 			continue
 		}
 		if !c.Result.IsError() && hasImage(c.Result.Content) {
-			out = append(out, pipeline.Context{Source: registry.RunCodeName, CallID: c.ID, Tool: c.Name, Content: c.Result.Content})
+			out = append(out, pipeline.AdditionalContext{Source: registry.RunCodeName, CallID: c.ID, Tool: c.Name, Content: c.Result.Content})
 		}
 		for _, x := range c.Result.Contexts {
 			if x.CallID == "" {

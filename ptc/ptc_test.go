@@ -447,7 +447,7 @@ func TestImagesAttributed(t *testing.T) {
 	if !res.IsError() {
 		t.Fatalf("expected the program to fail: %q", resultText(res))
 	}
-	want := []pipeline.Context{{Source: "run_code", CallID: "call-1:code:2", Tool: "shot", Content: []registry.Content{registry.Text("<path>shot.png</path>"), png}}}
+	want := []pipeline.AdditionalContext{{Source: "run_code", CallID: "call-1:code:2", Tool: "shot", Content: []registry.Content{registry.Text("<path>shot.png</path>"), png}}}
 	if diff := cmp.Diff(want, res.Contexts); diff != "" {
 		t.Errorf("contexts on the result (-want +got):\n%s", diff)
 	}

@@ -319,7 +319,7 @@ func serveScope(ctx context.Context, manifestPath, root string, mode registry.Mo
 	if _, err := m.Register(s.scope); err != nil {
 		return nil, nil, err
 	}
-	client := mcpbridge.NewClient(s.scope, &mcpbridge.Options{Logger: logger, OnChange: func(string) {
+	client := mcpbridge.NewClient(s.scope, &mcpbridge.ClientOptions{Logger: logger, OnChange: func(string) {
 		if f := s.hook.Load(); f != nil {
 			(*f)()
 		}

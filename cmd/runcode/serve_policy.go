@@ -87,7 +87,7 @@ func approvalAction(setting string) pipeline.Action {
 }
 
 // serverApprovals converts a server's approval settings for its Upstream.
-func serverApprovals(s *manifest.Server) map[string]pipeline.Action {
+func serverApprovals(s *manifest.Upstream) map[string]pipeline.Action {
 	if len(s.Approval) == 0 {
 		return nil
 	}

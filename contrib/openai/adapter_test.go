@@ -205,7 +205,7 @@ func contentResults(batch []pipeline.RawCall) []*pipeline.Result {
 				{Type: "resource", URI: "file:///a.txt", Text: "contents"},
 				{Type: "resource", URI: "file:///b.bin"},
 			}
-			r.Contexts = []pipeline.Context{
+			r.Contexts = []pipeline.AdditionalContext{
 				{Source: "audit", Content: []registry.Content{registry.Text("logged")}},
 				{Source: "run_code", CallID: c.ID + ":code:1", Tool: "shot", Content: []registry.Content{registry.Text("ignored: the program prints what it wants"), png}},
 				{Source: "run_code", CallID: c.ID + ":code:2", Tool: "note", Content: []registry.Content{registry.Text("a sub-call's note")}},

@@ -60,7 +60,7 @@ func TestMCPTraceContext(t *testing.T) {
 	if _, err := scope.SetMode(registry.ModeNative); err != nil {
 		t.Fatal(err)
 	}
-	client := mcpbridge.NewClient(scope, &mcpbridge.Options{Propagator: Propagator(nil)})
+	client := mcpbridge.NewClient(scope, &mcpbridge.ClientOptions{Propagator: Propagator(nil)})
 	defer client.Close()
 	if err := client.Connect(context.Background(), "up", &mcpbridge.Upstream{URL: hs.URL}); err != nil {
 		t.Fatal(err)

@@ -9,7 +9,7 @@ import (
 )
 
 // Propagator adapts p to mcpbridge's Propagator, which carries trace context in the
-// _meta of tools/call (set it as mcpbridge.Options.Propagator on the calling side and
+// _meta of tools/call (set it as mcpbridge.ClientOptions.Propagator on the calling side and
 // mcpbridge.ServerOptions.Propagator on the serving side). A nil p means W3C trace
 // context (propagation.TraceContext).
 func Propagator(p propagation.TextMapPropagator) mcpbridge.Propagator {
