@@ -2,6 +2,7 @@ package anthropic
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -237,7 +238,7 @@ func inputSchema(params json.RawMessage) (sdk.ToolInputSchemaParam, error) {
 // refuses an empty text block), and sets the cache breakpoint.
 func systemBlocks(sections []pipeline.Section, opts *Options) ([]sdk.TextBlockParam, error) {
 	sorted := slices.Clone(sections)
-	slices.SortStableFunc(sorted, func(x, y pipeline.Section) int { return x.Order - y.Order })
+	slices.SortStableFunc(sorted, func(x, y pipeline.Section) int { return cmp.Compare(x.Order, y.Order) })
 	var out []sdk.TextBlockParam
 	at := -1
 	for _, s := range sorted {
