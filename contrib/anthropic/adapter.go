@@ -41,7 +41,15 @@ type Options struct {
 	// Agent names the agent whose step emitted the calls (pipeline.RawCall.Agent).
 	// Empty means none.
 	Agent string
+	// MaxImageBytes bounds an image's base64 payload: a larger image becomes a text
+	// saying it was left out, since the API refuses the request (and every later one
+	// that resends the history). Zero means [DefaultMaxImageBytes]; negative means no
+	// bound.
+	MaxImageBytes int
 }
+
+// DefaultMaxImageBytes is the Messages API's limit on one base64 image, 5 MiB.
+const DefaultMaxImageBytes = 5 << 20
 
 // Adapter presents one resolved tool set, through one executor, in the Anthropic SDK's
 // types: the tool list and system blocks of a request, and the user turn that answers a
@@ -56,6 +64,8 @@ type Adapter struct {
 	system []sdk.TextBlockParam
 	names  []string
 	runner *runnerState
+	// maxImage bounds an image's base64 payload; negative means no bound.
+	maxImage int
 }
 
 // New describes set with exec and returns the adapter for it. exec is the executor that
@@ -80,7 +90,10 @@ func New(exec pipeline.Executor, set *registry.ResolvedToolSet, opts *Options) (
 	if err != nil {
 		return nil, fmt.Errorf("anthropic: describe: %w", err)
 	}
-	a := &Adapter{exec: exec, set: set, agent: opts.Agent, runner: &runnerState{}}
+	a := &Adapter{exec: exec, set: set, agent: opts.Agent, runner: &runnerState{}, maxImage: opts.MaxImageBytes}
+	if a.maxImage == 0 {
+		a.maxImage = DefaultMaxImageBytes
+	}
 	for _, t := range desc.Tools {
 		tp, err := toolParam(t)
 		if err != nil {
@@ -167,7 +180,7 @@ func (a *Adapter) run(ctx context.Context, batch []pipeline.RawCall) ([]sdk.Tool
 		if res == nil {
 			return nil, fmt.Errorf("anthropic: the executor returned no result for call %q", batch[i].ID)
 		}
-		out[i] = toolResult(batch[i].ID, res)
+		out[i] = toolResult(batch[i].ID, res, a.maxImage)
 	}
 	return out, nil
 }

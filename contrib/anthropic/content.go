@@ -19,8 +19,8 @@ var imageTypes = map[string]bool{"image/jpeg": true, "image/png": true, "image/g
 // rendering mcpbridge gives an MCP client: an image a run_code sub-call produced
 // follows a text block naming the sub-call (its text is the program's to print); any
 // other context's blocks follow one text block naming what attached it.
-func toolResult(id string, res *pipeline.Result) sdk.ToolResultBlockParam {
-	out := sdk.ToolResultBlockParam{ToolUseID: id, Content: blocks(nil, res.Content)}
+func toolResult(id string, res *pipeline.Result, maxImage int) sdk.ToolResultBlockParam {
+	out := sdk.ToolResultBlockParam{ToolUseID: id, Content: blocks(nil, res.Content, maxImage)}
 	if res.IsError() {
 		out.IsError = sdk.Bool(true)
 	}
@@ -31,7 +31,7 @@ func toolResult(id string, res *pipeline.Result) sdk.ToolResultBlockParam {
 					continue
 				}
 				out.Content = appendText(out.Content, fmt.Sprintf("Image from %s (sub-call %s):", c.Tool, c.CallID))
-				out.Content = blocks(out.Content, []registry.Content{b})
+				out.Content = blocks(out.Content, []registry.Content{b}, maxImage)
 			}
 			continue
 		}
@@ -46,28 +46,35 @@ func toolResult(id string, res *pipeline.Result) sdk.ToolResultBlockParam {
 			label += fmt.Sprintf(" to %s (sub-call %s)", c.Tool, c.CallID)
 		}
 		out.Content = appendText(out.Content, label+":")
-		out.Content = blocks(out.Content, c.Content)
+		out.Content = blocks(out.Content, c.Content, maxImage)
 	}
 	return out
 }
 
 // blocks appends content as tool_result blocks. What the API cannot take in a
 // tool_result becomes a short text saying so, rather than a request it would refuse:
-// an image of another media type or with broken base64, audio, a binary resource.
-// Empty text blocks are dropped (the API refuses them).
-func blocks(out []sdk.ToolResultBlockParamContentUnion, content []registry.Content) []sdk.ToolResultBlockParamContentUnion {
+// an image of another media type, with broken base64 or over maxImage bytes of base64
+// (negative: no bound), audio, a binary resource. Line breaks in an image's base64 are
+// removed. Empty text blocks are dropped (the API refuses them).
+func blocks(out []sdk.ToolResultBlockParamContentUnion, content []registry.Content, maxImage int) []sdk.ToolResultBlockParamContentUnion {
 	for _, c := range content {
 		switch c.Type {
 		case "image":
+			data := c.Data
+			if strings.ContainsAny(data, "\r\n") {
+				data = strings.NewReplacer("\r", "", "\n", "").Replace(data)
+			}
 			switch {
 			case !imageTypes[c.MIMEType]:
 				out = appendText(out, fmt.Sprintf("[image of type %q omitted: the Messages API takes image/jpeg, image/png, image/gif and image/webp]", c.MIMEType))
-			case !validBase64(c.Data):
+			case maxImage >= 0 && len(data) > maxImage:
+				out = appendText(out, fmt.Sprintf("[image omitted: its %d bytes of base64 are over the limit of %d]", len(data), maxImage))
+			case !validBase64(data):
 				out = appendText(out, "[image content with invalid base64 data]")
 			default:
 				out = append(out, sdk.ToolResultBlockParamContentUnion{OfImage: &sdk.ImageBlockParam{
 					Source: sdk.ImageBlockParamSourceUnion{OfBase64: &sdk.Base64ImageSourceParam{
-						Data: c.Data, MediaType: sdk.Base64ImageSourceMediaType(c.MIMEType)}}}})
+						Data: data, MediaType: sdk.Base64ImageSourceMediaType(c.MIMEType)}}}})
 			}
 		case "audio":
 			out = appendText(out, fmt.Sprintf("[audio content of type %q omitted: the Messages API has no audio blocks]", c.MIMEType))
