@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 
@@ -113,8 +114,18 @@ func New(exec pipeline.Executor, set *registry.ResolvedToolSet, opts *Options) (
 // description's order. A tool the registry marks DeferLoading is sent with
 // defer_loading true; the API then requires a tool search tool in the same list
 // (sdk.ToolUnionParam's OfToolSearchToolRegex20251119 or OfToolSearchToolBm25_20251119),
-// which the host appends, since which one to use is its choice. The slice is a copy.
-func (a *Adapter) Tools() []sdk.ToolUnionParam { return slices.Clone(a.tools) }
+// which the host appends, since which one to use is its choice. The tools are copies:
+// changing them does not change the adapter.
+func (a *Adapter) Tools() []sdk.ToolUnionParam {
+	out := make([]sdk.ToolUnionParam, len(a.tools))
+	for i, t := range a.tools {
+		tp := *t.OfTool
+		tp.InputSchema.Required = slices.Clone(tp.InputSchema.Required)
+		tp.InputSchema.ExtraFields = maps.Clone(tp.InputSchema.ExtraFields)
+		out[i] = sdk.ToolUnionParam{OfTool: &tp}
+	}
+	return out
+}
 
 // System returns the description's prompt sections as system text blocks, in order,
 // with the cache breakpoint on the section Options chose. A host puts its own blocks
@@ -215,9 +226,11 @@ func toolParam(t registry.ToolSchema) (*sdk.ToolParam, error) {
 }
 
 // inputSchema splits an object schema into the SDK's fields: properties, required, and
-// every other member as an extra field. Empty parameters mean {"type":"object"}.
+// every other member as an extra field. Empty parameters mean {"type":"object"}. Type is
+// set, not left to its default, because a zero schema would be omitted from the tool,
+// and the API requires input_schema.
 func inputSchema(params json.RawMessage) (sdk.ToolInputSchemaParam, error) {
-	var s sdk.ToolInputSchemaParam
+	s := sdk.ToolInputSchemaParam{Type: "object"}
 	if len(bytes.TrimSpace(params)) == 0 {
 		return s, nil
 	}

@@ -425,14 +425,112 @@ func TestNewRefuses(t *testing.T) {
 
 // TestToolsAreCopies: a caller changing the returned slices does not change the adapter.
 func TestToolsAreCopies(t *testing.T) {
-	set := resolve(t, registry.ModePTC)
+	set := resolve(t, registry.ModeBoth)
 	exec, _ := executors(t).For(set)
 	a, _ := anthropic.New(exec, set, nil)
 	before := indent(t, map[string]any{"tools": a.Tools(), "system": a.System()})
 	tools, sys := a.Tools(), a.System()
-	tools[0] = sdk.ToolUnionParam{}
+	tools[0].OfTool.Name = "changed"
+	tools[0].OfTool.InputSchema.Required[0] = "changed"
+	if tools[0].OfTool.InputSchema.ExtraFields == nil {
+		t.Fatalf("archive_orders's schema has no extra members: %s", indent(t, tools[0]))
+	}
+	tools[0].OfTool.InputSchema.ExtraFields["changed"] = true
+	tools[1] = sdk.ToolUnionParam{}
 	sys[0] = sdk.TextBlockParam{Text: "changed"}
 	if after := indent(t, map[string]any{"tools": a.Tools(), "system": a.System()}); !bytes.Equal(before, after) {
 		t.Errorf("the adapter changed:\n%s\n---\n%s", before, after)
+	}
+}
+
+// TestToolsLossless: the schema's members reach the wire as the registry wrote them,
+// numbers included.
+func TestToolsLossless(t *testing.T) {
+	scope := registry.New()
+	schema := `{"type":"object","properties":{"n":{"type":"integer","maximum":9007199254740993}},"required":["n"],"additionalProperties":false,"$comment":"kept"}`
+	scope.Register(&registry.Tool{Name: "count", Parameters: registry.RawSchema(json.RawMessage(schema)),
+		Execute: func(context.Context, *registry.Call) (any, error) { return nil, nil }})
+	set, err := scope.Resolve(context.Background(), registry.Step{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	exec, _ := executors(t).For(set)
+	a, err := anthropic.New(exec, set, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wire, err := json.Marshal(a.Tools()[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		InputSchema map[string]json.RawMessage `json:"input_schema"`
+	}
+	if err := json.Unmarshal(wire, &got); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]json.RawMessage{
+		"type":                 json.RawMessage(`"object"`),
+		"properties":           json.RawMessage(`{"n":{"type":"integer","maximum":9007199254740993}}`),
+		"required":             json.RawMessage(`["n"]`),
+		"additionalProperties": json.RawMessage(`false`),
+		"$comment":             json.RawMessage(`"kept"`),
+	}
+	if diff := cmp.Diff(want, got.InputSchema); diff != "" {
+		t.Errorf("input_schema (-want +got):\n%s\nwire: %s", diff, wire)
+	}
+}
+
+// described is a custom executor that describes fixed tools (and runs nothing): a
+// custom executor's schemas need not come from the registry, which checks its own.
+type described struct{ tools []registry.ToolSchema }
+
+func (d described) Describe(*registry.ResolvedToolSet) (*pipeline.Description, error) {
+	return &pipeline.Description{Tools: d.tools}, nil
+}
+
+func (d described) Execute(context.Context, *registry.ResolvedToolSet, []pipeline.RawCall) []*pipeline.Result {
+	return nil
+}
+
+// TestInputSchema pins how a custom executor's schemas become input_schema: empty means
+// an empty object schema; anything the API cannot take as one fails New.
+func TestInputSchema(t *testing.T) {
+	set := resolve(t, registry.ModeNative)
+	for _, tc := range []struct{ name, schema, want string }{
+		{"empty", ``, `{"type":"object"}`},
+		{"no type", `{"properties":{}}`, `{"properties":{},"type":"object"}`},
+		{"not an object", `[1]`, `anthropic: tool "t": input schema is not a JSON object: json: cannot unmarshal array into Go value of type map[string]json.RawMessage`},
+		{"another type", `{"type":"string"}`, `anthropic: tool "t": input schema must have "type": "object", got "string"`},
+		{"required", `{"type":"object","required":"n"}`, `anthropic: tool "t": input schema's "required" is not a list of strings: json: cannot unmarshal string into Go value of type []string`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a, err := anthropic.New(described{[]registry.ToolSchema{{Name: "t", Parameters: json.RawMessage(tc.schema)}}}, set, nil)
+			got := ""
+			if err != nil {
+				got = err.Error()
+			} else {
+				var wire struct {
+					InputSchema json.RawMessage `json:"input_schema"`
+				}
+				if err := json.Unmarshal(indent(t, a.Tools()[0]), &wire); err != nil {
+					t.Fatal(err)
+				}
+				var buf bytes.Buffer
+				json.Compact(&buf, wire.InputSchema)
+				got = buf.String()
+				// The tool runner's definition has the same schema.
+				beta, err := json.Marshal(a.BetaTools()[0].InputSchema())
+				if err != nil {
+					t.Fatal(err)
+				}
+				if string(beta) != got {
+					t.Errorf("the runner's input schema is %s, the adapter's %s", beta, got)
+				}
+			}
+			if got != tc.want {
+				t.Errorf("got %s\nwant %s", got, tc.want)
+			}
+		})
 	}
 }

@@ -63,7 +63,7 @@ func tools(t testing.TB, scope *registry.Scope) {
 	}, {
 		Name:         "archive_orders",
 		Description:  "Archive every order older than a date.",
-		Parameters:   registry.Object(registry.Required("before", registry.String())),
+		Parameters:   registry.Object(registry.Required("before", registry.String())).Closed(),
 		DeferLoading: true,
 		Execute: func(ctx context.Context, call *registry.Call) (any, error) {
 			return map[string]int{"archived": 0}, nil

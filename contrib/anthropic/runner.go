@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -42,7 +44,8 @@ func (a *Adapter) BetaTools() []sdk.BetaTool {
 	out := make([]sdk.BetaTool, len(a.tools))
 	for i, t := range a.tools {
 		tp := t.OfTool
-		schema := sdk.BetaToolInputSchemaParam{Properties: tp.InputSchema.Properties, Required: tp.InputSchema.Required, ExtraFields: tp.InputSchema.ExtraFields}
+		schema := sdk.BetaToolInputSchemaParam{Type: "object", Properties: tp.InputSchema.Properties,
+			Required: slices.Clone(tp.InputSchema.Required), ExtraFields: maps.Clone(tp.InputSchema.ExtraFields)}
 		out[i] = &betaTool{a: a, name: a.names[i], description: tp.Description.Value, schema: schema}
 	}
 	return out
