@@ -151,6 +151,7 @@ func (a *Adapter) Execute(ctx context.Context, msg *sdk.Message) (sdk.MessagePar
 		return sdk.MessageParam{}, errors.New("anthropic: Execute: nil message")
 	}
 	var batch []pipeline.RawCall
+	var toolsets []string
 	seen := map[string]bool{}
 	for i, b := range msg.Content {
 		if b.Type != "tool_use" {
@@ -165,6 +166,7 @@ func (a *Adapter) Execute(ctx context.Context, msg *sdk.Message) (sdk.MessagePar
 		}
 		seen[use.ID] = true
 		batch = append(batch, pipeline.RawCall{ID: use.ID, Name: use.Name, Arguments: arguments(use.Input), Agent: a.agent})
+		toolsets = append(toolsets, use.ToolsetName)
 	}
 	if len(batch) == 0 {
 		return sdk.MessageParam{}, ErrNoToolUse
@@ -175,6 +177,10 @@ func (a *Adapter) Execute(ctx context.Context, msg *sdk.Message) (sdk.MessagePar
 	}
 	out := make([]sdk.ContentBlockParamUnion, len(blocks))
 	for i := range blocks {
+		if toolsets[i] != "" {
+			// A toolset member's result names its toolset, as its tool_use did.
+			blocks[i].ToolsetName = sdk.String(toolsets[i])
+		}
 		out[i] = sdk.ContentBlockParamUnion{OfToolResult: &blocks[i]}
 	}
 	return sdk.NewUserMessage(out...), nil

@@ -185,8 +185,9 @@ func TestExecuteRefuses(t *testing.T) {
 	}
 }
 
-// TestExecuteNullInput shows an absent or null input reaching the pipeline as {}, and
-// a model-direct call under mode ptc failing as the pipeline says (UNKNOWN_TOOL).
+// TestExecuteNullInput shows an absent or null input reaching the pipeline as {}, a
+// model-direct call under mode ptc failing as the pipeline says (UNKNOWN_TOOL), and a
+// toolset_name carried from tool_use to tool_result.
 func TestExecuteNullInput(t *testing.T) {
 	set := resolve(t, registry.ModePTC)
 	exec, _ := executors(t).For(set)
@@ -196,7 +197,7 @@ func TestExecuteNullInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	var m sdk.Message
-	if err := json.Unmarshal([]byte(`{"id":"msg_1","type":"message","role":"assistant","model":"m","stop_reason":"tool_use","content":[{"type":"tool_use","id":"toolu_1","name":"run_code","input":null},{"type":"tool_use","id":"toolu_2","name":"get_order"}]}`), &m); err != nil {
+	if err := json.Unmarshal([]byte(`{"id":"msg_1","type":"message","role":"assistant","model":"m","stop_reason":"tool_use","content":[{"type":"tool_use","id":"toolu_1","name":"run_code","input":null},{"type":"tool_use","id":"toolu_2","name":"get_order","toolset_name":"orders"}]}`), &m); err != nil {
 		t.Fatal(err)
 	}
 	turn, err := a.Execute(context.Background(), &m)
@@ -211,6 +212,10 @@ func TestExecuteNullInput(t *testing.T) {
 		if !b.OfToolResult.IsError.Value {
 			t.Errorf("result %d is not an error: %s", i, indent(t, b))
 		}
+	}
+	// A tool_use's toolset_name comes back on its tool_result.
+	if got := []string{turn.OfUser.Content[0].OfToolResult.ToolsetName.Value, turn.OfUser.Content[1].OfToolResult.ToolsetName.Value}; !cmp.Equal(got, []string{"", "orders"}) {
+		t.Errorf("toolset names %q", got)
 	}
 }
 
