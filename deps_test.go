@@ -48,6 +48,9 @@ var allowed = map[string][]string{
 	// A module of its own (contrib/openai/go.mod): the provider SDK stays out of the
 	// core module, and the adapter sees runcode only through the Executor interface.
 	"contrib/openai": {"pipeline", "registry", "github.com/openai/openai-go/v3"},
+	// Integrations are modules of their own (so the core module never requires a provider
+	// SDK); the walk still sees them, and they keep to the executor's interface.
+	"contrib/anthropic": {"pipeline", "registry", "github.com/anthropics/anthropic-sdk-go/v2"},
 }
 
 // testOnly lists what every package's _test.go files may import on top of the table
@@ -69,6 +72,8 @@ var testAllowed = map[string][]string{
 	"contrib/otel": {"runtime", "runtime/worker", "native", "github.com/modelcontextprotocol/go-sdk"},
 	// The round trips run real executors: run_code on a pool, and native.
 	"contrib/openai": {"ptc", "native", "runtime"},
+	// Real executors behind the adapter, as a host wires them.
+	"contrib/anthropic": {"ptc", "native", "runtime"},
 }
 
 // gojaAllowed is checked on top of the table: goja appears only in runtime and bindings.

@@ -1,0 +1,159 @@
+package anthropic_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	sdk "github.com/anthropics/anthropic-sdk-go/v2"
+	"github.com/runcode-go/runcode/native"
+	"github.com/runcode-go/runcode/pipeline"
+	"github.com/runcode-go/runcode/ptc"
+	"github.com/runcode-go/runcode/registry"
+	"github.com/runcode-go/runcode/runtime"
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m, goleak.IgnoreAnyFunction("github.com/dlclark/regexp2/v2.runClock"))
+}
+
+// pngPixel is a 1x1 PNG, base64.
+const pngPixel = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+
+// tools registers the fixtures' tools in scope: get_order (parallel-safe; id
+// "missing" fails), render_chart (answers with text and an image) and archive_orders
+// (deferred).
+func tools(t testing.TB, scope *registry.Scope) {
+	t.Helper()
+	for _, tool := range []*registry.Tool{{
+		Name:              "get_order",
+		Description:       "Look up an order by id.",
+		Parameters:        registry.Object(registry.Required("id", registry.String())),
+		Output:            registry.Output{Schema: registry.Object(registry.Required("total", registry.Number()))},
+		IsConcurrencySafe: func(registry.Value) bool { return true },
+		Execute: func(ctx context.Context, call *registry.Call) (any, error) {
+			var in struct{ ID string }
+			if err := call.Args.Decode(&in); err != nil {
+				return nil, err
+			}
+			if in.ID == "missing" {
+				return nil, fmt.Errorf("order %q not found", in.ID)
+			}
+			return map[string]float64{"total": float64(len(in.ID)) * 10}, nil
+		},
+	}, {
+		Name:        "render_chart",
+		Description: "Render a chart as a PNG.",
+		Parameters:  registry.Object(registry.Required("title", registry.String())),
+		Execute: func(ctx context.Context, call *registry.Call) (any, error) {
+			var in struct{ Title string }
+			if err := call.Args.Decode(&in); err != nil {
+				return nil, err
+			}
+			return registry.Answer{
+				Value:   map[string]string{"title": in.Title},
+				Content: []registry.Content{registry.Text("chart " + in.Title), {Type: "image", Data: pngPixel, MIMEType: "image/png"}},
+			}, nil
+		},
+	}, {
+		Name:         "archive_orders",
+		Description:  "Archive every order older than a date.",
+		Parameters:   registry.Object(registry.Required("before", registry.String())).Closed(),
+		DeferLoading: true,
+		Execute: func(ctx context.Context, call *registry.Call) (any, error) {
+			return map[string]int{"archived": 0}, nil
+		},
+	}} {
+		if _, err := scope.Register(tool); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// resolve returns the fixtures' tool set under mode.
+func resolve(t testing.TB, mode registry.Mode) *registry.ResolvedToolSet {
+	t.Helper()
+	scope := registry.New()
+	if _, err := scope.SetMode(mode); err != nil {
+		t.Fatal(err)
+	}
+	tools(t, scope)
+	set, err := scope.Resolve(context.Background(), registry.Step{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return set
+}
+
+// executors returns the real executors for each mode: run_code on a goja pool that the
+// test's cleanup closes, and the native executor.
+func executors(t testing.TB) pipeline.Executors {
+	t.Helper()
+	pool, err := runtime.NewPool(&runtime.PoolOptions{Size: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := pool.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	p := pipeline.New(&pipeline.Options{Wrappers: []pipeline.Middleware{pipeline.Timeout()}})
+	code, err := ptc.New(p, &ptc.Options{Pool: pool})
+	if err != nil {
+		t.Fatal(err)
+	}
+	direct, err := native.New(p, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pipeline.Executors{registry.ModePTC: code, registry.ModeBoth: code, registry.ModeNative: direct}
+}
+
+// message decodes a recorded Messages API response with the SDK's own type.
+func message(t testing.TB, name string) *sdk.Message {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var msg sdk.Message
+	if err := json.Unmarshal(data, &msg); err != nil {
+		t.Fatalf("decode %s: %v", name, err)
+	}
+	return &msg
+}
+
+// recorder is an executor that passes everything to next and keeps each batch it
+// was given, to show how the adapter calls the executor.
+type recorder struct {
+	next    pipeline.Executor
+	mu      sync.Mutex
+	batches [][]pipeline.RawCall
+}
+
+func (r *recorder) Describe(set *registry.ResolvedToolSet) (*pipeline.Description, error) {
+	return r.next.Describe(set)
+}
+
+func (r *recorder) Execute(ctx context.Context, set *registry.ResolvedToolSet, batch []pipeline.RawCall) []*pipeline.Result {
+	r.mu.Lock()
+	r.batches = append(r.batches, batch)
+	r.mu.Unlock()
+	return r.next.Execute(ctx, set, batch)
+}
+
+// indent re-indents JSON for golden files and messages.
+func indent(t testing.TB, v any) []byte {
+	t.Helper()
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append(data, '\n')
+}
