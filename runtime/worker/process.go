@@ -72,7 +72,7 @@ func (p *Pool) spawn(heap int64) (*proc, error) {
 		return nil, err
 	}
 	w := &proc{
-		p: p, in: inW, out: outR, fw: frameWriter{w: rawOrFile(inW), max: p.maxFrame}, frames: make(chan *message), readErr: make(chan error, 1),
+		p: p, in: inW, out: outR, fw: frameWriter{w: inW, max: p.maxFrame}, frames: make(chan *message), readErr: make(chan error, 1),
 		exited: make(chan struct{}), gone: make(chan struct{}), stderr: &headBuffer{max: 8 << 10},
 	}
 	cmd := exec.Command(p.argv[0], p.argv[1:]...)
@@ -126,7 +126,7 @@ func (p *Pool) spawn(heap int64) (*proc, error) {
 	}()
 	go func() {
 		defer p.bg.Done()
-		w.read(newFrameReader(newSpinReader(w.out, rawOrFile(w.out), &w.sp), p.maxFrame))
+		w.read(newFrameReader(newSpinReader(w.out, w.out, &w.sp), p.maxFrame))
 	}()
 
 	fail := func(err error) (*proc, error) {

@@ -298,8 +298,8 @@ func (s *server) stop() {
 // mode, so that reading waits in Go's network poller rather than holding a thread (and,
 // with one P, the whole worker) in a blocking system call. Anything else is returned as is.
 //
-// The worker reads and writes with ordinary system calls, not through a rawPipe as the host
-// does: with one P, an ordinary system call is what wakes the runtime's sysmon thread, and
+// The worker reads and writes with ordinary system calls: with one P, an ordinary system
+// call is what wakes the runtime's sysmon thread, and
 // sysmon is what preempts a VM goroutine in a busy loop so that the compute watchdog's
 // timer can fire; with raw reads, a program that went busy right after a frame ran on until
 // the host's CPU ceiling killed its worker. (The tries of a spin, which come only while the

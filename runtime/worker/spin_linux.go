@@ -30,10 +30,10 @@ import (
 // there keeps the reader it woke from running until its spin ends.
 //
 // The tries are raw system calls (RawSyscall), on both ends. In the worker that is safe
-// where rawPipe is not (see pollable): a spin runs only right after the reader handled a
-// frame, and its P stays busy from then on, so sysmon (which parks only when every P is
-// idle) has been awake since the ordinary read that followed the last wait in the poller,
-// and still preempts a program that computes right after a sub-call. Raw tries also keep
+// where raw reads in general are not (see pollable): a spin runs only right after the
+// reader handled a frame, and its P stays busy from then on, so sysmon (which parks only
+// when every P is idle) has been awake since the ordinary read that followed the last wait
+// in the poller, and still preempts a program that computes right after a sub-call. Raw tries also keep
 // sysmon from handing the P to another thread when a try's thread is descheduled inside its
 // system call: a new thread adds its stack to the address space the worker's hard memory
 // limit counts.
@@ -114,4 +114,21 @@ func (r *spinReader) read1(fd uintptr) bool {
 		r.n, r.errno, r.got = int(n), e, true
 	}
 	return true
+}
+
+// pollerConn returns f's RawConn if f is a non-blocking descriptor in Go's poller, where a
+// raw read(2) or write(2) returns EAGAIN instead of holding its thread.
+func pollerConn(f *os.File) (syscall.RawConn, bool) {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return nil, false
+	}
+	nonblock := false
+	if err := rc.Control(func(fd uintptr) {
+		fl, _, e := syscall.RawSyscall(syscall.SYS_FCNTL, fd, syscall.F_GETFL, 0)
+		nonblock = e == 0 && fl&syscall.O_NONBLOCK != 0
+	}); err != nil || !nonblock {
+		return nil, false
+	}
+	return rc, true
 }
