@@ -272,10 +272,11 @@ func startServer(t *testing.T, bin, mode, root string) *server {
 // loadCompute is the compute budget of the load's runs. In process, a run's compute is
 // the time its VM is busy, on a CPU or waiting for one, so a CPU-bound run gets about
 // the budget times the CPUs over the runs competing for them: the memory bomb, which
-// needs about a CPU-second to reach its heap budget, competes with the busy loops and
-// the other bombs of the load, and would otherwise end as a timeout.
+// needs about a CPU-second to reach its heap budget (two under the race detector),
+// competes with the busy loops and the other bombs of the load, and in CI with the
+// other packages' tests, and would otherwise end as a timeout.
 func loadCompute(concurrency int) time.Duration {
-	return max(5*time.Second, time.Duration(concurrency)*750*time.Millisecond)
+	return max(10*time.Second, time.Duration(concurrency)*1500*time.Millisecond)
 }
 
 // outcome is what one call returned.
