@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -263,39 +264,11 @@ func (s *Server) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Cal
 	return out, nil
 }
 
-// callResult renders a result for MCP: its content, then its contexts, since an
-// MCP client has no other place for them. A context run_code attached for an
-// image-bearing sub-call contributes its images, each after a text block naming the
-// sub-call (the sub-call's text is the program's to print). Any other context
-// contributes all its blocks after one text block naming what attached it and, for
-// a sub-call's context, the sub-call.
+// callResult renders a result for MCP: its content, then its contexts
+// (pipeline.ContextContent), since an MCP client has no other place for them.
 func callResult(res *pipeline.Result) *mcp.CallToolResult {
-	out := &mcp.CallToolResult{Content: fromContent(res.Content), IsError: res.IsError()}
-	for _, c := range res.Contexts {
-		if c.Source == registry.RunCodeName && c.Tool != "" {
-			for _, b := range c.Content {
-				if b.Type != "image" {
-					continue
-				}
-				out.Content = append(out.Content, &mcp.TextContent{Text: fmt.Sprintf("Image from %s (sub-call %s):", c.Tool, c.CallID)})
-				out.Content = append(out.Content, fromContent([]registry.Content{b})...)
-			}
-			continue
-		}
-		if len(c.Content) == 0 {
-			continue
-		}
-		label := "Context attached"
-		if c.Source != "" {
-			label += " by " + c.Source
-		}
-		if c.Tool != "" {
-			label += fmt.Sprintf(" to %s (sub-call %s)", c.Tool, c.CallID)
-		}
-		out.Content = append(out.Content, &mcp.TextContent{Text: label + ":"})
-		out.Content = append(out.Content, fromContent(c.Content)...)
-	}
-	return out
+	content := append(slices.Clone(res.Content), pipeline.ContextContent(res.Contexts)...)
+	return &mcp.CallToolResult{Content: fromContent(content), IsError: res.IsError()}
 }
 
 // ServeStdio serves one session over r and w (newline-delimited JSON-RPC, as on a

@@ -94,6 +94,40 @@ type AdditionalContext struct {
 	Content []registry.Content
 }
 
+// ContextContent returns contexts as one list of content, in order, for a host that
+// has no place to put them in front of the model but after a result's own content (an
+// MCP tool result, a provider's tool_result): a context run_code attached for an
+// image-bearing sub-call contributes its images, each after a text naming the sub-call
+// ("Image from <tool> (sub-call <id>):"; the sub-call's text is the program's to print);
+// any other context contributes all its blocks after one text naming what attached it
+// and, for a sub-call's context, the sub-call.
+func ContextContent(contexts []AdditionalContext) []registry.Content {
+	var out []registry.Content
+	for _, c := range contexts {
+		if c.Source == registry.RunCodeName && c.Tool != "" {
+			for _, b := range c.Content {
+				if b.Type == "image" {
+					out = append(out, registry.Text(fmt.Sprintf("Image from %s (sub-call %s):", c.Tool, c.CallID)), b)
+				}
+			}
+			continue
+		}
+		if len(c.Content) == 0 {
+			continue
+		}
+		label := "Context attached"
+		if c.Source != "" {
+			label += " by " + c.Source
+		}
+		if c.Tool != "" {
+			label += fmt.Sprintf(" to %s (sub-call %s)", c.Tool, c.CallID)
+		}
+		out = append(out, registry.Text(label+":"))
+		out = append(out, c.Content...)
+	}
+	return out
+}
+
 // Handler runs a prepared call: the core dispatch (lookup, argument validation, body,
 // output validation, render) or a wrapper around it. A returned error is a pipeline
 // failure (it skips post-execute); tool failures are results with Error set.

@@ -24,30 +24,7 @@ func toolResult(id string, res *pipeline.Result, maxImage int) sdk.ToolResultBlo
 	if res.IsError() {
 		out.IsError = sdk.Bool(true)
 	}
-	for _, c := range res.Contexts {
-		if c.Source == registry.RunCodeName && c.Tool != "" {
-			for _, b := range c.Content {
-				if b.Type != "image" {
-					continue
-				}
-				out.Content = appendText(out.Content, fmt.Sprintf("Image from %s (sub-call %s):", c.Tool, c.CallID))
-				out.Content = blocks(out.Content, []registry.Content{b}, maxImage)
-			}
-			continue
-		}
-		if len(c.Content) == 0 {
-			continue
-		}
-		label := "Context attached"
-		if c.Source != "" {
-			label += " by " + c.Source
-		}
-		if c.Tool != "" {
-			label += fmt.Sprintf(" to %s (sub-call %s)", c.Tool, c.CallID)
-		}
-		out.Content = appendText(out.Content, label+":")
-		out.Content = blocks(out.Content, c.Content, maxImage)
-	}
+	out.Content = blocks(out.Content, pipeline.ContextContent(res.Contexts), maxImage)
 	return out
 }
 

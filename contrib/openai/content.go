@@ -22,30 +22,7 @@ type part struct {
 // what attached it. A failed result's content is its "Error: ..." text, unchanged.
 func render(res *pipeline.Result) []part {
 	out := blocks(nil, res.Content)
-	for _, c := range res.Contexts {
-		if c.Source == registry.RunCodeName && c.Tool != "" {
-			for _, b := range c.Content {
-				if b.Type != "image" {
-					continue
-				}
-				out = append(out, part{text: fmt.Sprintf("Image from %s (sub-call %s):", c.Tool, c.CallID)})
-				out = blocks(out, []registry.Content{b})
-			}
-			continue
-		}
-		if len(c.Content) == 0 {
-			continue
-		}
-		label := "Context attached"
-		if c.Source != "" {
-			label += " by " + c.Source
-		}
-		if c.Tool != "" {
-			label += fmt.Sprintf(" to %s (sub-call %s)", c.Tool, c.CallID)
-		}
-		out = append(out, part{text: label + ":"})
-		out = blocks(out, c.Content)
-	}
+	out = blocks(out, pipeline.ContextContent(res.Contexts))
 	return out
 }
 
