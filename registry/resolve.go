@@ -343,7 +343,7 @@ func NewTransport(t *Tool) (*Transport, error) {
 
 // WithExecute returns the transport with its calls run by execute instead of the
 // definition's Execute: the same compiled schemas, shared. An executor uses it to bind
-// run_code's body to the state of one batch, in two small allocations.
+// run_code's body to the state of one batch; nothing is compiled again.
 func (t *Transport) WithExecute(execute func(ctx context.Context, call *Call) (any, error)) *Transport {
 	tool := *t.e.Tool
 	tool.Execute = execute
