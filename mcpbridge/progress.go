@@ -98,7 +98,16 @@ func (p *Progress) Log(call *registry.Call, entry string) {
 	if root == "" {
 		root = call.ID
 	}
-	p.report(root, "console: "+cut(strings.Map(func(r rune) rune {
+	r := p.reporter(root)
+	if r == nil { // no progressToken: nothing to build
+		return
+	}
+	// A mapped rune keeps at least a third of its bytes, so four times the bound maps to
+	// more than the bound and cuts as the whole entry would, however long it is.
+	if len(entry) > 4*maxProgressLine {
+		entry = entry[:4*maxProgressLine]
+	}
+	r.add("console: " + cut(strings.Map(func(r rune) rune {
 		if r < 0x20 || r == 0x7f || r == 0x2028 || r == 0x2029 {
 			return ' '
 		}
@@ -107,12 +116,15 @@ func (p *Progress) Log(call *registry.Call, entry string) {
 }
 
 func (p *Progress) report(id, msg string) {
-	p.mu.Lock()
-	r := p.calls[id]
-	p.mu.Unlock()
-	if r != nil {
+	if r := p.reporter(id); r != nil {
 		r.add(msg)
 	}
+}
+
+func (p *Progress) reporter(id string) *reporter {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.calls[id]
 }
 
 // track starts reporting the served call id to ss under token; the returned function
