@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/runcode-go/runcode/bindings"
+	"github.com/runcode-go/runcode/internal/jsontext"
 	"github.com/runcode-go/runcode/pipeline"
 	"github.com/runcode-go/runcode/registry"
 	"github.com/runcode-go/runcode/runtime"
@@ -284,14 +285,15 @@ func (b *step) run(ctx context.Context, call *registry.Call) (any, error) {
 		return nil, err
 	}
 	rep.Logs, rep.Value, rep.Failure, rep.Compute = res.Logs, res.Value, res.Failure, res.Compute
-	rep.OutputBytes = outputBytes(res)
+	logs := logsJSON(res.Logs)
+	rep.OutputBytes = len(logs) + len(res.Value)
 	if b.e.o.OnReport != nil {
 		b.e.o.OnReport(ctx, *call, rep)
 	}
 	if res.Failure != nil {
 		return nil, &pipeline.ToolError{Code: pipeline.CodeRunFailed, Message: strings.TrimPrefix(res.Text(), "Error: "), Err: res.Failure}
 	}
-	v, err := value(res)
+	v, err := value(logs, res.Value)
 	if err != nil {
 		return nil, err
 	}
@@ -370,43 +372,28 @@ func hasImage(content []registry.Content) bool {
 	return false
 }
 
-// outputBytes is Report.OutputBytes: the logs array as JSON.stringify writes it,
-// plus the completion's JSON.
-func outputBytes(res *runtime.Result) int {
-	n := 2 // []
-	for i, l := range res.Logs {
+// logsJSON is a run's logs as a JSON array, as JSON.stringify writes it: the logs of
+// run_code's value, and what Report.OutputBytes counts.
+func logsJSON(logs []string) []byte {
+	b := []byte{'['}
+	for i, l := range logs {
 		if i > 0 {
-			n++ // ,
+			b = append(b, ',')
 		}
-		n += 2 // quotes
-		for j := 0; j < len(l); j++ {
-			switch c := l[j]; {
-			case c == '"' || c == '\\' || c == '\b' || c == '\f' || c == '\n' || c == '\r' || c == '\t':
-				n += 2
-			case c < 0x20:
-				n += 6 // \u00XX
-			default:
-				n++
-			}
-		}
+		b = jsontext.AppendString(b, l)
 	}
-	return n + len(res.Value)
+	return append(b, ']')
 }
 
-// value builds run_code's canonical value from a completed run.
-func value(res *runtime.Result) (registry.Value, error) {
-	logs, err := json.Marshal(res.Logs)
-	if err != nil {
-		return registry.Value{}, err
+// value builds run_code's canonical value, {logs, result?}, from a completed run's
+// logs (logsJSON) and completion.
+func value(logs []byte, result json.RawMessage) (registry.Value, error) {
+	text := make([]byte, 0, len(logs)+len(result)+22)
+	text = append(append(text, `{"logs":`...), logs...)
+	if result != nil {
+		text = append(append(text, `,"result":`...), result...)
 	}
-	if res.Logs == nil {
-		logs = []byte("[]")
-	}
-	text := `{"logs":` + string(logs)
-	if res.Value != nil {
-		text += `,"result":` + string(res.Value)
-	}
-	return registry.ParseValue([]byte(text + "}"))
+	return registry.ParseValue(append(text, '}'))
 }
 
 // render is run_code's one text block (docs/run_code.md, "Output") for a value a
