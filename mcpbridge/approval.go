@@ -22,20 +22,19 @@ func (c *Client) Approval(name string) (a pipeline.Action, ok bool) {
 	c.mu.Unlock()
 	for _, cn := range conns {
 		cn.mu.Lock()
-		for upstream, r := range cn.regs {
-			if r.name != name {
-				continue
-			}
-			a := pipeline.Allow
-			if set, explicit := cn.up.Approval[upstream]; explicit {
-				a = set
-			} else if r.destructive {
-				a = pipeline.Ask
-			}
-			cn.mu.Unlock()
-			return a, true
-		}
+		upstream, found := cn.named[name]
+		destructive := found && cn.regs[upstream].destructive
 		cn.mu.Unlock()
+		if !found {
+			continue
+		}
+		if set, explicit := cn.up.Approval[upstream]; explicit {
+			return set, true
+		}
+		if destructive {
+			return pipeline.Ask, true
+		}
+		return pipeline.Allow, true
 	}
 	return pipeline.Allow, false
 }

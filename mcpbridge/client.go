@@ -234,6 +234,7 @@ type conn struct {
 	cur      *link                    // the current session
 	restarts int                      // how many times the server was started again
 	regs     map[string]*registration // the registered tools, by upstream name
+	named    map[string]string        // the upstream name of each, by registered name
 	raw      map[string]rawSchemas    // the schemas as listed, by upstream name
 	stopping bool
 }
@@ -412,6 +413,10 @@ func (cn *conn) register(tools []*mcp.Tool) (changed bool) {
 		}
 	}
 	cn.regs = next
+	cn.named = make(map[string]string, len(next))
+	for upstream, r := range next {
+		cn.named[r.name] = upstream
+	}
 	return changed
 }
 

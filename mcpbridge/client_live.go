@@ -127,7 +127,7 @@ func (cn *conn) close() {
 	for _, r := range cn.regs {
 		r.dispose()
 	}
-	cn.regs = nil
+	cn.regs, cn.named = nil, nil
 	l := cn.cur
 	cn.mu.Unlock()
 	cn.stop()
