@@ -265,9 +265,7 @@ func (s *Scheduler) lane() {
 	for {
 		s.mu.Lock()
 		if len(s.queue) == 0 || s.stoppedLocked() {
-			s.running = false
-			s.busy--
-			s.idleLocked()
+			s.exitLaneLocked()
 			s.mu.Unlock()
 			return
 		}
@@ -283,13 +281,7 @@ func (s *Scheduler) lane() {
 			s.cond.Wait()
 		}
 		if s.stoppedLocked() {
-			for _, q := range s.queue {
-				s.abandonLocked(q)
-			}
-			s.queue = nil
-			s.running = false
-			s.busy--
-			s.idleLocked()
+			s.exitLaneLocked()
 			s.mu.Unlock()
 			return
 		}
@@ -321,6 +313,21 @@ func (s *Scheduler) lane() {
 		s.mu.Unlock()
 		go s.finish(j, x, prev, safe)
 	}
+}
+
+// exitLaneLocked ends the lane. Once the scheduler has stopped, the calls still queued
+// are abandoned here: nothing else would settle them before Close, and a caller
+// waiting on them before it closes (as the native executor does) would wait forever.
+func (s *Scheduler) exitLaneLocked() {
+	if s.stoppedLocked() {
+		for _, q := range s.queue {
+			s.abandonLocked(q)
+		}
+		s.queue = nil
+	}
+	s.running = false
+	s.busy--
+	s.idleLocked()
 }
 
 func (s *Scheduler) stoppedLocked() bool { return s.closed || s.ctx.Err() != nil }

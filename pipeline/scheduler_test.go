@@ -322,6 +322,38 @@ func TestSchedulerCancellation(t *testing.T) {
 	})
 }
 
+// A context that ends while the lane is between two calls (here: in the first call's
+// prepare stage, on the lane) still settles every queued call before Close, so a caller
+// that waits for its results first does not wait forever.
+func TestSchedulerCancelledBetweenStarts(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		g := newGate(3, false)
+		p := New(&Options{PreExecute: []PreExecuteFunc{func(context.Context, *Call) (Decision, error) {
+			cancel()
+			return Decision{}, nil
+		}}})
+		s, _ := p.NewScheduler(ctx, resolve(t, g.tool("write")), nil)
+		var pending []*Pending
+		for n := 1; n <= 3; n++ {
+			pending = append(pending, s.Submit(gateCall("write", n)))
+		}
+		var got []string
+		for _, p := range pending[1:] {
+			got = append(got, text(p.Wait()))
+		}
+		g.open(1)
+		s.Close()
+		want := []string{"Error: tool call aborted before dispatch", "Error: tool call aborted before dispatch"}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("queued calls (-want +got):\n%s", diff)
+		}
+		if !pending[0].Started() {
+			t.Error("the first call did not start")
+		}
+	})
+}
+
 func TestSchedulerCloseAbandons(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		g := newGate(2, false)
