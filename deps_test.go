@@ -66,6 +66,9 @@ var testAllowed = map[string][]string{
 	// The hostile corpus: both runtimes run it, so that each shape ends the same way.
 	"runtime":        {"internal/hostile"},
 	"runtime/worker": {"internal/hostile"},
+	// The scenarios benchmarked in worker processes, as runcode bench --isolation process
+	// runs them (the harness itself is given its workers by the command).
+	"internal/bench": {"runtime/worker"},
 	"cmd/runcode":    {"github.com/modelcontextprotocol/go-sdk"},
 	// Spans across run_code in both isolation modes, and across MCP from a Go SDK
 	// client to a served native executor.

@@ -21,8 +21,12 @@ func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return coldChild(ctx, args[1:], harnessStart, stdout, stderr)
 	}
 	fs := newFlags("bench", "[flags] [SCENARIO.json…] (default: bench/scenarios/*.json)", stdout, stderr)
-	var f bench.Options
+	var (
+		f  bench.Options
+		gc gcPercent
+	)
 	f.Define(fs)
+	gc.register(fs)
 	if code, ok := parseFlags(fs, args, stdout, stderr); !ok {
 		return code
 	}
@@ -31,11 +35,11 @@ func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		fmt.Fprintf(stderr, "runcode bench: %v\n", err)
 		return exitUsage
 	}
-	if msg := f.Check(); msg != "" {
+	if msg := checkBench(&f, &gc); msg != "" {
 		fmt.Fprintf(stderr, "runcode bench: %s\n", msg)
 		return exitUsage
 	}
-	wireBench(&f)
+	defer wireBench(&f, &gc)()
 	ok, err := bench.Run(ctx, paths, &f, stdout)
 	if err != nil {
 		fmt.Fprintf(stderr, "runcode bench: %v\n", err)
@@ -54,9 +58,13 @@ var processInit = time.Now()
 // coldChild is `runcode bench --cold-child`: one run of a cold scenario in a process of
 // its own, started by the bench driver.
 func coldChild(ctx context.Context, args []string, harnessStart time.Time, stdout, stderr io.Writer) int {
-	fs := newFlags("bench "+bench.ColdChildArg, "[--isolation M] --run N SCENARIO.json", stdout, stderr)
-	var f bench.Options
+	fs := newFlags("bench "+bench.ColdChildArg, "[--isolation M] [--gc-percent N] --run N SCENARIO.json", stdout, stderr)
+	var (
+		f  bench.Options
+		gc gcPercent
+	)
 	f.Define(fs)
+	gc.register(fs)
 	n := fs.Int("run", 1, "the run's `N`, for the program's unique comment")
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
@@ -65,7 +73,7 @@ func coldChild(ctx context.Context, args []string, harnessStart time.Time, stdou
 		fmt.Fprintf(stderr, "runcode bench %s: takes one scenario, got %d arguments\n", bench.ColdChildArg, fs.NArg())
 		return exitUsage
 	}
-	if msg := f.Check(); msg != "" {
+	if msg := checkBench(&f, &gc); msg != "" {
 		fmt.Fprintf(stderr, "runcode bench: %s\n", msg)
 		return exitUsage
 	}
@@ -75,19 +83,30 @@ func coldChild(ctx context.Context, args []string, harnessStart time.Time, stdou
 			start = time.Unix(0, ns)
 		}
 	}
-	wireBench(&f)
+	defer wireBench(&f, &gc)()
 	if !bench.ColdRun(ctx, fs.Arg(0), *n, &f, start, harnessStart, stdout) {
 		return exitFail
 	}
 	return exitOK
 }
 
+// checkBench returns what is wrong with bench's flags, or "".
+func checkBench(f *bench.Options, gc *gcPercent) string {
+	if msg := gc.check(); msg != "" {
+		return msg
+	}
+	return f.Check()
+}
+
 // wireBench gives the harness the worker processes of --isolation process (one, as
-// runcode run would start them), this executable's bench command for cold children, and
-// the process's environment for what they start.
-func wireBench(f *bench.Options) {
+// runcode run would start them, at --gc-percent), this executable's bench command for cold
+// children, and the process's environment for what they start. In process it sets this
+// process's collector for --gc-percent, as runcode run does; the returned function puts it
+// back.
+func wireBench(f *bench.Options, gc *gcPercent) (restore func()) {
+	f.GCPercent = gc.workers()
 	f.NewWorkers = func() (ptc.Runner, func() error, error) {
-		return newRunner(runnerOptions{isolation: isolationProcess, workers: 1})
+		return newRunner(runnerOptions{isolation: isolationProcess, workers: 1, gcPercent: f.GCPercent})
 	}
 	f.ColdCommand = func() ([]string, error) {
 		exe, err := os.Executable()
@@ -97,4 +116,8 @@ func wireBench(f *bench.Options) {
 		return []string{exe, "bench"}, nil
 	}
 	f.Environ = os.Environ()
+	if f.Isolation == isolationProcess {
+		return func() {}
+	}
+	return gc.forOneRun()
 }

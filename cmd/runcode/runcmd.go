@@ -29,6 +29,7 @@ type runFlags struct {
 	json                             bool
 	budgets                          budgetFlags
 	isolation                        string
+	gc                               gcPercent
 }
 
 func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -40,6 +41,7 @@ func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	fs.StringVar(&f.description, "description", "", "the run_code `TEXT` description argument (default \"Run <file>\")")
 	f.budgets.register(fs)
 	fs.StringVar(&f.isolation, "isolation", isolationInProcess, "where programs run: in-process, or process (a worker process with a hard memory limit)")
+	f.gc.register(fs)
 	fs.StringVar(&f.events, "events", "", "write tool/call, tool/code-dispatch-start, tool/code-dispatch, tool/code-dispatch-abandoned and tool/result events to `FILE` as JSON Lines")
 	if code, ok := parseFlags(fs, args, stdout, stderr); !ok {
 		return code
@@ -69,6 +71,9 @@ func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 
 func (f *runFlags) check() string {
 	if msg := f.budgets.check(); msg != "" {
+		return msg
+	}
+	if msg := f.gc.check(); msg != "" {
 		return msg
 	}
 	if strings.TrimSpace(f.description) == "" && f.description != "" {
@@ -116,12 +121,15 @@ func (f *runFlags) execute(ctx context.Context, code string, stdout, stderr io.W
 		defer closeSink()
 		opts.Events = sink
 	}
-	pool, closePool, err := newRunner(runnerOptions{isolation: f.isolation, workers: 1, warm: 1})
+	pool, closePool, err := newRunner(runnerOptions{isolation: f.isolation, workers: 1, warm: 1, gcPercent: f.gc.workers()})
 	if err != nil {
 		fmt.Fprintf(stderr, "runcode run: %v\n", err)
 		return exitUsage
 	}
 	defer closePool()
+	if f.isolation != isolationProcess {
+		defer f.gc.forOneRun()()
+	}
 	exOpts := f.budgets.options(pool)
 	exOpts.FileName = f.file
 	ex, err := ptc.New(pipeline.New(&opts), exOpts)

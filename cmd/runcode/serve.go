@@ -31,6 +31,7 @@ type serveFlags struct {
 	budgets                                       budgetFlags
 	workers                                       int
 	memoryCeiling                                 byteSize
+	gc                                            gcPercent
 	http                                          httpFlags
 	log                                           logFlags
 	// set names the flags given on the command line.
@@ -45,7 +46,7 @@ const defaultMemoryCeiling = 1 << 30
 // SIGINT or SIGTERM, and then stops the upstream servers it started. Stopping cancels
 // the calls in flight and waits for them at most stopGrace.
 func serveCommand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := newFlags("serve", "[--tools F] [--root DIR] [--mode M] [--http ADDR [--http-token T] [--http-allow-origin O]…] [--isolation I] [budget flags] [--workers N] [--memory-ceiling BYTES] [--debug-addr ADDR] [--log-level L] [--log-format F]", stdout, stderr)
+	fs := newFlags("serve", "[--tools F] [--root DIR] [--mode M] [--http ADDR [--http-token T] [--http-allow-origin O]…] [--isolation I] [budget flags] [--workers N] [--memory-ceiling BYTES] [--gc-percent N] [--debug-addr ADDR] [--log-level L] [--log-format F]", stdout, stderr)
 	var f serveFlags
 	fs.StringVar(&f.tools, "tools", "", toolsHelp)
 	fs.StringVar(&f.root, "root", ".", rootHelp)
@@ -57,6 +58,7 @@ func serveCommand(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	f.budgets.register(fs)
 	fs.IntVar(&f.workers, "workers", 0, "`N` programs that run at once; more calls wait for one to end (default 2 worker processes with --isolation process, 64 runs per CPU in process)")
 	fs.Var(&f.memoryCeiling, "memory-ceiling", "live heap in `BYTES` all runs together may hold, e.g. 1GiB, with --isolation in-process only: above it new runs wait and the run holding the most fails with memory-limit, and serve sets the Go runtime's memory limit to it unless GOMEMLIMIT is set; 0 turns it off (default 1GiB, or GOMEMLIMIT's limit when that is set)")
+	f.gc.register(fs)
 	f.http.register(fs)
 	fs.StringVar(&f.debugAddr, "debug-addr", "", "serve Go's goroutine and heap profiles as text at http://`ADDR`/debug/pprof/goroutine and /debug/pprof/heap, on a listener of their own (for operators: keep ADDR on a loopback address)")
 	f.log.register(fs)
@@ -114,12 +116,17 @@ func serveCommand(ctx context.Context, args []string, stdin io.Reader, stdout, s
 			// doubling between collections.
 			defer debug.SetMemoryLimit(debug.SetMemoryLimit(ceiling))
 		}
-		pool, closePool, perr := newRunner(runnerOptions{isolation: f.isolation, workers: f.workers, warm: 2, memoryCeiling: ceiling})
+		pool, closePool, perr := newRunner(runnerOptions{isolation: f.isolation, workers: f.workers, warm: 2, memoryCeiling: ceiling, gcPercent: f.gc.workers()})
 		if perr != nil {
 			fmt.Fprintf(stderr, "runcode serve: %v\n", perr)
 			return exitUsage
 		}
 		defer closePool()
+		if f.isolation == isolationInProcess {
+			// Runs at once share this process: its memory limit is the ceiling's (above)
+			// or GOMEMLIMIT's, not one run's budget.
+			defer f.gc.inProcess(0)()
+		}
 		po := f.budgets.options(pool)
 		po.OnLog = prog.Log
 		ex, err = ptc.New(p, po)
@@ -157,6 +164,9 @@ func (f *serveFlags) check() string {
 		return msg
 	}
 	if msg := f.log.check(); msg != "" {
+		return msg
+	}
+	if msg := f.gc.check(); msg != "" {
 		return msg
 	}
 	switch {

@@ -47,6 +47,9 @@ type runnerOptions struct {
 	warm int
 	// memoryCeiling is runtime.PoolOptions.MemoryCeiling, in process only.
 	memoryCeiling int64
+	// gcPercent is worker.Options.GCPercent (0: the worker's default), with process
+	// isolation only: in process the command sets its own collector (gcPercent.inProcess).
+	gcPercent int
 }
 
 // newRunner returns what runs programs for the isolation mode: a runtime.Pool in this
@@ -64,15 +67,12 @@ func newRunner(o runnerOptions) (ptc.Runner, func() error, error) {
 		if err != nil {
 			return nil, nil, fmt.Errorf("--isolation process: finding this executable: %v", err)
 		}
-		size := o.workers
-		if size == 0 {
-			size = defaultWorkers
-		}
+		wo := workerOptions(o, exe)
 		release := func() {}
 		if os.Getenv("GOMAXPROCS") == "" { // else the user chose; leave it
-			release = worker.ShareCPUs(size)
+			release = worker.ShareCPUs(wo.Size)
 		}
-		pool, err := worker.New(&worker.Options{Command: []string{exe, workerArg}, Size: size})
+		pool, err := worker.New(wo)
 		if err != nil {
 			release()
 			return nil, nil, err
@@ -83,6 +83,16 @@ func newRunner(o runnerOptions) (ptc.Runner, func() error, error) {
 		}, nil
 	}
 	return nil, nil, fmt.Errorf("--isolation must be %s or %s, got %q", isolationInProcess, isolationProcess, o.isolation)
+}
+
+// workerOptions are the options of the worker pool newRunner starts for o, with exe as the
+// worker executable.
+func workerOptions(o runnerOptions, exe string) *worker.Options {
+	size := o.workers
+	if size == 0 {
+		size = defaultWorkers
+	}
+	return &worker.Options{Command: []string{exe, workerArg}, Size: size, GCPercent: o.gcPercent}
 }
 
 // defaultWorkers is the worker processes of a pool when the command does not say.

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	goruntime "runtime"
+	"runtime/metrics"
 	"runtime/pprof"
 	"strconv"
 	"strings"
@@ -42,6 +43,12 @@ type Options struct {
 	MaxParallel      int
 	CPUProfile       string
 	MemProfile       string
+	// GCPercent is the command's --gc-percent (0: not given): the collector's GOGC where
+	// the programs run, which the command applies itself (to the workers it starts, or to
+	// its own process in process). The harness changes no process-wide setting; it reports
+	// the percent in every line's extra and passes it on to cold children. Define does not
+	// define its flag: the command does, as for run and serve.
+	GCPercent int
 
 	// NewWorkers starts the worker-process runner of --isolation process (one worker) and
 	// returns what closes it. Nil: --isolation process fails every scenario.
@@ -80,6 +87,8 @@ func (f *Options) Check() string {
 		return fmt.Sprintf("--sandboxes must be at least 1, got %d", f.Sandboxes)
 	case f.MaxParallel < 1:
 		return fmt.Sprintf("--max-parallel must be at least 1, got %d", f.MaxParallel)
+	case f.GCPercent < 0:
+		return fmt.Sprintf("--gc-percent must be a positive percentage, got %d", f.GCPercent)
 	}
 	return ""
 }
@@ -350,6 +359,7 @@ func benchExtra(f *Options) map[string]any {
 		"dispose":             disposeNote(f),
 		"maxParallelSubCalls": f.MaxParallel,
 		"limits":              "runcode defaults: compute 60s, wall clock 600s, output 1 MiB, heap sampler 512 MiB, stack depth 10000; interrupts on",
+		"gcPercent":           gcNote(f),
 		"go":                  goruntime.Version(),
 		"gomaxprocs":          goruntime.GOMAXPROCS(0),
 	}
@@ -430,6 +440,20 @@ func startProfiles(f *Options) (func(), error) {
 			}
 		}
 	}, nil
+}
+
+// gcNote says at which GOGC the programs ran, for extra.gcPercent: the workers' (the
+// command's --gc-percent, or their default), or this process's as the command left it.
+func gcNote(f *Options) any {
+	if f.Isolation != benchProcess {
+		s := []metrics.Sample{{Name: "/gc/gogc:percent"}}
+		metrics.Read(s)
+		return s[0].Value.Uint64()
+	}
+	if f.GCPercent > 0 {
+		return f.GCPercent
+	}
+	return "the worker's default"
 }
 
 func disposeNote(f *Options) string {

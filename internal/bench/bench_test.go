@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -18,9 +19,19 @@ import (
 
 	"github.com/runcode-go/runcode/ptc"
 	"github.com/runcode-go/runcode/registry"
+	"github.com/runcode-go/runcode/runtime/worker"
 )
 
 func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == workerArg {
+		// The worker processes of the benchmarks in process isolation: this test binary,
+		// re-executed, in the worker role, as runcode's __worker.
+		if err := worker.Serve(os.Stdin, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(3)
+		}
+		os.Exit(0)
+	}
 	goleak.VerifyTestMain(m, goleak.IgnoreAnyFunction("github.com/dlclark/regexp2/v2.runClock"))
 }
 
@@ -240,26 +251,33 @@ func BenchmarkScenario(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			sc, env := benchScenarioEnv(b, c.text)
 			b.ReportAllocs()
-			n := 0
-			for b.Loop() {
-				n++
-				call := env.call(n)
-				dispose, err := env.create()
-				if err != nil {
-					b.Fatal(err)
-				}
-				value, logs, err := env.exec(context.Background(), call)
-				dispose()
-				if err != nil {
-					b.Fatal(err)
-				}
-				if n == 1 {
-					if err := sc.check(value, logs); err != nil {
-						b.Fatal(err)
-					}
-				}
-			}
+			benchRuns(b, sc, env)
 		})
+	}
+}
+
+// benchRuns times the runs of sc on env as runcode bench does (create, exec, dispose each),
+// checking the first run's output against the scenario's expect.
+func benchRuns(b *testing.B, sc *scenario, env *benchEnv) {
+	b.Helper()
+	n := 0
+	for b.Loop() {
+		n++
+		call := env.call(n)
+		dispose, err := env.create()
+		if err != nil {
+			b.Fatal(err)
+		}
+		value, logs, err := env.exec(context.Background(), call)
+		dispose()
+		if err != nil {
+			b.Fatal(err)
+		}
+		if n == 1 {
+			if err := sc.check(value, logs); err != nil {
+				b.Fatal(err)
+			}
+		}
 	}
 }
 

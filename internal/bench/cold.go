@@ -138,7 +138,11 @@ func benchCold(ctx context.Context, path string, sc *scenario, f *Options) any {
 	var calls int64
 	for i := 0; i < runs; i++ {
 		args := append(slices.Clip(command[1:]), ColdChildArg, "--isolation", f.Isolation,
-			"--max-parallel", strconv.Itoa(f.MaxParallel), "--run", strconv.Itoa(i+1), path)
+			"--max-parallel", strconv.Itoa(f.MaxParallel), "--run", strconv.Itoa(i+1))
+		if f.GCPercent > 0 {
+			args = append(args, "--gc-percent", strconv.Itoa(f.GCPercent))
+		}
+		args = append(args, path)
 		cmd := exec.CommandContext(ctx, command[0], args...)
 		var stdout, stderr bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr

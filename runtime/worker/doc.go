@@ -4,8 +4,9 @@
 //
 // It owns:
 //   - the worker role (Serve): a warm runtime.Pool in a process of its own, with a hard
-//     address-space limit (RLIMIT_AS) and the garbage collector's memory limit set from the
-//     heap budget, running one program per request;
+//     address-space limit (RLIMIT_AS), the garbage collector's memory limit set from the
+//     heap budget and its GC percent from the host (Options.GCPercent), running one
+//     program per request;
 //   - the host's Pool, which implements the same Run as runtime.Pool (the ptc.Runner seam):
 //     it spawns workers with an empty environment, "/" as their directory, a process group
 //     of their own and no descriptors beyond the channel; forwards each namespace call back

@@ -150,7 +150,8 @@ func (f *fakeTools) calls() []string {
 func fakeWorker(mode string) {
 	in, out := os.Stdin, os.Stdout
 	send := func(m *message) { _ = writeFrame(out, m, DefaultMaxFrame) }
-	if _, err := readFrame(in, DefaultMaxFrame); err != nil { // init
+	init, err := readFrame(in, DefaultMaxFrame)
+	if err != nil {
 		os.Exit(5)
 	}
 	switch mode {
@@ -160,8 +161,11 @@ func fakeWorker(mode string) {
 	case "die-at-start":
 		fmt.Fprintln(os.Stderr, "cannot start")
 		os.Exit(9)
+	case "wrong-gc":
+		send(&message{T: tReady, PID: os.Getpid(), GCPercent: init.GCPercent + 1})
+		time.Sleep(time.Minute)
 	}
-	send(&message{T: tReady, PID: os.Getpid()})
+	send(&message{T: tReady, PID: os.Getpid(), GCPercent: init.GCPercent})
 	run, err := readFrame(in, DefaultMaxFrame)
 	if err != nil {
 		os.Exit(5)

@@ -39,7 +39,20 @@ type Options struct {
 	MaxFrame int
 	// StartTimeout bounds how long a new worker may take to become ready. Zero means 10s.
 	StartTimeout time.Duration
+	// GCPercent is each worker's GOGC: how much garbage its collector lets accumulate
+	// between cycles, as a percentage of the live heap. Zero means DefaultGCPercent. A
+	// worker's runs are alone in its process and its collector also has a memory limit of
+	// the heap budget over what the warm worker maps (see Serve), so a higher percent
+	// trades memory within that limit for less collector CPU; runs are charged what they
+	// hold live, never their garbage, so it cannot fail a correct run. Negative is an
+	// error: a worker's collector is never turned off.
+	GCPercent int
 }
+
+// DefaultGCPercent is a worker's GOGC when Options.GCPercent is zero: four times Go's
+// default room for garbage. Programs that build strings make garbage fast, and goja copies a
+// string on every append; BENCHMARKS.md, "GC settings", has the trade-off.
+const DefaultGCPercent = 400
 
 // Pool runs programs in supervised worker processes, one program at a time per worker. It
 // implements the same Run as runtime.Pool (the ptc.Runner interface): namespace calls come
@@ -54,6 +67,7 @@ type Pool struct {
 	startTimeout time.Duration
 	maxFrame     int
 	size, warm   int
+	gcPercent    int
 
 	slots chan struct{} // one per run in progress
 	idle  chan *proc
@@ -103,6 +117,8 @@ func New(opts *Options) (*Pool, error) {
 		return nil, &runtime.OptionError{Field: "Options.Warm", Reason: "must be between 0 and Size"}
 	case opts.Grace < 0 || opts.StartTimeout < 0 || opts.MaxFrame < 0:
 		return nil, &runtime.OptionError{Field: "Options", Reason: "durations and sizes must not be negative"}
+	case opts.GCPercent < 0:
+		return nil, &runtime.OptionError{Field: "Options.GCPercent", Reason: fmt.Sprintf("must not be negative (a worker's collector cannot be turned off; zero means %d), got %d", DefaultGCPercent, opts.GCPercent)}
 	}
 	var base runtime.Limits
 	if opts.Limits != nil {
@@ -115,7 +131,7 @@ func New(opts *Options) (*Pool, error) {
 	p := &Pool{
 		argv: append([]string(nil), opts.Command...), limits: limits,
 		grace: opts.Grace, startTimeout: opts.StartTimeout, maxFrame: opts.MaxFrame,
-		size: opts.Size, warm: opts.Warm, live: map[*proc]struct{}{},
+		size: opts.Size, warm: opts.Warm, gcPercent: opts.GCPercent, live: map[*proc]struct{}{},
 	}
 	if p.grace == 0 {
 		p.grace = runtime.DefaultGrace
@@ -128,6 +144,9 @@ func New(opts *Options) (*Pool, error) {
 	}
 	if p.size == 0 {
 		p.size = 2
+	}
+	if p.gcPercent == 0 {
+		p.gcPercent = DefaultGCPercent
 	}
 	if p.warm == 0 {
 		p.warm = p.size

@@ -135,7 +135,7 @@ func (p *Pool) spawn(heap int64) (*proc, error) {
 	}
 	init := p.limits
 	init.HeapBytes = heap
-	if err := w.send(&message{T: tInit, Limits: &init, Grace: int64(p.grace), MaxFrame: p.maxFrame}); err != nil {
+	if err := w.send(&message{T: tInit, Limits: &init, Grace: int64(p.grace), MaxFrame: p.maxFrame, GCPercent: p.gcPercent}); err != nil {
 		<-w.exited
 		return fail(errors.New(w.exitFailure(p.limits).Message))
 	}
@@ -145,6 +145,11 @@ func (p *Pool) spawn(heap int64) (*proc, error) {
 	case m := <-w.frames:
 		if m.T != tReady {
 			return fail(fmt.Errorf("worker broke the protocol: a %q frame instead of ready", m.T))
+		}
+		if m.GCPercent != p.gcPercent {
+			// A worker built from other code than the host's: its collector is not the
+			// one this pool promises.
+			return fail(fmt.Errorf("worker broke the protocol: it runs its collector at GOGC %d, not the %d asked", m.GCPercent, p.gcPercent))
 		}
 		return w, nil
 	case err := <-w.readErr:

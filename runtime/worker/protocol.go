@@ -23,7 +23,8 @@ import (
 //
 // Host to worker:
 //
-//	init    {t, limits, grace, maxFrame}          first frame; answered by ready
+//	init    {t, limits, grace, maxFrame, gcPercent}
+//	                                              first frame; answered by ready
 //	run     {t, id, code, programBytes, limits, ns, file, truncate}
 //	                                              one program; answered by done
 //	result  {t, id, value | error | panic}        the outcome of call id
@@ -31,7 +32,8 @@ import (
 //
 // Worker to host:
 //
-//	ready   {t, pid, vmBytes, asLimit}            the worker is warm and limited
+//	ready   {t, pid, vmBytes, asLimit, gcPercent} the worker is warm and limited; gcPercent
+//	                                              is its GOGC as the Go runtime reports it
 //	call    {t, id, ns, member, args}             a namespace call; ids count 1, 2, ... per run
 //	log     {t, id, logs}                         log entries as the run's ledger accepted them,
 //	                                              in order; id is the run's. The host keeps
@@ -64,6 +66,9 @@ type message struct {
 	// init
 	Grace    int64 `json:"grace,omitempty"` // nanoseconds
 	MaxFrame int   `json:"maxFrame,omitempty"`
+
+	// init (Options.GCPercent, 0 for the default) and ready (what the worker runs at)
+	GCPercent int `json:"gcPercent,omitempty"`
 
 	// init and run
 	Limits *runtime.Limits `json:"limits,omitempty"`

@@ -24,9 +24,9 @@ import (
 // its result frame.
 //
 // Serve is meant to be the whole life of a process started by Pool (for example `runcode
-// __worker`); it changes process-wide settings (resource limits, the GC memory limit,
-// GOMAXPROCS). It neither exits nor touches descriptors other than r and w: closing what
-// the process inherited is its caller's job.
+// __worker`); it changes process-wide settings (resource limits, the GC memory limit and
+// percent, GOMAXPROCS). It neither exits nor touches descriptors other than r and w:
+// closing what the process inherited is its caller's job.
 func Serve(r io.Reader, w io.Writer) error {
 	// One P while a run is short: a worker runs one program at a time on one VM
 	// goroutine, and with a second, idle P every hand-off between its goroutines (the frame
@@ -49,7 +49,7 @@ func Serve(r io.Reader, w io.Writer) error {
 		}
 		return err
 	}
-	if m.T != tInit || m.Limits == nil || m.Grace < 0 || m.MaxFrame < 0 {
+	if m.T != tInit || m.Limits == nil || m.Grace < 0 || m.MaxFrame < 0 || m.GCPercent < 0 {
 		return protocolError("the first frame must be a valid init, got %q", m.T)
 	}
 	if m.MaxFrame > 0 {
@@ -74,8 +74,12 @@ func Serve(r io.Reader, w io.Writer) error {
 	// The memory limit above bounds the heap, so the collector may wait for more garbage
 	// than the default between cycles: the runs are alone in this process, and the
 	// governor judges what they hold after a collection, not the garbage.
-	debug.SetGCPercent(workerGCPercent)
-	if err := s.send(&message{T: tReady, PID: os.Getpid(), VMBytes: s.mem.vm, ASLimit: s.mem.as}); err != nil {
+	gc := m.GCPercent
+	if gc == 0 {
+		gc = DefaultGCPercent
+	}
+	debug.SetGCPercent(gc)
+	if err := s.send(&message{T: tReady, PID: os.Getpid(), VMBytes: s.mem.vm, ASLimit: s.mem.as, GCPercent: gcPercent()}); err != nil {
 		return err
 	}
 	defer s.stop()
@@ -315,6 +319,3 @@ func pollable(r io.Reader) io.Reader {
 	}
 	return os.NewFile(fd, f.Name())
 }
-
-// workerGCPercent is the worker's GOGC: four times the default's room for garbage.
-const workerGCPercent = 400
