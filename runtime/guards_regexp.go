@@ -320,12 +320,7 @@ func (r *run) guardPatternTakers(proto *goja.Object) {
 		name string
 		sym  *goja.Symbol
 	}{{"match", goja.SymMatch}, {"search", goja.SymSearch}} {
-		r.guardCall(proto, m.name, func(call goja.FunctionCall, take goja.Callable) goja.Value {
-			r.enterNative()
-			defer r.leaveNative()
-			if isNullish(call.This) {
-				return r.call(take, call.This, call.Arguments...)
-			}
+		r.guardStringMethod(proto, m.name, func(call goja.FunctionCall, take goja.Callable) goja.Value {
 			arg := call.Argument(0)
 			o, ok := arg.(*goja.Object)
 			switch {
@@ -352,12 +347,7 @@ func (r *run) guardPatternTakers(proto *goja.Object) {
 			return r.call(take, call.This, arg)
 		})
 	}
-	r.guardCall(proto, "matchAll", func(call goja.FunctionCall, matchAll goja.Callable) goja.Value {
-		r.enterNative()
-		defer r.leaveNative()
-		if isNullish(call.This) {
-			return r.call(matchAll, call.This, call.Arguments...)
-		}
+	r.guardStringMethod(proto, "matchAll", func(call goja.FunctionCall, matchAll goja.Callable) goja.Value {
 		arg := call.Argument(0)
 		if o, ok := arg.(*goja.Object); ok {
 			if r.isRegExp(o) {
