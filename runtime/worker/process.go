@@ -45,13 +45,9 @@ type proc struct {
 // diagnostics). Its hard memory limit is sized for runs with a heap budget up to heap. It
 // returns once the worker said ready.
 func (p *Pool) spawn(heap int64) (*proc, error) {
-	p.mu.Lock()
-	if p.closed {
-		p.mu.Unlock()
-		return nil, runtime.ErrClosed
+	if err := p.enter(&p.spawns); err != nil {
+		return nil, err
 	}
-	p.spawns.Add(1)
-	p.mu.Unlock()
 	defer p.spawns.Done()
 	inR, inW, err := os.Pipe()
 	if err != nil {
