@@ -297,7 +297,7 @@ func (r *run) toObj(v goja.Value) *goja.Object {
 	if v != nil {
 		s = v.String()
 	}
-	panic(r.vm.NewTypeError("Value is not an object: " + s))
+	panic(r.vm.NewTypeError("Value is not an object: %s", s))
 }
 
 func nilSafe(v goja.Value) goja.Value {

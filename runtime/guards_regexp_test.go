@@ -90,6 +90,7 @@ var regexpCases = []string{
 	`(() => { const r = /\d/; r.constructor = {[Symbol.species]: function () { return {exec() { return null }, lastIndex: 0} }}; return 'a1b2'.split(r) })()`,
 	`RegExp.prototype[Symbol.split].call({constructor: undefined, flags: '', toString() { return ',' }}, 'a,b')`,
 	`RegExp.prototype[Symbol.split].call({constructor: undefined, [Symbol.match]: true, source: ',', flags: 'g'}, 'a,b,c', 2)`,
+	`RegExp.prototype[Symbol.split].call('a%d', 'x')`,
 	// search
 	`'abc'.search(/c/)`, `'abc'.search(/z/)`, `(r => { r.lastIndex = 2; return ['abc'.search(r), r.lastIndex] })(/a/g)`, `'abc'.search({[Symbol.search]: 1})`,
 	`(r => (Object.defineProperty(r, 'x', {value: 1}), 'abc'.search(r)))(/c/)`,
