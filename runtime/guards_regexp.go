@@ -180,12 +180,28 @@ func (r *run) guardRegExps() {
 		}
 		return r.call(compile, this, src, flags)
 	})
-	r.guardSymbol(proto, goja.SymReplace, "[Symbol.replace]", r.regexpReplace)
-	r.guardSymbol(proto, goja.SymMatch, "[Symbol.match]", r.regexpMatch)
+	r.guardRegExpOp(proto, goja.SymReplace, "[Symbol.replace]", r.regexpReplace)
+	r.guardRegExpOp(proto, goja.SymMatch, "[Symbol.match]", r.regexpMatch)
 	r.guardSymbol(proto, goja.SymSplit, "[Symbol.split]", func(call goja.FunctionCall, _ goja.Callable) goja.Value {
 		return r.regexpSplit(call)
 	})
-	r.guardSymbol(proto, goja.SymMatchAll, "[Symbol.matchAll]", r.regexpMatchAll)
+	r.guardRegExpOp(proto, goja.SymMatchAll, "[Symbol.matchAll]", r.regexpMatchAll)
+}
+
+// guardRegExpOp is guardSymbol for a RegExp.prototype method that takes a string: the
+// guard counts one level of native nesting, a receiver that is not an object goes to the
+// original (which throws its TypeError), and op gets the receiver and the string,
+// converted once.
+func (r *run) guardRegExpOp(proto *goja.Object, sym *goja.Symbol, name string, op func(call goja.FunctionCall, orig goja.Callable, rx *goja.Object, s goja.String) goja.Value) {
+	r.guardSymbol(proto, sym, name, func(call goja.FunctionCall, orig goja.Callable) goja.Value {
+		r.enterNative()
+		defer r.leaveNative()
+		rx, ok := call.This.(*goja.Object)
+		if !ok {
+			return r.call(orig, call.This, call.Arguments...) // goja throws
+		}
+		return op(call, orig, rx, r.strOf(call.Argument(0)))
+	})
 }
 
 // guardSymbol is guardCall for a method keyed by a symbol.

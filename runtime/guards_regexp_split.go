@@ -131,14 +131,7 @@ each:
 // species constructor and lastIndex of the receiver once each, building the matcher with a
 // checked pattern when the species is RegExp), then has goja's own matchAll make its
 // iterator from a stand-in receiver that answers with those.
-func (r *run) regexpMatchAll(call goja.FunctionCall, orig goja.Callable) goja.Value {
-	r.enterNative()
-	defer r.leaveNative()
-	this, ok := call.This.(*goja.Object)
-	if !ok {
-		return r.call(orig, call.This, call.Arguments...)
-	}
-	s := r.strOf(call.Argument(0))
+func (r *run) regexpMatchAll(_ goja.FunctionCall, orig goja.Callable, this *goja.Object, s goja.String) goja.Value {
 	flags := r.strOf(nilSafe(this.Get("flags")))
 	c, isDefault := r.species(this)
 	var matcher *goja.Object
