@@ -8,7 +8,7 @@ import "testing"
 // bit count no longer build 2 ** bits.
 func TestBigIntBounds(t *testing.T) {
 	const tooLong = "SyntaxError: Cannot convert a string of more than 100000 digits to a BigInt"
-	runGuardCases(t, []guardCase{
+	runGuardCases(t, []textCase{
 		{name: "a long string", code: catchExpr("BigInt('1'.repeat(100001))"), want: tooLong},
 		{name: "a long string with spaces", code: catchExpr("BigInt(' ' + '1'.repeat(100001) + ' ')"), want: tooLong},
 		{name: "a long hex string", code: catchExpr("BigInt('0x' + 'f'.repeat(100000))"), want: tooLong},

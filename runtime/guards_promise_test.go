@@ -10,7 +10,7 @@ func TestPromiseBounds(t *testing.T) {
 	await := func(expr string) string {
 		return "try { await " + expr + "; return 'resolved' } catch (e) { return e.name + ': ' + e.message }"
 	}
-	runGuardCases(t, []guardCase{
+	runGuardCases(t, []textCase{
 		{name: "all", code: await("Promise.all(Array.from({length: 1e4}, (_, i) => i))"), want: "RangeError: Too many elements passed to Promise.all"},
 		{name: "allSettled", code: await("Promise.allSettled(new Array(1e4).fill(0))"), want: "RangeError: Too many elements passed to Promise.allSettled"},
 		{name: "any", code: await("Promise.any(new Set(Array.from({length: 1e4}, (_, i) => i)))"), want: "RangeError: Too many elements passed to Promise.any"},

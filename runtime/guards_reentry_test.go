@@ -11,7 +11,7 @@ const msgRecursion = "RangeError: Maximum call stack size exceeded"
 // in Go until the process died of a stack overflow; guarded, each is a catchable
 // RangeError.
 func TestNativeReentry(t *testing.T) {
-	runGuardCases(t, []guardCase{
+	runGuardCases(t, []textCase{
 		// Built-ins as getters and setters.
 		{name: "Array.prototype.at as the length getter", code: catchExpr("const o = {}; Object.defineProperty(o, 'length', {get: Array.prototype.at}); o.length"), want: msgRecursion},
 		{name: "Object.prototype.toString as the toStringTag getter", code: catchExpr("const o = {}; Object.defineProperty(o, Symbol.toStringTag, {get: Object.prototype.toString}); String(o)"), want: msgRecursion},
@@ -86,7 +86,7 @@ func TestDescriptorGuardsUnchanged(t *testing.T) {
 // built-in with the same this and arguments, its name and length are the built-in's, and
 // reading the descriptor back gives the thunk (the one observable difference).
 func TestAccessorThunks(t *testing.T) {
-	runGuardCases(t, []guardCase{
+	runGuardCases(t, []textCase{
 		{
 			name: "calls through with this and arguments",
 			code: "const o = {length: 2, 0: 'a', 1: 'b'}; Object.defineProperty(o, 'last', {get: Array.prototype.at.bind(o, -1)}); const s = {}; Object.defineProperty(s, 'items', {set: Array.prototype.push, get: Array.prototype.join}); s.length = 0; s.items = 'x'; s.items = 'y'; return [o.last, s.items, s.length].join(' ')",

@@ -190,11 +190,7 @@ func TestWallClockAndAbort(t *testing.T) {
 }
 
 func TestLoop(t *testing.T) {
-	tests := []struct {
-		name string
-		code string
-		want string // Result.Text()
-	}{
+	tests := []textCase{
 		{name: "return value", code: "return 1 + 1", want: "2"},
 		{name: "top-level await", code: "const v = await Promise.resolve(41); return v + 1", want: "42"},
 		{name: "no return means no result", code: "const x = 1", want: "(run_code completed with no output)"},
@@ -210,15 +206,7 @@ func TestLoop(t *testing.T) {
 		{name: "many rejections handled in order", code: "const ps = []; for (let i = 0; i < 20000; i++) ps.push(Promise.reject(i)); for (const p of ps) p.catch(() => {}); Promise.reject('last'); return 'ok'", want: "Uncaught (in promise) last\nok"},
 		{name: "strict mode", code: "undeclared = 1", want: "Error: code run failed (exception): ReferenceError: undeclared is not defined\n    at program.js:1:1\nAvailable globals: the ECMAScript built-ins, console, setTimeout, clearTimeout, URL, URLSearchParams, TextEncoder, TextDecoder, atob, btoa, structuredClone (no require, import, process, fetch, filesystem or network)"},
 	}
-	p := newTestPool(t, nil)
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			res := runCode(t, p, tt.code, nil)
-			if diff := cmp.Diff(tt.want, res.Text()); diff != "" {
-				t.Errorf("text mismatch (-want +got):\n%s", diff)
-			}
-		})
-	}
+	runTextCases(t, newTestPool(t, nil), tests, nil)
 }
 
 // TestNoStateSurvives runs a polluting program and then a checking one on a one-VM pool:

@@ -13,7 +13,7 @@ import (
 // (strings of at most 8M characters, 2M elements).
 func TestTypedArrayMethodBounds(t *testing.T) {
 	const tooLong = "RangeError: Invalid string length"
-	runGuardCases(t, []guardCase{
+	runGuardCases(t, []textCase{
 		{name: "join with a long separator", code: catchExpr("new Uint8Array(1e6).join('x'.repeat(100))"), want: tooLong},
 		{name: "join of many elements", code: catchExpr("new Uint8Array(9e6).join()"), want: tooLong},
 		{name: "join with a separator that lies", code: "let n = 0; try { new Uint8Array(1e6).join({toString() { return n++ ? 'x' : 'x'.repeat(100) }}) } catch (e) { return e.message + ' ' + n }", want: "Invalid string length 1"},

@@ -1,0 +1,25 @@
+package runtime
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// textCase is one program and the text its run must return (Result.Text).
+type textCase struct {
+	name, code, want string
+}
+
+// runTextCases runs each case on p with opts, as a subtest named after the case, and
+// compares the text the run returns with the case's.
+func runTextCases(t *testing.T, p *Pool, tests []textCase, opts *RunOptions) {
+	t.Helper()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, runCode(t, p, tt.code, opts).Text()); diff != "" {
+				t.Errorf("text mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
