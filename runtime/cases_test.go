@@ -23,3 +23,11 @@ func runTextCases(t *testing.T, p *Pool, tests []textCase, opts *RunOptions) {
 		})
 	}
 }
+
+// checkFailure reports a mismatch between res's failure and one of kind with message.
+func checkFailure(t *testing.T, res *Result, kind Kind, message string) {
+	t.Helper()
+	if diff := cmp.Diff(&Failure{Kind: kind, Message: message}, res.Failure); diff != "" {
+		t.Errorf("failure mismatch (-want +got):\n%s", diff)
+	}
+}

@@ -112,6 +112,5 @@ func TestGlobalsBehave(t *testing.T) {
 		{name: "setTimeout needs a function", code: "try { setTimeout('code') } catch (e) { return e.name }", want: "TypeError"},
 		{name: "lazy globals can be reassigned", code: "URL = 1; return URL", want: "1"},
 	}
-	p := newTestPool(t, nil)
-	runTextCases(t, p, tests, nil)
+	runTextCases(t, newTestPool(t, nil), tests, nil)
 }
