@@ -32,6 +32,16 @@ func (r *run) species(o *goja.Object) (c goja.Constructor, isDefault bool) {
 	return c, false
 }
 
+// newSpecies is new C(rx, flags) for the species constructor C that species returned; for
+// RegExp itself, the pattern is checked and the RegExp built by the guarded constructor.
+func (r *run) newSpecies(c goja.Constructor, isDefault bool, rx *goja.Object, flags goja.String) *goja.Object {
+	if isDefault {
+		src, f, _ := r.regexpSource(rx, flags, r.isRegExp(rx))
+		return construct(r.text.re.ctor, nil, src, f)
+	}
+	return construct(c, nil, rx, flags)
+}
+
 // ---- [Symbol.split] ----
 
 // regexpSplit is goja's split, always done here: goja reads the species constructor, and
@@ -52,13 +62,7 @@ func (r *run) regexpSplit(call goja.FunctionCall) goja.Value {
 		if !containsUnit(flags, 'y') {
 			flags = flags.Concat(r.vm.ToValue("y").(goja.String))
 		}
-		var splitter *goja.Object
-		if isDefault {
-			src, f, _ := r.regexpSource(rx, flags, r.isRegExp(rx))
-			splitter = construct(r.text.re.ctor, nil, src, f)
-		} else {
-			splitter = construct(c, nil, rx, flags)
-		}
+		splitter := r.newSpecies(c, isDefault, rx, flags)
 		if st = r.regexpState(splitter); !st.standard {
 			return r.splitGeneric(splitter, s, limitValue, unicode)
 		}
@@ -134,13 +138,7 @@ each:
 func (r *run) regexpMatchAll(_ goja.FunctionCall, orig goja.Callable, this *goja.Object, s goja.String) goja.Value {
 	flags := r.strOf(nilSafe(this.Get("flags")))
 	c, isDefault := r.species(this)
-	var matcher *goja.Object
-	if isDefault {
-		src, f, _ := r.regexpSource(this, flags, r.isRegExp(this))
-		matcher = construct(r.text.re.ctor, nil, src, f)
-	} else {
-		matcher = construct(c, nil, this, flags)
-	}
+	matcher := r.newSpecies(c, isDefault, this, flags)
 	lastIndex := toLength(this.Get("lastIndex"))
 	re := &r.text.re
 	if re.shim == nil {
