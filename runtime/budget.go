@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"cmp"
 	"fmt"
 	"sync"
 	"time"
@@ -67,54 +68,51 @@ const (
 	sampleEvery       = 10 * time.Millisecond
 )
 
+// defaultLimits are the documented defaults as Limits.
+var defaultLimits = Limits{
+	Compute:     defaultCompute,
+	WallClock:   defaultWallClock,
+	OutputBytes: defaultOutput,
+	HeapBytes:   defaultHeap,
+	StackDepth:  defaultStackDepth,
+}
+
 // withDefaults fills zero fields from base, then from the documented defaults, and
 // validates.
 func (l Limits) withDefaults(base *Limits) (Limits, error) {
 	if base != nil {
-		if l.Compute == 0 {
-			l.Compute = base.Compute
+		l = l.or(*base)
+	}
+	for _, f := range []struct {
+		name     string
+		negative bool
+	}{
+		{"Compute", l.Compute < 0},
+		{"WallClock", l.WallClock < 0},
+		{"OutputBytes", l.OutputBytes < 0},
+		{"HeapBytes", l.HeapBytes < 0},
+		{"StackDepth", l.StackDepth < 0},
+	} {
+		if f.negative {
+			return l, negativeOption("Limits." + f.name)
 		}
-		if l.WallClock == 0 {
-			l.WallClock = base.WallClock
-		}
-		if l.OutputBytes == 0 {
-			l.OutputBytes = base.OutputBytes
-		}
-		if l.HeapBytes == 0 {
-			l.HeapBytes = base.HeapBytes
-		}
-		if l.StackDepth == 0 {
-			l.StackDepth = base.StackDepth
-		}
 	}
-	switch {
-	case l.Compute < 0:
-		return l, &OptionError{Field: "Limits.Compute", Reason: "must not be negative"}
-	case l.WallClock < 0:
-		return l, &OptionError{Field: "Limits.WallClock", Reason: "must not be negative"}
-	case l.OutputBytes < 0:
-		return l, &OptionError{Field: "Limits.OutputBytes", Reason: "must not be negative"}
-	case l.HeapBytes < 0:
-		return l, &OptionError{Field: "Limits.HeapBytes", Reason: "must not be negative"}
-	case l.StackDepth < 0:
-		return l, &OptionError{Field: "Limits.StackDepth", Reason: "must not be negative"}
-	}
-	if l.Compute == 0 {
-		l.Compute = defaultCompute
-	}
-	if l.WallClock == 0 {
-		l.WallClock = defaultWallClock
-	}
-	if l.OutputBytes == 0 {
-		l.OutputBytes = defaultOutput
-	}
-	if l.HeapBytes == 0 {
-		l.HeapBytes = defaultHeap
-	}
-	if l.StackDepth == 0 {
-		l.StackDepth = defaultStackDepth
-	}
-	return l, nil
+	return l.or(defaultLimits), nil
+}
+
+// or fills l's zero fields from d.
+func (l Limits) or(d Limits) Limits {
+	l.Compute = cmp.Or(l.Compute, d.Compute)
+	l.WallClock = cmp.Or(l.WallClock, d.WallClock)
+	l.OutputBytes = cmp.Or(l.OutputBytes, d.OutputBytes)
+	l.HeapBytes = cmp.Or(l.HeapBytes, d.HeapBytes)
+	l.StackDepth = cmp.Or(l.StackDepth, d.StackDepth)
+	return l
+}
+
+// negativeOption is the *OptionError for a field that must not be negative.
+func negativeOption(field string) *OptionError {
+	return &OptionError{Field: field, Reason: "must not be negative"}
 }
 
 // enter marks the start of VM work (running the program or a loop callback) and arms the

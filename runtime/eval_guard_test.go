@@ -3,8 +3,6 @@ package runtime
 import (
 	"strings"
 	"testing"
-
-	"github.com/google/go-cmp/cmp"
 )
 
 // eval and the Function constructors keep working, and a source that nests too deeply
@@ -14,9 +12,7 @@ func TestEvalGuards(t *testing.T) {
 	const deep = "'['.repeat(300) + ']'.repeat(300)"
 	const catchIt = "; return [e instanceof SyntaxError, e.name, e.message] }"
 	const want = "[\n  true,\n  \"SyntaxError\",\n  \"nesting deeper than 256 levels\"\n]"
-	tests := []struct {
-		name, code, want string
-	}{
+	tests := []textCase{
 		{"eval evaluates", "return eval('1 + 1')", "2"},
 		{"eval is indirect: global scope", "const a = 1; eval('var g = typeof a'); return globalThis.g", "undefined"},
 		{"eval passes a non-string through", "return [eval(42), eval() === undefined]", "[\n  42,\n  true\n]"},
@@ -44,14 +40,7 @@ func TestEvalGuards(t *testing.T) {
 		{"GeneratorFunction reached through Function", "const GF = Function('return function* () {}')().constructor; try { GF(" + deep + ") } catch (e) { " + catchIt, want},
 		{"GeneratorFunction reached through an object method", "const GF = Object.getPrototypeOf({ *g() {} }.g).constructor; try { GF(" + deep + ") } catch (e) { " + catchIt, want},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			res := runCode(t, p, tt.code, nil)
-			if diff := cmp.Diff(tt.want, res.Text()); diff != "" {
-				t.Errorf("text mismatch (-want +got):\n%s", diff)
-			}
-		})
-	}
+	runTextCases(t, p, tests, nil)
 }
 
 // An uncaught guard error fails the run like any SyntaxError a program throws.

@@ -66,7 +66,7 @@ func TestHostGlobalsSettle(t *testing.T) {
 	p := newTestPool(t, nil)
 	var ft fakeTools
 	opts := &RunOptions{Namespaces: []*Namespace{ft.namespace(t)}}
-	tests := []struct{ name, code, want string }{
+	tests := []textCase{
 		{"named in the text is own", "return Object.getOwnPropertyNames(globalThis).includes('URL')", "true"},
 		{"never named is not built", "const n = 'UR' + 'L'; return Object.getOwnPropertyNames(globalThis).includes(n)", "false"},
 		{"computed read builds it", "const n = 'UR' + 'L'; const f = globalThis[n]; return [typeof f, Object.getOwnPropertyNames(globalThis).includes(n), f === globalThis[n]].join()", "function,true,true"},
@@ -77,13 +77,7 @@ func TestHostGlobalsSettle(t *testing.T) {
 		{"delete unread", "const n = 'bt' + 'oa'; delete Object.getPrototypeOf(globalThis)[n]; return typeof globalThis[n]", "undefined"},
 		{"error class on demand", "const n = 'ToolCall' + 'Error'; return typeof globalThis[n]", "function"},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, runCode(t, p, tt.code, opts).Text()); diff != "" {
-				t.Errorf("(-want +got):\n%s", diff)
-			}
-		})
-	}
+	runTextCases(t, p, tests, opts)
 }
 
 func TestGlobalsPresentAndAbsent(t *testing.T) {
@@ -105,11 +99,7 @@ func TestGlobalsPresentAndAbsent(t *testing.T) {
 }
 
 func TestGlobalsBehave(t *testing.T) {
-	tests := []struct {
-		name string
-		code string
-		want string
-	}{
+	tests := []textCase{
 		{name: "URL", code: "const u = new URL('https://example.com:8080/a/b?x=1&y=two#h'); return [u.hostname, u.port, u.pathname, u.searchParams.get('y'), u.hash].join(' ')", want: "example.com 8080 /a/b two #h"},
 		{name: "URLSearchParams", code: "const q = new URLSearchParams({a: '1', b: 'x y'}); q.append('a', '2'); return q.toString()", want: "a=1&b=x+y&a=2"},
 		{name: "TextEncoder", code: "return Array.from(new TextEncoder().encode('é€')).join()", want: "195,169,226,130,172"},
@@ -122,12 +112,5 @@ func TestGlobalsBehave(t *testing.T) {
 		{name: "setTimeout needs a function", code: "try { setTimeout('code') } catch (e) { return e.name }", want: "TypeError"},
 		{name: "lazy globals can be reassigned", code: "URL = 1; return URL", want: "1"},
 	}
-	p := newTestPool(t, nil)
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, runCode(t, p, tt.code, nil).Text()); diff != "" {
-				t.Errorf("text mismatch (-want +got):\n%s", diff)
-			}
-		})
-	}
+	runTextCases(t, newTestPool(t, nil), tests, nil)
 }

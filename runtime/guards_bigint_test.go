@@ -8,7 +8,7 @@ import "testing"
 // bit count no longer build 2 ** bits.
 func TestBigIntBounds(t *testing.T) {
 	const tooLong = "SyntaxError: Cannot convert a string of more than 100000 digits to a BigInt"
-	runGuardCases(t, []guardCase{
+	runGuardCases(t, []textCase{
 		{name: "a long string", code: catchExpr("BigInt('1'.repeat(100001))"), want: tooLong},
 		{name: "a long string with spaces", code: catchExpr("BigInt(' ' + '1'.repeat(100001) + ' ')"), want: tooLong},
 		{name: "a long hex string", code: catchExpr("BigInt('0x' + 'f'.repeat(100000))"), want: tooLong},
@@ -34,7 +34,7 @@ func TestBigIntUnchanged(t *testing.T) {
 	runDifferential(t, map[string]string{
 		"conversions": "return [BigInt(0), BigInt(-5), BigInt('123'), BigInt(' 0x1F '), BigInt('0b101'), BigInt(true), BigInt(5n), BigInt({valueOf() { return '77' }}), BigInt({valueOf() { return 7n }}), BigInt(Object(9n)), BigInt('1'.repeat(100000)) % 7n, BigInt()].map(String).join()",
 		"errors":      "const out = []; for (const v of [1.5, NaN, Infinity, '12x', '1.5', undefined, null, Symbol('s'), {}, {[Symbol.toPrimitive]: 5}, {[Symbol.toPrimitive]() { return {} }}, {valueOf() { return Symbol() }}]) { try { out.push(String(BigInt(v))) } catch (e) { out.push(e.name + ': ' + e.message) } } return out.join(' | ')",
-		"new":         catchExpr("new BigInt(1)") + "\n",
+		"new":         catchExpr("new BigInt(1)"),
 		"shape": "return [typeof BigInt, BigInt.name, BigInt.length, Object.getOwnPropertyNames(BigInt).join(), Function.prototype.toString.call(BigInt), (1n).constructor === BigInt, BigInt.prototype.constructor === BigInt, Object.getPrototypeOf(1n) === BigInt.prototype, 1n instanceof BigInt, Object(1n) instanceof BigInt, ({}) instanceof BigInt, " +
 			"JSON.stringify(Object.getOwnPropertyDescriptor(BigInt, 'prototype')), JSON.stringify(Object.getOwnPropertyDescriptor(BigInt.prototype, 'constructor').writable), BigInt.asIntN.name, BigInt.asIntN.length, BigInt.prototype.toString.name, BigInt.prototype.toString.length].join(' | ')",
 		"statics":         "return [BigInt.asIntN(8, 255n), BigInt.asIntN(8, 127n), BigInt.asUintN(8, -1n), BigInt.asUintN(0, 5n), BigInt.asIntN(1, 1n), BigInt.asUintN(64, -1n), BigInt.asIntN(3, '5'), BigInt.asUintN(4, {valueOf() { return 17n }})].map(String).join()",

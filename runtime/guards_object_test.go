@@ -14,22 +14,10 @@ func catchExpr(expr string) string {
 	return "try { " + expr + "; return 'returned' } catch (e) { return e.name + ': ' + e.message }"
 }
 
-// guardCase is one program and the text its run must return.
-type guardCase struct {
-	name, code, want string
-}
-
 // runGuardCases runs each case through a pool with a 32 MiB heap budget.
-func runGuardCases(t *testing.T, tests []guardCase) {
+func runGuardCases(t *testing.T, tests []textCase) {
 	t.Helper()
-	p := newTestPool(t, &Limits{HeapBytes: 32 << 20})
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, runCode(t, p, tt.code, nil).Text()); diff != "" {
-				t.Errorf("text mismatch (-want +got):\n%s", diff)
-			}
-		})
-	}
+	runTextCases(t, newTestPool(t, &Limits{HeapBytes: 32 << 20}), tests, nil)
 }
 
 // bareRun runs code as the body of an async function in a plain goja VM, without any of
@@ -90,7 +78,7 @@ func runDifferential(t *testing.T, programs map[string]string) {
 // anything is built; sparse arrays count only the elements they hold. A descriptor map
 // of more than 16384 properties is refused as it is read.
 func TestKeyBounds(t *testing.T) {
-	runGuardCases(t, []guardCase{
+	runGuardCases(t, []textCase{
 		{name: "keys of a long string", code: catchExpr("Object.keys('x'.repeat(1e6))"), want: "RangeError: Invalid array length"},
 		{name: "names of a long string", code: catchExpr("Object.getOwnPropertyNames('x'.repeat(1e6))"), want: "RangeError: Invalid array length"},
 		{name: "values of a String object", code: catchExpr("Object.values(new String('x'.repeat(1e6)))"), want: "RangeError: Invalid array length"},
@@ -120,9 +108,9 @@ func TestObjectStaticsUnchanged(t *testing.T) {
 		"descriptors":             "return JSON.stringify(Object.getOwnPropertyDescriptors({a: 1, get b() { return 2 }})) + JSON.stringify(Object.getOwnPropertyDescriptors('ab'))",
 		"assign":                  "const log = []; const src = {get a() { log.push('a'); return 1 }, b: 2}; const t = Object.assign({}, null, src, 'xy', undefined, [9]); return JSON.stringify(t) + log.join()",
 		"freeze and seal":         "const a = Object.freeze([1, 2]); const o = Object.seal({x: 1}); return [Object.isFrozen(a), Object.isSealed(o), Object.freeze(5), Object.seal('s')].join()",
-		"errors":                  catchExpr("Object.keys(null)") + "\n",
-		"assign errors":           catchExpr("Object.assign(undefined, {})") + "\n",
-		"freeze of a typed array": catchExpr("Object.freeze(new Uint8Array(2))") + "\n",
+		"errors":                  catchExpr("Object.keys(null)"),
+		"assign errors":           catchExpr("Object.assign(undefined, {})"),
+		"freeze of a typed array": catchExpr("Object.freeze(new Uint8Array(2))"),
 		"keys through a proxy":    "const log = []; const p = new Proxy({a: 1, b: 2}, {ownKeys(t) { log.push('ownKeys'); return Reflect.ownKeys(t) }, getOwnPropertyDescriptor(t, k) { log.push('gopd ' + k); return Reflect.getOwnPropertyDescriptor(t, k) }, get(t, k) { log.push('get ' + k); return t[k] }}); Object.entries(p); Object.assign({}, p); return log.join()",
 	})
 }

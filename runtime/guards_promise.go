@@ -111,20 +111,7 @@ func (r *run) boundedFns() *boundedFns {
 		if m == nil || goja.IsUndefined(m) || goja.IsNull(m) {
 			panic(vm.NewTypeError("object is not iterable"))
 		}
-		fn, ok := goja.AssertFunction(m)
-		if !ok {
-			panic(vm.NewTypeError("%s is not a method", m.String()))
-		}
-		res, err := fn(b.src)
-		if err != nil {
-			panic(err)
-		}
-		it, ok := res.(*goja.Object)
-		if !ok {
-			panic(vm.NewTypeError("Value is not an object: %s", res.String()))
-		}
-		b.it = it
-		b.next, _ = goja.AssertFunction(it.Get("next"))
+		b.it, b.next = r.iterator(b.src, m)
 		return call.This
 	})
 	fns.next = r.native(func(call goja.FunctionCall) goja.Value {
@@ -150,19 +137,11 @@ func (r *run) boundedFns() *boundedFns {
 		if b.it == nil {
 			return goja.Undefined()
 		}
-		m := b.it.Get("return")
-		if m == nil || goja.IsUndefined(m) || goja.IsNull(m) {
+		f := r.method(b.it.Get("return"))
+		if f == nil {
 			return vm.NewObject()
 		}
-		fn, ok := goja.AssertFunction(m)
-		if !ok {
-			panic(vm.NewTypeError("%s is not a method", m.String()))
-		}
-		res, err := fn(b.it)
-		if err != nil {
-			panic(err)
-		}
-		return res
+		return r.call(f, b.it)
 	})
 	fns.proto = r.freshObject()
 	_ = fns.proto.DefineDataPropertySymbol(goja.SymIterator, fns.iterMethod, goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_FALSE)

@@ -10,7 +10,7 @@ func TestPromiseBounds(t *testing.T) {
 	await := func(expr string) string {
 		return "try { await " + expr + "; return 'resolved' } catch (e) { return e.name + ': ' + e.message }"
 	}
-	runGuardCases(t, []guardCase{
+	runGuardCases(t, []textCase{
 		{name: "all", code: await("Promise.all(Array.from({length: 1e4}, (_, i) => i))"), want: "RangeError: Too many elements passed to Promise.all"},
 		{name: "allSettled", code: await("Promise.allSettled(new Array(1e4).fill(0))"), want: "RangeError: Too many elements passed to Promise.allSettled"},
 		{name: "any", code: await("Promise.any(new Set(Array.from({length: 1e4}, (_, i) => i)))"), want: "RangeError: Too many elements passed to Promise.any"},
@@ -32,8 +32,8 @@ func TestPromiseCombinatorsUnchanged(t *testing.T) {
 		"thenables":           "const log = []; const t = {then(ok) { log.push('then'); ok(5) }}; const r = await Promise.all([t, t]); return log.join() + ' ' + r.join()",
 		"resolve throws":      logged + "const P = function (ex) { return new Promise(ex) }; P.resolve = () => { throw new Error('no') }; try { await Promise.all.call(P, iterable(3)) } catch (e) { log.push(e.message) } return log.join(',')",
 		"a throwing iterator": "let n = 0; const it = {[Symbol.iterator]() { return {next() { if (n++ > 1) throw new Error('boom ' + n); return {value: n, done: false} }} }}; try { await Promise.all(it); return 'no' } catch (e) { return e.message }",
-		"not iterable":        "const out = []; for (const v of [5, {}, {[Symbol.iterator]: 5}, {[Symbol.iterator]() { return 5 }}, {[Symbol.iterator]() { return {} }}, undefined]) { try { await Promise.all(v); out.push('ok') } catch (e) { out.push(e.name + ': ' + e.message) } } return out.join(' | ')",
-		"this":                catchExpr("Promise.all.call(5, [])") + "\n",
+		"not iterable":        "const out = []; for (const v of [5, {}, {[Symbol.iterator]: 5}, {[Symbol.iterator]: '%d'}, {[Symbol.iterator]() { return 5 }}, {[Symbol.iterator]() { return {} }}, undefined]) { try { await Promise.all(v); out.push('ok') } catch (e) { out.push(e.name + ': ' + e.message) } } return out.join(' | ')",
+		"this":                catchExpr("Promise.all.call(5, [])"),
 		"strings":             "return (await Promise.all('abc')).join() + (await Promise.race('xyz'))",
 		"shape":               "return ['all', 'allSettled', 'any', 'race'].map(n => [Promise[n].name, Promise[n].length, JSON.stringify(Object.getOwnPropertyDescriptor(Promise, n).writable)].join(':')).join()",
 	})

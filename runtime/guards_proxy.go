@@ -183,16 +183,7 @@ func (r *run) forwardingHandler(args []goja.Value) *goja.Object {
 // guardReflect guards Reflect.defineProperty (its descriptor, as Object.defineProperty)
 // and Reflect.ownKeys (its key count, as Object.keys).
 func (r *run) guardReflect(reflect *goja.Object) {
-	r.guardCall(reflect, "defineProperty", func(call goja.FunctionCall, orig goja.Callable) goja.Value {
-		// goja checks the target, converts the key, then reads the descriptor.
-		_, isObj := call.Argument(0).(*goja.Object)
-		d, isDesc := call.Argument(2).(*goja.Object)
-		if !isObj || !isDesc {
-			return r.callOriginal(orig, call.This, call.Arguments...) // throws its TypeError
-		}
-		key := r.propertyKey(call.Argument(1))
-		return r.callOriginal(orig, call.This, call.Argument(0), key, r.readDescriptor(d))
-	})
+	r.guardDefineProperty(reflect, true)
 	r.guardCall(reflect, "ownKeys", func(call goja.FunctionCall, orig goja.Callable) goja.Value {
 		r.checkKeys(call.Argument(0), keyCostKeys, msgArrayLength)
 		return r.callOriginal(orig, call.This, call.Arguments...)

@@ -15,16 +15,16 @@ func TestProxyUnchanged(t *testing.T) {
 	runDifferential(t, map[string]string{
 		"shape": "return [typeof Proxy, Proxy.name, Proxy.length, 'prototype' in Proxy, Object.getOwnPropertyNames(Proxy).join(), Function.prototype.toString.call(Proxy), " +
 			"Proxy.revocable.name, Proxy.revocable.length, JSON.stringify(Object.getOwnPropertyDescriptor(Proxy, 'revocable')), Object.getPrototypeOf(Proxy) === Function.prototype, 5 instanceof Proxy].join(' | ')",
-		"without new":                   catchExpr("Proxy({}, {})") + "\n",
-		"non-object target":             catchExpr("new Proxy(1, {})") + "\n",
-		"non-object handler":            catchExpr("new Proxy({}, null)") + "\n",
-		"missing handler":               catchExpr("new Proxy({})") + "\n",
-		"revocable arguments":           catchExpr("Proxy.revocable({}, 1)") + "\n",
-		"instanceof":                    catchExpr("({}) instanceof Proxy") + "\n",
-		"subclass":                      catchExpr("class X extends Proxy {}") + "\n",
+		"without new":                   catchExpr("Proxy({}, {})"),
+		"non-object target":             catchExpr("new Proxy(1, {})"),
+		"non-object handler":            catchExpr("new Proxy({}, null)"),
+		"missing handler":               catchExpr("new Proxy({})"),
+		"revocable arguments":           catchExpr("Proxy.revocable({}, 1)"),
+		"instanceof":                    catchExpr("({}) instanceof Proxy"),
+		"subclass":                      catchExpr("class X extends Proxy {}"),
 		"revocation":                    "const r = Proxy.revocable({a: 1}, {}); const before = r.proxy.a; r.revoke(); r.revoke(); const out = [before, Object.keys(r).join(), typeof r.revoke, r.revoke.length]; for (const f of [() => r.proxy.a, () => 'a' in r.proxy, () => Object.keys(r.proxy), () => typeof r.proxy]) { try { out.push(f()) } catch (e) { out.push(e.name + ': ' + e.message) } } return out.join(' | ')",
 		"a revoked proxy as target":     "const r = Proxy.revocable({}, {}); r.revoke(); try { return typeof new Proxy(r.proxy, {}) } catch (e) { return e.name + ': ' + e.message }",
-		"non-callable trap":             catchExpr("new Proxy({}, {get: 5}).x") + "\n",
+		"non-callable trap":             catchExpr("new Proxy({}, {get: 5}).x"),
 		"null and undefined traps":      "const p = new Proxy({a: 1}, {get: null, has: undefined}); return p.a + ' ' + ('a' in p)",
 		"trap this and arguments":       "const log = []; const h = {get(t, k, r) { log.push([this === h, t === target, String(k), r === p].join()); return 7 }}; const target = {}; const p = new Proxy(target, h); const o = Object.create(p); return p.x + o.y + ' ' + log.join(' ')",
 		"traps looked up when they run": "const log = []; const h = new Proxy({}, {get(t, k) { log.push('lookup ' + String(k)); return k === 'get' ? () => 1 : undefined }}); const p = new Proxy({a: 2}, h); return [p.a, 'a' in p, Object.keys(p).join(), log.join(',')].join(' | ')",
@@ -36,7 +36,7 @@ func TestProxyUnchanged(t *testing.T) {
 		"proxy of a proxy":   "const log = []; const inner = new Proxy({a: 1}, {get(t, k, r) { log.push('inner ' + String(k)); return Reflect.get(t, k, r) }, getOwnPropertyDescriptor(t, k) { log.push('inner gopd ' + String(k)); return Reflect.getOwnPropertyDescriptor(t, k) }}); const outer = new Proxy(inner, {has(t, k) { log.push('outer has ' + String(k)); return k in t }}); return [outer.a, 'a' in outer, Object.getOwnPropertyDescriptor(outer, 'a').value, log.join(',')].join(' | ')",
 		"arrays and isArray": "const p = new Proxy([1, 2, 3], {}); return [Array.isArray(p), p.length, p.map(x => x * 2).join(), JSON.stringify(p), [...p].join(), Array.prototype.concat.call([], p).length].join(' ')",
 		"for-in and spread":  "const log = []; const p = new Proxy({a: 1, b: 2}, {ownKeys(t) { log.push('ownKeys'); return Reflect.ownKeys(t) }, getOwnPropertyDescriptor(t, k) { log.push('gopd ' + k); return Reflect.getOwnPropertyDescriptor(t, k) }}); const ks = []; for (const k in p) ks.push(k); const c = {...p}; return ks.join() + ' ' + JSON.stringify(c) + ' ' + log.join()",
-		"a trap that throws": catchExpr("new Proxy({}, {get() { throw new RangeError('from the trap') }}).x") + "\n",
+		"a trap that throws": catchExpr("new Proxy({}, {get() { throw new RangeError('from the trap') }}).x"),
 	})
 }
 

@@ -173,18 +173,29 @@ func (r *run) freshObject() *goja.Object {
 	return o
 }
 
-// installDescriptorGuards guards the Object statics that define properties from
-// descriptors.
-func (r *run) installDescriptorGuards(object *goja.Object) {
-	r.guardCall(object, "defineProperty", func(call goja.FunctionCall, orig goja.Callable) goja.Value {
-		// goja checks the target, then reads the descriptor, then converts the key.
+// guardDefineProperty guards obj.defineProperty (Object's or Reflect's): the original gets
+// the descriptor as readDescriptor copied it. goja checks the target and the descriptor
+// first; Reflect's then converts the key before it reads the descriptor (keyFirst),
+// Object's after, so the key goes to the original as it is.
+func (r *run) guardDefineProperty(obj *goja.Object, keyFirst bool) {
+	r.guardCall(obj, "defineProperty", func(call goja.FunctionCall, orig goja.Callable) goja.Value {
 		_, isObj := call.Argument(0).(*goja.Object)
 		d, isDesc := call.Argument(2).(*goja.Object)
 		if !isObj || !isDesc {
 			return r.callOriginal(orig, call.This, call.Arguments...) // throws its TypeError
 		}
-		return r.callOriginal(orig, call.This, call.Argument(0), call.Argument(1), r.readDescriptor(d))
+		key := call.Argument(1)
+		if keyFirst {
+			key = r.propertyKey(key)
+		}
+		return r.callOriginal(orig, call.This, call.Argument(0), key, r.readDescriptor(d))
 	})
+}
+
+// installDescriptorGuards guards the Object statics that define properties from
+// descriptors.
+func (r *run) installDescriptorGuards(object *goja.Object) {
+	r.guardDefineProperty(object, false)
 	r.guardCall(object, "defineProperties", func(call goja.FunctionCall, orig goja.Callable) goja.Value {
 		o, ok := call.Argument(0).(*goja.Object)
 		if !ok {

@@ -11,7 +11,7 @@ const msgRecursion = "RangeError: Maximum call stack size exceeded"
 // in Go until the process died of a stack overflow; guarded, each is a catchable
 // RangeError.
 func TestNativeReentry(t *testing.T) {
-	runGuardCases(t, []guardCase{
+	runGuardCases(t, []textCase{
 		// Built-ins as getters and setters.
 		{name: "Array.prototype.at as the length getter", code: catchExpr("const o = {}; Object.defineProperty(o, 'length', {get: Array.prototype.at}); o.length"), want: msgRecursion},
 		{name: "Object.prototype.toString as the toStringTag getter", code: catchExpr("const o = {}; Object.defineProperty(o, Symbol.toStringTag, {get: Object.prototype.toString}); String(o)"), want: msgRecursion},
@@ -64,20 +64,20 @@ func TestDescriptorGuardsUnchanged(t *testing.T) {
 		"Reflect.defineProperty converts the key first": logged + "const o = {}; const ok = Reflect.defineProperty(o, {toString() { log.push('key'); return 'k' }}, desc({value: 1})); return ok + ' ' + log.join()",
 		"Reflect.defineProperty fails quietly":          "const o = Object.freeze({}); return Reflect.defineProperty(o, 'x', {value: 1})",
 		"a symbol key through an object":                "const s = Symbol('k'); const o = {}; Reflect.defineProperty(o, {[Symbol.toPrimitive]() { return s }}, {value: 7}); return o[s]",
-		"errors: non-object target":                     catchExpr("Object.defineProperty(1, 'x', {})") + "\n",
-		"errors: non-object descriptor":                 catchExpr("Object.defineProperty({}, 'x', 1)") + "\n",
-		"errors: getter not a function":                 catchExpr("Object.defineProperty({}, 'x', {get: 1})") + "\n",
-		"errors: setter not a function":                 catchExpr("Object.defineProperty({}, 'x', {set: {}})") + "\n",
-		"errors: accessor and value":                    catchExpr("Object.defineProperty({}, 'x', {get() {}, value: 1})") + "\n",
-		"errors: redefining":                            catchExpr("const o = Object.freeze({x: 1}); Object.defineProperty(o, 'x', {value: 2})") + "\n",
-		"errors: defineProperties of null":              catchExpr("Object.defineProperties(null, {})") + "\n",
-		"errors: defineProperties of a number":          catchExpr("Object.defineProperties(1, {})") + "\n",
-		"errors: a null descriptor map":                 catchExpr("Object.defineProperties({}, null)") + "\n",
-		"errors: a bad descriptor in the map":           catchExpr("Object.defineProperties({}, {a: {value: 1}, b: 5})") + "\n",
+		"errors: non-object target":                     catchExpr("Object.defineProperty(1, 'x', {})"),
+		"errors: non-object descriptor":                 catchExpr("Object.defineProperty({}, 'x', 1)"),
+		"errors: getter not a function":                 catchExpr("Object.defineProperty({}, 'x', {get: 1})"),
+		"errors: setter not a function":                 catchExpr("Object.defineProperty({}, 'x', {set: {}})"),
+		"errors: accessor and value":                    catchExpr("Object.defineProperty({}, 'x', {get() {}, value: 1})"),
+		"errors: redefining":                            catchExpr("const o = Object.freeze({x: 1}); Object.defineProperty(o, 'x', {value: 2})"),
+		"errors: defineProperties of null":              catchExpr("Object.defineProperties(null, {})"),
+		"errors: defineProperties of a number":          catchExpr("Object.defineProperties(1, {})"),
+		"errors: a null descriptor map":                 catchExpr("Object.defineProperties({}, null)"),
+		"errors: a bad descriptor in the map":           catchExpr("Object.defineProperties({}, {a: {value: 1}, b: 5})"),
 		"errors: earlier properties stay":               "const o = Object.preventExtensions({a: 1}); try { Object.defineProperties(o, {a: {value: 2}, b: {value: 3}}) } catch (e) { return e.message + ' ' + o.a + ' ' + ('b' in o) }",
-		"errors: create with a bad prototype":           catchExpr("Object.create(1, {})") + "\n",
-		"errors: Reflect.defineProperty target":         catchExpr("Reflect.defineProperty(1, 'x', {})") + "\n",
-		"errors: Reflect.defineProperty desc":           catchExpr("Reflect.defineProperty({}, 'x', 1)") + "\n",
+		"errors: create with a bad prototype":           catchExpr("Object.create(1, {})"),
+		"errors: Reflect.defineProperty target":         catchExpr("Reflect.defineProperty(1, 'x', {})"),
+		"errors: Reflect.defineProperty desc":           catchExpr("Reflect.defineProperty({}, 'x', 1)"),
 		"defineProperty on a proxy":                     "const log = []; const p = new Proxy({}, {defineProperty(t, k, d) { log.push(k + ':' + JSON.stringify(d)); return Reflect.defineProperty(t, k, d) }}); Object.defineProperty(p, 'a', {value: 1, enumerable: true}); Object.defineProperties(p, {b: {value: 2}}); return log.join(' ') + ' ' + JSON.stringify(Object.getOwnPropertyDescriptors(p))",
 	})
 }
@@ -86,7 +86,7 @@ func TestDescriptorGuardsUnchanged(t *testing.T) {
 // built-in with the same this and arguments, its name and length are the built-in's, and
 // reading the descriptor back gives the thunk (the one observable difference).
 func TestAccessorThunks(t *testing.T) {
-	runGuardCases(t, []guardCase{
+	runGuardCases(t, []textCase{
 		{
 			name: "calls through with this and arguments",
 			code: "const o = {length: 2, 0: 'a', 1: 'b'}; Object.defineProperty(o, 'last', {get: Array.prototype.at.bind(o, -1)}); const s = {}; Object.defineProperty(s, 'items', {set: Array.prototype.push, get: Array.prototype.join}); s.length = 0; s.items = 'x'; s.items = 'y'; return [o.last, s.items, s.length].join(' ')",

@@ -180,12 +180,28 @@ func (r *run) guardRegExps() {
 		}
 		return r.call(compile, this, src, flags)
 	})
-	r.guardSymbol(proto, goja.SymReplace, "[Symbol.replace]", r.regexpReplace)
-	r.guardSymbol(proto, goja.SymMatch, "[Symbol.match]", r.regexpMatch)
+	r.guardRegExpOp(proto, goja.SymReplace, "[Symbol.replace]", r.regexpReplace)
+	r.guardRegExpOp(proto, goja.SymMatch, "[Symbol.match]", r.regexpMatch)
 	r.guardSymbol(proto, goja.SymSplit, "[Symbol.split]", func(call goja.FunctionCall, _ goja.Callable) goja.Value {
 		return r.regexpSplit(call)
 	})
-	r.guardSymbol(proto, goja.SymMatchAll, "[Symbol.matchAll]", r.regexpMatchAll)
+	r.guardRegExpOp(proto, goja.SymMatchAll, "[Symbol.matchAll]", r.regexpMatchAll)
+}
+
+// guardRegExpOp is guardSymbol for a RegExp.prototype method that takes a string: the
+// guard counts one level of native nesting, a receiver that is not an object goes to the
+// original (which throws its TypeError), and op gets the receiver and the string,
+// converted once.
+func (r *run) guardRegExpOp(proto *goja.Object, sym *goja.Symbol, name string, op func(call goja.FunctionCall, orig goja.Callable, rx *goja.Object, s goja.String) goja.Value) {
+	r.guardSymbol(proto, sym, name, func(call goja.FunctionCall, orig goja.Callable) goja.Value {
+		r.enterNative()
+		defer r.leaveNative()
+		rx, ok := call.This.(*goja.Object)
+		if !ok {
+			return r.call(orig, call.This, call.Arguments...) // goja throws
+		}
+		return op(call, orig, rx, r.strOf(call.Argument(0)))
+	})
 }
 
 // guardSymbol is guardCall for a method keyed by a symbol.
@@ -297,7 +313,7 @@ func (r *run) toObj(v goja.Value) *goja.Object {
 	if v != nil {
 		s = v.String()
 	}
-	panic(r.vm.NewTypeError("Value is not an object: " + s))
+	panic(r.vm.NewTypeError("Value is not an object: %s", s))
 }
 
 func nilSafe(v goja.Value) goja.Value {
@@ -320,12 +336,7 @@ func (r *run) guardPatternTakers(proto *goja.Object) {
 		name string
 		sym  *goja.Symbol
 	}{{"match", goja.SymMatch}, {"search", goja.SymSearch}} {
-		r.guardCall(proto, m.name, func(call goja.FunctionCall, take goja.Callable) goja.Value {
-			r.enterNative()
-			defer r.leaveNative()
-			if isNullish(call.This) {
-				return r.call(take, call.This, call.Arguments...)
-			}
+		r.guardStringMethod(proto, m.name, func(call goja.FunctionCall, take goja.Callable) goja.Value {
 			arg := call.Argument(0)
 			o, ok := arg.(*goja.Object)
 			switch {
@@ -352,12 +363,7 @@ func (r *run) guardPatternTakers(proto *goja.Object) {
 			return r.call(take, call.This, arg)
 		})
 	}
-	r.guardCall(proto, "matchAll", func(call goja.FunctionCall, matchAll goja.Callable) goja.Value {
-		r.enterNative()
-		defer r.leaveNative()
-		if isNullish(call.This) {
-			return r.call(matchAll, call.This, call.Arguments...)
-		}
+	r.guardStringMethod(proto, "matchAll", func(call goja.FunctionCall, matchAll goja.Callable) goja.Value {
 		arg := call.Argument(0)
 		if o, ok := arg.(*goja.Object); ok {
 			if r.isRegExp(o) {

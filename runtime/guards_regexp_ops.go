@@ -97,14 +97,7 @@ func (r *run) setLastIndex(rx *goja.Object, i int64) {
 
 // ---- [Symbol.replace] ----
 
-func (r *run) regexpReplace(call goja.FunctionCall, orig goja.Callable) goja.Value {
-	r.enterNative()
-	defer r.leaveNative()
-	rx, ok := call.This.(*goja.Object)
-	if !ok {
-		return r.call(orig, call.This, call.Arguments...) // goja throws
-	}
-	s := r.strOf(call.Argument(0))
+func (r *run) regexpReplace(call goja.FunctionCall, orig goja.Callable, rx *goja.Object, s goja.String) goja.Value {
 	fn, repl := r.replaceValue(call.Argument(1))
 	st := r.regexpState(rx)
 	if !st.standard {
@@ -227,14 +220,7 @@ func execSubstitution(s goja.String, index int, res *goja.Object) (*substitution
 
 // ---- [Symbol.match] ----
 
-func (r *run) regexpMatch(call goja.FunctionCall, orig goja.Callable) goja.Value {
-	r.enterNative()
-	defer r.leaveNative()
-	rx, ok := call.This.(*goja.Object)
-	if !ok {
-		return r.call(orig, call.This, call.Arguments...) // goja throws
-	}
-	s := r.strOf(call.Argument(0))
+func (r *run) regexpMatch(_ goja.FunctionCall, orig goja.Callable, rx *goja.Object, s goja.String) goja.Value {
 	st := r.regexpState(rx)
 	if !st.standard {
 		return r.matchGeneric(rx, s)

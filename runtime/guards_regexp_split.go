@@ -32,6 +32,16 @@ func (r *run) species(o *goja.Object) (c goja.Constructor, isDefault bool) {
 	return c, false
 }
 
+// newSpecies is new C(rx, flags) for the species constructor C that species returned; for
+// RegExp itself, the pattern is checked and the RegExp built by the guarded constructor.
+func (r *run) newSpecies(c goja.Constructor, isDefault bool, rx *goja.Object, flags goja.String) *goja.Object {
+	if isDefault {
+		src, f, _ := r.regexpSource(rx, flags, r.isRegExp(rx))
+		return construct(r.text.re.ctor, nil, src, f)
+	}
+	return construct(c, nil, rx, flags)
+}
+
 // ---- [Symbol.split] ----
 
 // regexpSplit is goja's split, always done here: goja reads the species constructor, and
@@ -52,13 +62,7 @@ func (r *run) regexpSplit(call goja.FunctionCall) goja.Value {
 		if !containsUnit(flags, 'y') {
 			flags = flags.Concat(r.vm.ToValue("y").(goja.String))
 		}
-		var splitter *goja.Object
-		if isDefault {
-			src, f, _ := r.regexpSource(rx, flags, r.isRegExp(rx))
-			splitter = construct(r.text.re.ctor, nil, src, f)
-		} else {
-			splitter = construct(c, nil, rx, flags)
-		}
+		splitter := r.newSpecies(c, isDefault, rx, flags)
 		if st = r.regexpState(splitter); !st.standard {
 			return r.splitGeneric(splitter, s, limitValue, unicode)
 		}
@@ -131,23 +135,10 @@ each:
 // species constructor and lastIndex of the receiver once each, building the matcher with a
 // checked pattern when the species is RegExp), then has goja's own matchAll make its
 // iterator from a stand-in receiver that answers with those.
-func (r *run) regexpMatchAll(call goja.FunctionCall, orig goja.Callable) goja.Value {
-	r.enterNative()
-	defer r.leaveNative()
-	this, ok := call.This.(*goja.Object)
-	if !ok {
-		return r.call(orig, call.This, call.Arguments...)
-	}
-	s := r.strOf(call.Argument(0))
+func (r *run) regexpMatchAll(_ goja.FunctionCall, orig goja.Callable, this *goja.Object, s goja.String) goja.Value {
 	flags := r.strOf(nilSafe(this.Get("flags")))
 	c, isDefault := r.species(this)
-	var matcher *goja.Object
-	if isDefault {
-		src, f, _ := r.regexpSource(this, flags, r.isRegExp(this))
-		matcher = construct(r.text.re.ctor, nil, src, f)
-	} else {
-		matcher = construct(c, nil, this, flags)
-	}
+	matcher := r.newSpecies(c, isDefault, this, flags)
 	lastIndex := toLength(this.Get("lastIndex"))
 	re := &r.text.re
 	if re.shim == nil {

@@ -90,6 +90,7 @@ var regexpCases = []string{
 	`(() => { const r = /\d/; r.constructor = {[Symbol.species]: function () { return {exec() { return null }, lastIndex: 0} }}; return 'a1b2'.split(r) })()`,
 	`RegExp.prototype[Symbol.split].call({constructor: undefined, flags: '', toString() { return ',' }}, 'a,b')`,
 	`RegExp.prototype[Symbol.split].call({constructor: undefined, [Symbol.match]: true, source: ',', flags: 'g'}, 'a,b,c', 2)`,
+	`RegExp.prototype[Symbol.split].call('a%d', 'x')`,
 	// search
 	`'abc'.search(/c/)`, `'abc'.search(/z/)`, `(r => { r.lastIndex = 2; return ['abc'.search(r), r.lastIndex] })(/a/g)`, `'abc'.search({[Symbol.search]: 1})`,
 	`(r => (Object.defineProperty(r, 'x', {value: 1}), 'abc'.search(r)))(/c/)`,
@@ -132,9 +133,7 @@ func TestRegExpGuardsUnchanged(t *testing.T) {
 func TestRegExpGuardsBounds(t *testing.T) {
 	const tooLong, tooMany = "RangeError: Invalid string length", "RangeError: Invalid array length"
 	nested := func(n string) string { return "'('.repeat(" + n + ") + ')'.repeat(" + n + ")" }
-	tests := []struct {
-		name, code, want string
-	}{
+	tests := []textCase{
 		{"nested pattern", catchSrc("new RegExp(" + nested("1001") + ")"), "SyntaxError: Invalid regular expression: /((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((…/: nesting deeper than 1000 levels"},
 		{"deeply nested pattern", catchSrc("RegExp(" + nested("6e5") + ", 'g')"), "SyntaxError: Invalid regular expression: /((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((…/g: Regular expression too large"},
 		{"nested to the bound", "return new RegExp('(?:'.repeat(1000) + ')'.repeat(1000)).test('')", "true"},
@@ -168,13 +167,7 @@ func TestRegExpGuardsBounds(t *testing.T) {
 		{"match of many", "return 'ab'.repeat(1e5).match(/a/g).length", "100000"},
 	}
 	p := newTestPool(t, &Limits{HeapBytes: 32 << 20})
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, runCode(t, p, tt.code, nil).Text()); diff != "" {
-				t.Errorf("text mismatch (-want +got):\n%s", diff)
-			}
-		})
-	}
+	runTextCases(t, p, tests, nil)
 }
 
 // TestRegExpGuardsConvertOnce pins the RegExp guards against values that answer

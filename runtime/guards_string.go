@@ -65,12 +65,7 @@ func installTextGuards(r *run) {
 	// The original indexOf, for the searches of replace, replaceAll and split.
 	indexOf, _ := goja.AssertFunction(proto.Get("indexOf"))
 
-	r.guardCall(proto, "concat", func(call goja.FunctionCall, concat goja.Callable) goja.Value {
-		r.enterNative()
-		defer r.leaveNative()
-		if isNullish(call.This) {
-			return r.call(concat, call.This, call.Arguments...)
-		}
+	r.guardStringMethod(proto, "concat", func(call goja.FunctionCall, concat goja.Callable) goja.Value {
 		this := r.strOf(call.This)
 		args := make([]goja.Value, len(call.Arguments))
 		total := int64(this.Length())
@@ -86,7 +81,7 @@ func installTextGuards(r *run) {
 	})
 	r.guardSearches(proto)
 	r.guardReplaces(proto, indexOf)
-	r.guardCall(proto, "split", func(call goja.FunctionCall, split goja.Callable) goja.Value {
+	r.guardStringMethod(proto, "split", func(call goja.FunctionCall, split goja.Callable) goja.Value {
 		return r.stringSplit(call, split, indexOf)
 	})
 	r.guardPatternTakers(proto)
@@ -114,6 +109,20 @@ func (r *run) strOf(v goja.Value) goja.String {
 		panic(r.vm.NewTypeError("Cannot convert a Symbol value to a string"))
 	}
 	return r.vm.ToValue(s.String()).(goja.String)
+}
+
+// guardStringMethod is guardCall for a String.prototype method whose guard converts its
+// receiver: the guard counts one more level of native nesting, and a receiver that is
+// undefined or null goes to the original as it is, which throws its TypeError.
+func (r *run) guardStringMethod(proto *goja.Object, name string, wrap func(goja.FunctionCall, goja.Callable) goja.Value) {
+	r.guardCall(proto, name, func(call goja.FunctionCall, orig goja.Callable) goja.Value {
+		r.enterNative()
+		defer r.leaveNative()
+		if isNullish(call.This) {
+			return r.call(orig, call.This, call.Arguments...)
+		}
+		return wrap(call, orig)
+	})
 }
 
 func isNullish(v goja.Value) bool { return v == nil || goja.IsUndefined(v) || goja.IsNull(v) }
@@ -163,12 +172,7 @@ func cheapSearch(s, sub goja.String) bool {
 
 func (r *run) guardSearches(proto *goja.Object) {
 	vm := r.vm
-	r.guardCall(proto, "indexOf", func(call goja.FunctionCall, indexOf goja.Callable) goja.Value {
-		r.enterNative()
-		defer r.leaveNative()
-		if isNullish(call.This) {
-			return r.call(indexOf, call.This, call.Arguments...)
-		}
+	r.guardStringMethod(proto, "indexOf", func(call goja.FunctionCall, indexOf goja.Callable) goja.Value {
 		s, sub := r.strOf(call.This), r.strOf(call.Argument(0))
 		pos := call.Argument(1).ToNumber()
 		if cheapSearch(s, sub) {
@@ -177,12 +181,7 @@ func (r *run) guardSearches(proto *goja.Object) {
 		from := clampInt(pos.ToInteger(), 0, int64(s.Length()))
 		return vm.ToValue(r.indexUTF16(s, sub, from))
 	})
-	r.guardCall(proto, "lastIndexOf", func(call goja.FunctionCall, lastIndexOf goja.Callable) goja.Value {
-		r.enterNative()
-		defer r.leaveNative()
-		if isNullish(call.This) {
-			return r.call(lastIndexOf, call.This, call.Arguments...)
-		}
+	r.guardStringMethod(proto, "lastIndexOf", func(call goja.FunctionCall, lastIndexOf goja.Callable) goja.Value {
 		s, sub := r.strOf(call.This), r.strOf(call.Argument(0))
 		pos := call.Argument(1).ToNumber()
 		if cheapSearch(s, sub) {
@@ -194,12 +193,7 @@ func (r *run) guardSearches(proto *goja.Object) {
 		}
 		return vm.ToValue(r.lastIndexUTF16(s, sub, from))
 	})
-	r.guardCall(proto, "includes", func(call goja.FunctionCall, includes goja.Callable) goja.Value {
-		r.enterNative()
-		defer r.leaveNative()
-		if isNullish(call.This) {
-			return r.call(includes, call.This, call.Arguments...)
-		}
+	r.guardStringMethod(proto, "includes", func(call goja.FunctionCall, includes goja.Callable) goja.Value {
 		s := r.strOf(call.This)
 		if r.isRegExp(call.Argument(0)) {
 			panic(vm.NewTypeError("First argument to String.prototype.includes must not be a regular expression"))
@@ -282,12 +276,7 @@ func (r *run) isRegExp(v goja.Value) bool {
 // ---- replace and replaceAll with a string pattern ----
 
 func (r *run) guardReplaces(proto *goja.Object, indexOf goja.Callable) {
-	r.guardCall(proto, "replace", func(call goja.FunctionCall, replace goja.Callable) goja.Value {
-		r.enterNative()
-		defer r.leaveNative()
-		if isNullish(call.This) {
-			return r.call(replace, call.This, call.Arguments...)
-		}
+	r.guardStringMethod(proto, "replace", func(call goja.FunctionCall, replace goja.Callable) goja.Value {
 		search, replaceValue := call.Argument(0), call.Argument(1)
 		if o, ok := search.(*goja.Object); ok {
 			if m := r.method(o.GetSymbol(goja.SymReplace)); m != nil {
@@ -302,12 +291,7 @@ func (r *run) guardReplaces(proto *goja.Object, indexOf goja.Callable) {
 		}
 		return r.replaceFound(s, sub, pos, func(int) int { return -1 }, fn, repl)
 	})
-	r.guardCall(proto, "replaceAll", func(call goja.FunctionCall, replaceAll goja.Callable) goja.Value {
-		r.enterNative()
-		defer r.leaveNative()
-		if isNullish(call.This) {
-			return r.call(replaceAll, call.This, call.Arguments...)
-		}
+	r.guardStringMethod(proto, "replaceAll", func(call goja.FunctionCall, replaceAll goja.Callable) goja.Value {
 		search, replaceValue := call.Argument(0), call.Argument(1)
 		if o, ok := search.(*goja.Object); ok {
 			if r.isRegExp(o) {
@@ -401,11 +385,6 @@ func (r *run) replaceFound(s, sub goja.String, first int, next func(int) int, fn
 // ---- split with a string separator ----
 
 func (r *run) stringSplit(call goja.FunctionCall, split, indexOf goja.Callable) goja.Value {
-	r.enterNative()
-	defer r.leaveNative()
-	if isNullish(call.This) {
-		return r.call(split, call.This, call.Arguments...)
-	}
 	sep, limitValue := call.Argument(0), call.Argument(1)
 	if o, ok := sep.(*goja.Object); ok {
 		if m := r.method(o.GetSymbol(goja.SymSplit)); m != nil {

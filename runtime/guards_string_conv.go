@@ -41,12 +41,7 @@ const (
 const maxLocaleCompare = 1 << 22
 
 func (r *run) guardConversions(proto *goja.Object) {
-	r.guardCall(proto, "normalize", func(call goja.FunctionCall, normalize goja.Callable) goja.Value {
-		r.enterNative()
-		defer r.leaveNative()
-		if isNullish(call.This) {
-			return r.call(normalize, call.This, call.Arguments...)
-		}
+	r.guardStringMethod(proto, "normalize", func(call goja.FunctionCall, normalize goja.Callable) goja.Value {
 		s := r.strOf(call.This)
 		form := call.Argument(0)
 		if !goja.IsUndefined(form) {
@@ -62,12 +57,7 @@ func (r *run) guardConversions(proto *goja.Object) {
 		return r.call(normalize, s, form)
 	})
 	for _, name := range []string{"toUpperCase", "toLowerCase", "toLocaleUpperCase", "toLocaleLowerCase"} {
-		r.guardCall(proto, name, func(call goja.FunctionCall, convert goja.Callable) goja.Value {
-			r.enterNative()
-			defer r.leaveNative()
-			if isNullish(call.This) {
-				return r.call(convert, call.This, call.Arguments...)
-			}
+		r.guardStringMethod(proto, name, func(call goja.FunctionCall, convert goja.Callable) goja.Value {
 			s := r.strOf(call.This)
 			if int64(s.Length())*caseFactor > int64(r.maxStringBytes()) && !isASCII(s) {
 				r.tooLongString()
@@ -75,12 +65,7 @@ func (r *run) guardConversions(proto *goja.Object) {
 			return r.call(convert, s, call.Arguments...)
 		})
 	}
-	r.guardCall(proto, "localeCompare", func(call goja.FunctionCall, compare goja.Callable) goja.Value {
-		r.enterNative()
-		defer r.leaveNative()
-		if isNullish(call.This) {
-			return r.call(compare, call.This, call.Arguments...)
-		}
+	r.guardStringMethod(proto, "localeCompare", func(call goja.FunctionCall, compare goja.Callable) goja.Value {
 		a, b := r.strOf(call.This), r.strOf(call.Argument(0))
 		if a.Length()+b.Length() > maxLocaleCompare {
 			r.tooLongString()

@@ -181,9 +181,7 @@ func catchSrc(body string) string {
 // With a 32 MiB heap budget, a string may have 8M characters and an array 2M elements.
 func TestStringGuardsBounds(t *testing.T) {
 	const tooLong, tooMany = "RangeError: Invalid string length", "RangeError: Invalid array length"
-	tests := []struct {
-		name, code, want string
-	}{
+	tests := []textCase{
 		{"concat", catchSrc("const s = 'x'.repeat(2e6); s.concat(s, s, s, s)"), tooLong},
 		{"concat through call", catchSrc("String.prototype.concat.call({toString() { return 'x'.repeat(5e6) }}, 'y'.repeat(4e6))"), tooLong},
 		{"replaceAll with $'", catchSrc("'a'.repeat(1e4).replaceAll('a', \"$'\")"), tooLong},
@@ -214,13 +212,7 @@ func TestStringGuardsBounds(t *testing.T) {
 		{"parseFloat of long digits", "return parseFloat('0.' + '3'.repeat(5e6))", "0.3333333333333333"},
 	}
 	p := newTestPool(t, &Limits{HeapBytes: 32 << 20})
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, runCode(t, p, tt.code, nil).Text()); diff != "" {
-				t.Errorf("text mismatch (-want +got):\n%s", diff)
-			}
-		})
-	}
+	runTextCases(t, p, tests, nil)
 }
 
 // TestStringGuardsConvertOnce pins that every guard converts a receiver or an argument

@@ -194,15 +194,5 @@ func (r *run) finish() {
 	if r.hostCalls == 0 {
 		return
 	}
-	hostDone := make(chan struct{})
-	go func() {
-		r.host.Wait()
-		close(hostDone)
-	}()
-	t := time.NewTimer(r.pool.grace)
-	select {
-	case <-hostDone:
-	case <-t.C:
-	}
-	t.Stop()
+	waitGroupAtMost(&r.host, r.pool.grace)
 }

@@ -115,10 +115,7 @@ func TestNamespacePanics(t *testing.T) {
 	p := newTestPool(t, nil)
 	var ft fakeTools
 	res := runCode(t, p, "await tools.boom({})", &RunOptions{Namespaces: []*Namespace{ft.namespace(t)}})
-	want := &Failure{Kind: KindException, Message: `internal error: tool "boom" panicked: wait exploded`}
-	if diff := cmp.Diff(want, res.Failure); diff != "" {
-		t.Errorf("wait panic: failure mismatch (-want +got):\n%s", diff)
-	}
+	checkFailure(t, res, KindException, `internal error: tool "boom" panicked: wait exploded`)
 	start := func(context.Context, string, json.RawMessage, func(json.RawMessage, error)) {
 		panic("start exploded")
 	}
@@ -127,10 +124,7 @@ func TestNamespacePanics(t *testing.T) {
 		t.Fatal(err)
 	}
 	res = runCode(t, p, "try { await tools.x({}) } catch { return 'caught' }", &RunOptions{Namespaces: []*Namespace{ns}})
-	want = &Failure{Kind: KindException, Message: `internal error: tools "x" panicked: start exploded`}
-	if diff := cmp.Diff(want, res.Failure); diff != "" {
-		t.Errorf("start panic: failure mismatch (-want +got):\n%s", diff)
-	}
+	checkFailure(t, res, KindException, `internal error: tools "x" panicked: start exploded`)
 	if got := runCode(t, p, "return 'healthy'", nil).Text(); got != "healthy" {
 		t.Errorf("a run after the panics = %q, want healthy", got)
 	}
@@ -189,10 +183,7 @@ func TestNestedHostPanic(t *testing.T) {
 	code := `try { [1].map(() => { try { console.log('x') } catch { return 'inner' } }) } catch { return 'outer' }
 		return 'went on'`
 	res := runCode(t, p, code, &RunOptions{OnLog: func(string) { panic("log exploded") }})
-	want := &Failure{Kind: KindException, Message: "internal error: a host function panicked: log exploded"}
-	if diff := cmp.Diff(want, res.Failure); diff != "" {
-		t.Errorf("failure mismatch (-want +got):\n%s", diff)
-	}
+	checkFailure(t, res, KindException, "internal error: a host function panicked: log exploded")
 	if got := runCode(t, p, "return [1, 2].map(x => x * 2).join()", nil).Text(); got != "2,4" {
 		t.Errorf("a run after the panic = %q, want 2,4", got)
 	}

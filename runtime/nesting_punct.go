@@ -5,87 +5,38 @@ import "strings"
 // The nesting scanner's rules for punctuators: operators that chain, brackets and what
 // each bracket is for.
 
+// punctuators are JavaScript's punctuators of more than one character, by their first
+// byte, longest first.
+var punctuators = func() (by [256][]string) {
+	for _, p := range []string{
+		">>>=",
+		"...", "===", "!==", "**=", "<<=", ">>=", ">>>", "&&=", "||=", "??=",
+		"=>", "==", "!=", "++", "+=", "--", "-=", "**", "*=", "%=", "^=", "/=",
+		"&&", "&=", "||", "|=", "<<", "<=", ">>", ">=", "??", "?.",
+	} {
+		by[p[0]] = append(by[p[0]], p)
+	}
+	return by
+}()
+
+// punctLen is the length of the punctuator at src[start]: the longest one the source
+// continues with, one byte if none is longer. ?. before a digit is ? (a?.5:1).
+func punctLen(src string, start int) int {
+	rest := src[start:]
+	for _, p := range punctuators[rest[0]] {
+		if strings.HasPrefix(rest, p) && !(p == "?." && len(rest) > 2 && '0' <= rest[2] && rest[2] <= '9') {
+			return len(p)
+		}
+	}
+	return 1
+}
+
 // punct scans and handles a punctuator.
 func (s *nestScanner) punct() {
 	src := s.src
 	start := s.pos
-	n := 1
-	at := func(i int) byte {
-		if start+i < len(src) {
-			return src[start+i]
-		}
-		return 0
-	}
 	c := src[start]
-	switch c {
-	case '.':
-		if at(1) == '.' && at(2) == '.' {
-			n = 3
-		}
-	case '?':
-		switch {
-		case at(1) == '.' && !('0' <= at(2) && at(2) <= '9'):
-			n = 2
-		case at(1) == '?' && at(2) == '=':
-			n = 3
-		case at(1) == '?':
-			n = 2
-		}
-	case '=':
-		switch {
-		case at(1) == '>':
-			n = 2
-		case at(1) == '=' && at(2) == '=':
-			n = 3
-		case at(1) == '=':
-			n = 2
-		}
-	case '!':
-		if at(1) == '=' {
-			n = 2
-			if at(2) == '=' {
-				n = 3
-			}
-		}
-	case '+', '-':
-		if at(1) == c || at(1) == '=' {
-			n = 2
-		}
-	case '*':
-		switch {
-		case at(1) == '*' && at(2) == '=':
-			n = 3
-		case at(1) == '*' || at(1) == '=':
-			n = 2
-		}
-	case '%', '^', '/':
-		if at(1) == '=' {
-			n = 2
-		}
-	case '&', '|':
-		switch {
-		case at(1) == c && at(2) == '=':
-			n = 3
-		case at(1) == c || at(1) == '=':
-			n = 2
-		}
-	case '<':
-		switch {
-		case at(1) == '<' && at(2) == '=':
-			n = 3
-		case at(1) == '<' || at(1) == '=':
-			n = 2
-		}
-	case '>':
-		switch {
-		case at(1) == '>' && at(2) == '>' && at(3) == '=':
-			n = 4
-		case at(1) == '>' && at(2) == '>', at(1) == '>' && at(2) == '=':
-			n = 3
-		case at(1) == '>' || at(1) == '=':
-			n = 2
-		}
-	}
+	n := punctLen(src, start)
 	s.pos += n
 	p := src[start:s.pos]
 	at0, skip := s.begin(tkPunct, p, start)

@@ -105,11 +105,11 @@ func NewPool(opts *PoolOptions) (*Pool, error) {
 	}
 	switch {
 	case opts.Size < 0:
-		return nil, &OptionError{Field: "PoolOptions.Size", Reason: "must not be negative"}
+		return nil, negativeOption("PoolOptions.Size")
 	case opts.Grace < 0:
-		return nil, &OptionError{Field: "PoolOptions.Grace", Reason: "must not be negative"}
+		return nil, negativeOption("PoolOptions.Grace")
 	case opts.MaxRuns < 0:
-		return nil, &OptionError{Field: "PoolOptions.MaxRuns", Reason: "must not be negative"}
+		return nil, negativeOption("PoolOptions.MaxRuns")
 	}
 	var base Limits
 	if opts.Limits != nil {
@@ -225,7 +225,7 @@ func (p *Pool) checkRun(opts *RunOptions) (*RunOptions, Limits, error) {
 		return nil, Limits{}, err
 	}
 	if opts.ArgBytes < 0 {
-		return nil, Limits{}, &OptionError{Field: "RunOptions.ArgBytes", Reason: "must not be negative"}
+		return nil, Limits{}, negativeOption("RunOptions.ArgBytes")
 	}
 	return opts, limits, nil
 }
@@ -332,12 +332,7 @@ func (p *Pool) execute(ctx context.Context, r *run, prg *Program, code string, l
 	select {
 	case <-done:
 	case <-r.stopped:
-		t := time.NewTimer(p.grace)
-		select {
-		case <-done:
-		case <-t.C:
-		}
-		t.Stop()
+		waitAtMost(done, p.grace)
 	}
 	wall.Stop()
 	stopCtx()
@@ -388,17 +383,7 @@ func (p *Pool) Close() error {
 	p.refill.Wait()
 	p.runs.Wait()
 	p.hosts.Wait()
-	calls := make(chan struct{})
-	go func() {
-		p.calls.Wait()
-		close(calls)
-	}()
-	t := time.NewTimer(p.grace)
-	select {
-	case <-calls:
-	case <-t.C:
-	}
-	t.Stop()
+	waitGroupAtMost(&p.calls, p.grace)
 	for {
 		select {
 		case <-p.ready:
@@ -406,4 +391,25 @@ func (p *Pool) Close() error {
 			return nil
 		}
 	}
+}
+
+// waitAtMost waits until done is closed or d has passed.
+func waitAtMost(done <-chan struct{}, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+	}
+}
+
+// waitGroupAtMost waits for wg up to d. If wg takes longer, the goroutine that waits for
+// it lives on until it is done.
+func waitGroupAtMost(wg *sync.WaitGroup, d time.Duration) {
+	done := make(chan struct{})
+	go func() {
+		wg.Wait()
+		close(done)
+	}()
+	waitAtMost(done, d)
 }

@@ -15,93 +15,34 @@ import (
 // message.
 func TestFailureKinds(t *testing.T) {
 	tests := []struct {
-		name   string
-		code   string
-		limits *Limits
-		want   Failure
+		kind        Kind
+		about, code string
+		limits      *Limits
+		message     string
 	}{
-		{
-			name: "exception: a thrown Error reports its stack",
-			code: "throw new Error('boom')",
-			want: Failure{Kind: KindException, Message: "Error: boom\n    at program.js:1:7"},
-		},
-		{
-			name: "exception: a thrown non-Error reports String(value)",
-			code: "throw 'raw-nope'",
-			want: Failure{Kind: KindException, Message: "raw-nope"},
-		},
-		{
-			name: "exception: a thrown symbol reports String(value)",
-			code: "throw Symbol('boom')",
-			want: Failure{Kind: KindException, Message: "Symbol(boom)"},
-		},
-		{
-			name: "exception: a rejection with a symbol without description",
-			code: "await Promise.reject(Symbol())",
-			want: Failure{Kind: KindException, Message: "Symbol()"},
-		},
-		{
-			name: "exception: an unrenderable thrown value",
-			code: "throw { toString() { throw 1 } }",
-			want: Failure{Kind: KindException, Message: "program threw an unrenderable value"},
-		},
-		{
-			name: "exception: a rejected main promise",
-			code: "await Promise.reject(new TypeError('no'))",
-			want: Failure{Kind: KindException, Message: "TypeError: no\n    at program.js:1:22"},
-		},
-		{
-			name: "exception: a never-settling program ends at once",
-			code: "await new Promise(() => {})",
-			want: Failure{Kind: KindException, Message: "program never settled: it awaited a promise that nothing left to run can settle"},
-		},
-		{
-			name: "exception: runaway recursion",
-			code: "function r() {\n  return r() + 1\n}\nreturn r()",
-			want: Failure{Kind: KindException, Message: "RangeError: Maximum call stack size exceeded\n    at r (program.js:2:11)\n    at r (program.js:2:11)\n    at r (program.js:2:11)\n    at r (program.js:2:11)\n    at r (program.js:2:11)"},
-		},
-		{
-			name: "exception: a missing global lists the real ones",
-			code: "return require('fs')",
-			want: Failure{Kind: KindException, Message: "ReferenceError: require is not defined\n    at program.js:1:15\nAvailable globals: the ECMAScript built-ins, console, setTimeout, clearTimeout, URL, URLSearchParams, TextEncoder, TextDecoder, atob, btoa, structuredClone (no require, import, process, fetch, filesystem or network)"},
-		},
-		{
-			name:   "timeout: compute budget",
-			code:   "while (true) {}",
-			limits: &Limits{Compute: 50 * time.Millisecond},
-			want:   Failure{Kind: KindTimeout, Message: "compute budget exhausted (50ms busy)"},
-		},
-		{
-			name: "invalid-output: a Date completion",
-			code: "return new Date(0)",
-			want: Failure{Kind: KindInvalidOutput, Message: "program completion must be lossless JSON"},
-		},
-		{
-			name:   "output-limit: logs over the budget",
-			code:   "console.log('12345678')",
-			limits: &Limits{OutputBytes: 8},
-			want:   Failure{Kind: KindOutputLimit, Message: "outer output exceeded 8 bytes"},
-		},
-		{
-			name:   "memory-limit: the heap sampler",
-			code:   "const a = []; while (true) a.push('x'.repeat(1e5) + a.length)",
-			limits: &Limits{HeapBytes: 32 << 20, Compute: 30 * time.Second},
-			want:   Failure{Kind: KindMemoryLimit, Message: "heap limit of 32 MiB exceeded"},
-		},
-		{
-			name: "exception: a timer callback that throws",
-			code: "setTimeout(() => { throw new Error('in timer') }, 0); await new Promise(r => setTimeout(r, 5))",
-			want: Failure{Kind: KindException, Message: "Error: in timer\n    at program.js:1:26"},
-		},
+		{KindException, "a thrown Error reports its stack", "throw new Error('boom')", nil, "Error: boom\n    at program.js:1:7"},
+		{KindException, "a thrown non-Error reports String(value)", "throw 'raw-nope'", nil, "raw-nope"},
+		{KindException, "a thrown symbol reports String(value)", "throw Symbol('boom')", nil, "Symbol(boom)"},
+		{KindException, "a rejection with a symbol without description", "await Promise.reject(Symbol())", nil, "Symbol()"},
+		{KindException, "an unrenderable thrown value", "throw { toString() { throw 1 } }", nil, "program threw an unrenderable value"},
+		{KindException, "a rejected main promise", "await Promise.reject(new TypeError('no'))", nil, "TypeError: no\n    at program.js:1:22"},
+		{KindException, "a never-settling program ends at once", "await new Promise(() => {})", nil, "program never settled: it awaited a promise that nothing left to run can settle"},
+		{KindException, "runaway recursion", "function r() {\n  return r() + 1\n}\nreturn r()", nil, "RangeError: Maximum call stack size exceeded\n    at r (program.js:2:11)\n    at r (program.js:2:11)\n    at r (program.js:2:11)\n    at r (program.js:2:11)\n    at r (program.js:2:11)"},
+		{KindException, "a missing global lists the real ones", "return require('fs')", nil, "ReferenceError: require is not defined\n    at program.js:1:15\nAvailable globals: the ECMAScript built-ins, console, setTimeout, clearTimeout, URL, URLSearchParams, TextEncoder, TextDecoder, atob, btoa, structuredClone (no require, import, process, fetch, filesystem or network)"},
+		{KindTimeout, "compute budget", "while (true) {}", &Limits{Compute: 50 * time.Millisecond}, "compute budget exhausted (50ms busy)"},
+		{KindInvalidOutput, "a Date completion", "return new Date(0)", nil, "program completion must be lossless JSON"},
+		{KindOutputLimit, "logs over the budget", "console.log('12345678')", &Limits{OutputBytes: 8}, "outer output exceeded 8 bytes"},
+		{KindMemoryLimit, "the heap sampler", "const a = []; while (true) a.push('x'.repeat(1e5) + a.length)", &Limits{HeapBytes: 32 << 20, Compute: 30 * time.Second}, "heap limit of 32 MiB exceeded"},
+		{KindException, "a timer callback that throws", "setTimeout(() => { throw new Error('in timer') }, 0); await new Promise(r => setTimeout(r, 5))", nil, "Error: in timer\n    at program.js:1:26"},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
+		t.Run(string(tt.kind)+": "+tt.about, func(t *testing.T) {
 			p := newTestPool(t, nil)
 			res := runCode(t, p, tt.code, &RunOptions{Limits: tt.limits})
 			if res.Failure == nil {
 				t.Fatalf("run succeeded with %s, want a failure", res.Text())
 			}
-			if diff := cmp.Diff(tt.want, *res.Failure); diff != "" {
+			if diff := cmp.Diff(Failure{Kind: tt.kind, Message: tt.message}, *res.Failure); diff != "" {
 				t.Errorf("failure mismatch (-want +got):\n%s", diff)
 			}
 			if res.Value != nil {
@@ -117,20 +58,14 @@ func TestWallClockAndAbort(t *testing.T) {
 			p := newTestPool(t, &Limits{WallClock: 2 * time.Second})
 			var ft fakeTools
 			res := runCode(t, p, "await tools.hang({})", &RunOptions{Namespaces: []*Namespace{ft.namespace(t)}})
-			want := &Failure{Kind: KindTimeout, Message: "wall-clock ceiling reached (2000ms)"}
-			if diff := cmp.Diff(want, res.Failure); diff != "" {
-				t.Errorf("failure mismatch (-want +got):\n%s", diff)
-			}
+			checkFailure(t, res, KindTimeout, "wall-clock ceiling reached (2000ms)")
 		})
 	})
 	t.Run("wall clock bounds timers", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			p := newTestPool(t, &Limits{WallClock: time.Second})
 			res := runCode(t, p, "await new Promise(r => setTimeout(r, 1e9))", nil)
-			want := &Failure{Kind: KindTimeout, Message: "wall-clock ceiling reached (1000ms)"}
-			if diff := cmp.Diff(want, res.Failure); diff != "" {
-				t.Errorf("failure mismatch (-want +got):\n%s", diff)
-			}
+			checkFailure(t, res, KindTimeout, "wall-clock ceiling reached (1000ms)")
 		})
 	})
 	t.Run("timers fire in deadline order", func(t *testing.T) {
@@ -182,43 +117,24 @@ func TestWallClockAndAbort(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := &Failure{Kind: KindAbort, Message: "gone before start"}
-		if diff := cmp.Diff(want, res.Failure); diff != "" {
-			t.Errorf("failure mismatch (-want +got):\n%s", diff)
-		}
+		checkFailure(t, res, KindAbort, "gone before start")
 	})
 }
 
 func TestLoop(t *testing.T) {
-	tests := []struct {
-		name string
-		code string
-		want string // Result.Text()
-	}{
-		{name: "return value", code: "return 1 + 1", want: "2"},
-		{name: "top-level await", code: "const v = await Promise.resolve(41); return v + 1", want: "42"},
-		{name: "no return means no result", code: "const x = 1", want: "(run_code completed with no output)"},
-		{name: "clearTimeout cancels", code: "const id = setTimeout(() => { throw new Error('ran') }, 0); clearTimeout(id); return 'ok'", want: "ok"},
-		{name: "timer arguments", code: "return await new Promise(r => setTimeout(r, 0, 'arg'))", want: "arg"},
-		{name: "a pending timer does not count as never settling", code: "await new Promise(r => setTimeout(r, 1)); return 'done'", want: "done"},
-		{
-			name: "unhandled rejections are reported in the logs",
-			code: "Promise.reject(new Error('dropped')); return 1",
-			want: "Uncaught (in promise) Error: dropped\n    at program.js:1:16\n1",
-		},
-		{name: "handled rejections are not reported", code: "const p = Promise.reject(new Error('x')); await p.catch(() => {}); return 1", want: "1"},
-		{name: "many rejections handled in order", code: "const ps = []; for (let i = 0; i < 20000; i++) ps.push(Promise.reject(i)); for (const p of ps) p.catch(() => {}); Promise.reject('last'); return 'ok'", want: "Uncaught (in promise) last\nok"},
-		{name: "strict mode", code: "undeclared = 1", want: "Error: code run failed (exception): ReferenceError: undeclared is not defined\n    at program.js:1:1\nAvailable globals: the ECMAScript built-ins, console, setTimeout, clearTimeout, URL, URLSearchParams, TextEncoder, TextDecoder, atob, btoa, structuredClone (no require, import, process, fetch, filesystem or network)"},
+	tests := []textCase{
+		{"return value", "return 1 + 1", "2"},
+		{"top-level await", "const v = await Promise.resolve(41); return v + 1", "42"},
+		{"no return means no result", "const x = 1", "(run_code completed with no output)"},
+		{"clearTimeout cancels", "const id = setTimeout(() => { throw new Error('ran') }, 0); clearTimeout(id); return 'ok'", "ok"},
+		{"timer arguments", "return await new Promise(r => setTimeout(r, 0, 'arg'))", "arg"},
+		{"a pending timer does not count as never settling", "await new Promise(r => setTimeout(r, 1)); return 'done'", "done"},
+		{"unhandled rejections are reported in the logs", "Promise.reject(new Error('dropped')); return 1", "Uncaught (in promise) Error: dropped\n    at program.js:1:16\n1"},
+		{"handled rejections are not reported", "const p = Promise.reject(new Error('x')); await p.catch(() => {}); return 1", "1"},
+		{"many rejections handled in order", "const ps = []; for (let i = 0; i < 20000; i++) ps.push(Promise.reject(i)); for (const p of ps) p.catch(() => {}); Promise.reject('last'); return 'ok'", "Uncaught (in promise) last\nok"},
+		{"strict mode", "undeclared = 1", "Error: code run failed (exception): ReferenceError: undeclared is not defined\n    at program.js:1:1\nAvailable globals: the ECMAScript built-ins, console, setTimeout, clearTimeout, URL, URLSearchParams, TextEncoder, TextDecoder, atob, btoa, structuredClone (no require, import, process, fetch, filesystem or network)"},
 	}
-	p := newTestPool(t, nil)
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			res := runCode(t, p, tt.code, nil)
-			if diff := cmp.Diff(tt.want, res.Text()); diff != "" {
-				t.Errorf("text mismatch (-want +got):\n%s", diff)
-			}
-		})
-	}
+	runTextCases(t, newTestPool(t, nil), tests, nil)
 }
 
 // TestNoStateSurvives runs a polluting program and then a checking one on a one-VM pool:
@@ -307,10 +223,7 @@ func TestCloseAbortsRunsInFlight(t *testing.T) {
 	if err := p.Close(); err != nil {
 		t.Fatal(err)
 	}
-	want := &Failure{Kind: KindAbort, Message: "runtime pool closed"}
-	if diff := cmp.Diff(want, (<-done).Failure); diff != "" {
-		t.Errorf("failure mismatch (-want +got):\n%s", diff)
-	}
+	checkFailure(t, <-done, KindAbort, "runtime pool closed")
 }
 
 // TestConcurrentRuns runs one prepared Program more times than the pool holds VMs, from
@@ -363,10 +276,7 @@ func TestMaxRuns(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := &Failure{Kind: KindAbort, Message: "context deadline exceeded"}
-		if diff := cmp.Diff(want, res.Failure); diff != "" {
-			t.Errorf("waiting run: failure mismatch (-want +got):\n%s", diff)
-		}
+		checkFailure(t, res, KindAbort, "context deadline exceeded")
 		p.Close()
 		if got := (<-first).Failure; got == nil || got.Kind != KindAbort {
 			t.Errorf("first run failure = %v, want an abort", got)

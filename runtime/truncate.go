@@ -223,20 +223,24 @@ func (c *cutter) container(reserve int) bool {
 	return true
 }
 
+// stringEnd returns the index just after the JSON string that opens at s[i].
+func stringEnd(s []byte, i int) int {
+	for i = jsontext.SkipPlain(s, i+1); s[i] != '"'; i = jsontext.SkipPlain(s, i) {
+		if s[i] == '\\' {
+			i++ // the escaped byte; the rest of a \uXXXX is plain
+		}
+		i++
+	}
+	return i + 1
+}
+
 // skip moves c.i past the value (or object key) at c.i, in one pass.
 func (c *cutter) skip() {
 	depth := 0
 	for {
 		switch b := c.in[c.i]; b {
 		case '"':
-			c.i++
-			for c.in[c.i] != '"' {
-				if c.in[c.i] == '\\' {
-					c.i++
-				}
-				c.i++
-			}
-			c.i++
+			c.i = stringEnd(c.in, c.i)
 		case '{', '[':
 			depth++
 			c.i++

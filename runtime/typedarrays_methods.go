@@ -86,38 +86,27 @@ func (r *run) typedHelpers() *typedHelpers {
 	return t
 }
 
+// iterator is goja's getIterator of src with the iterator method the caller read (not
+// undefined or null), with its messages: the iterator the method returns, and its next
+// method, nil when that is not callable (goja throws for it only when it would call it).
+func (r *run) iterator(src, method goja.Value) (it *goja.Object, next goja.Callable) {
+	it = r.toObj(r.call(r.method(method), src))
+	next, _ = goja.AssertFunction(it.Get("next"))
+	return it, next
+}
+
 // collect reads src into a list of at most limit elements with the iterator method the
 // caller read, as goja's own iteration does (its GetIterator and its messages), checking
 // the run's stop flag as it goes; over(n) throws for the n-th element, after closing the
 // iterator.
 func (r *run) collect(src *goja.Object, method goja.Value, limit int64, over func(int64)) []goja.Value {
-	vm := r.vm
-	fn, ok := goja.AssertFunction(method)
-	if !ok {
-		panic(vm.NewTypeError("%s is not a method", method.String()))
-	}
-	res, err := fn(src)
-	if err != nil {
-		panic(err)
-	}
-	it, ok := res.(*goja.Object)
-	if !ok {
-		panic(vm.NewTypeError("Value is not an object: %s", res.String()))
-	}
-	next, _ := goja.AssertFunction(it.Get("next"))
+	it, next := r.iterator(src, method)
 	var vals []goja.Value
 	for {
 		if next == nil {
-			panic(vm.NewTypeError("iterator.next is missing or not a function"))
+			panic(r.vm.NewTypeError("iterator.next is missing or not a function"))
 		}
-		res, err := next(it)
-		if err != nil {
-			panic(err)
-		}
-		step, ok := res.(*goja.Object)
-		if !ok {
-			panic(vm.NewTypeError("Value is not an object: %s", res.String()))
-		}
+		step := r.toObj(r.call(next, it))
 		if done := step.Get("done"); done != nil && done.ToBoolean() {
 			return vals
 		}

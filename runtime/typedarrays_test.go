@@ -1,10 +1,6 @@
 package runtime
 
-import (
-	"testing"
-
-	"github.com/google/go-cmp/cmp"
-)
+import "testing"
 
 // TestTypedArrayGuards pins the typed-array and ArrayBuffer guards: an allocation over the
 // heap budget throws V8's RangeError before anything is allocated, whichever way the
@@ -13,11 +9,7 @@ func TestTypedArrayGuards(t *testing.T) {
 	catch := func(expr string) string {
 		return "try { " + expr + "; return 'allocated' } catch (e) { return e.name + ': ' + e.message }"
 	}
-	tests := []struct {
-		name string
-		code string
-		want string
-	}{
+	tests := []textCase{
 		{name: "ArrayBuffer far over the budget", code: catch("new ArrayBuffer(3e10)"), want: "RangeError: Array buffer allocation failed"},
 		{name: "ArrayBuffer of 2 GiB", code: catch("new ArrayBuffer(2 ** 31)"), want: "RangeError: Array buffer allocation failed"},
 		{name: "Float64Array far over the budget", code: catch("new Float64Array(4e9)"), want: "RangeError: Invalid typed array length: 4000000000"},
@@ -64,13 +56,7 @@ func TestTypedArrayGuards(t *testing.T) {
 		{name: "calling without new still throws", code: catch("Uint8Array(1)"), want: "TypeError: Constructor TypedArray requires 'new'"}, // goja's wording,
 	}
 	p := newTestPool(t, &Limits{HeapBytes: 32 << 20})
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, runCode(t, p, tt.code, nil).Text()); diff != "" {
-				t.Errorf("text mismatch (-want +got):\n%s", diff)
-			}
-		})
-	}
+	runTextCases(t, p, tests, nil)
 }
 
 // TestTypedArraysUnguardedWithoutNeed checks that a program that cannot reach typed arrays

@@ -61,29 +61,23 @@ func BenchmarkRun(b *testing.B) {
 // the runtime's own promise machinery, as in process. What each mechanism of the package
 // took off it: BENCHMARKS.md, "runtime/worker design notes".
 func BenchmarkSubCall(b *testing.B) {
-	benchPools(b, func(b *testing.B, p runner) {
-		var f fakeTools
-		opts := &runtime.RunOptions{Namespaces: []*runtime.Namespace{f.namespace(b)}}
-		const calls = 100
-		code := fmt.Sprintf("let n = 0; for (let i = 0; i < %d; i++) n += (await tools.echo({i})).i; return n", calls)
-		for b.Loop() {
-			res, err := p.Run(context.Background(), code, opts)
-			if err != nil || res.Failure != nil {
-				b.Fatal(err, res.Text())
-			}
-		}
-		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*calls), "ns/call")
-	})
+	benchSubCalls(b, "let n = 0; for (let i = 0; i < %d; i++) n += (await tools.echo({i})).i; return n")
 }
 
 // BenchmarkSubCallParallel is the cost of one sub-call when 100 are in flight at once
 // (Promise.all): the throughput cost rather than the round-trip latency.
 func BenchmarkSubCallParallel(b *testing.B) {
+	benchSubCalls(b, "const r = await Promise.all(Array.from({length: %d}, (_, i) => tools.echo({i}))); return r.length")
+}
+
+// benchSubCalls runs the program that format makes for 100 sub-calls of tools.echo on
+// each pool, and reports the cost of one sub-call.
+func benchSubCalls(b *testing.B, format string) {
 	benchPools(b, func(b *testing.B, p runner) {
 		var f fakeTools
 		opts := &runtime.RunOptions{Namespaces: []*runtime.Namespace{f.namespace(b)}}
 		const calls = 100
-		code := fmt.Sprintf("const r = await Promise.all(Array.from({length: %d}, (_, i) => tools.echo({i}))); return r.length", calls)
+		code := fmt.Sprintf(format, calls)
 		for b.Loop() {
 			res, err := p.Run(context.Background(), code, opts)
 			if err != nil || res.Failure != nil {

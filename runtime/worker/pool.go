@@ -187,13 +187,9 @@ func (p *Pool) Run(ctx context.Context, code string, opts *runtime.RunOptions) (
 	if opts.ProgramBytes < 0 {
 		return nil, &runtime.OptionError{Field: "RunOptions.ProgramBytes", Reason: "must not be negative"}
 	}
-	p.mu.Lock()
-	if p.closed {
-		p.mu.Unlock()
-		return nil, runtime.ErrClosed
+	if err := p.enter(&p.runs); err != nil {
+		return nil, err
 	}
-	p.runs.Add(1)
-	p.mu.Unlock()
 	defer p.runs.Done()
 
 	abort := func(msg string) *runtime.Result {
@@ -280,6 +276,19 @@ func (p *Pool) refill() {
 	}()
 }
 
+// enter adds one to wg, which Close waits for, unless the pool is closed
+// (runtime.ErrClosed): Close marks the pool closed before it waits, so nothing it waits for
+// starts after.
+func (p *Pool) enter(wg *sync.WaitGroup) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return runtime.ErrClosed
+	}
+	wg.Add(1)
+	return nil
+}
+
 // servingLocked counts the live workers that are not retired.
 func (p *Pool) servingLocked() int {
 	n := 0
@@ -296,14 +305,22 @@ func (p *Pool) servingLocked() int {
 // await waits for wg up to Grace. What is left over (calls that ignore cancellation) is
 // waited for by Close, up to Grace more.
 func (p *Pool) await(wg *sync.WaitGroup) {
-	done := make(chan struct{})
 	p.calls.Add(1)
-	go func() {
+	waitUpTo(p.grace, func() {
 		defer p.calls.Done()
 		wg.Wait()
+	})
+}
+
+// waitUpTo runs wait on a goroutine of its own and waits for it to return, up to d; if
+// it takes longer, the goroutine lives on until it returns.
+func waitUpTo(d time.Duration, wait func()) {
+	done := make(chan struct{})
+	go func() {
+		wait()
 		close(done)
 	}()
-	t := time.NewTimer(p.grace)
+	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
 	case <-done:
@@ -337,17 +354,7 @@ func (p *Pool) Close() error {
 		p.retire(w)
 	}
 	p.bg.Wait()
-	calls := make(chan struct{})
-	go func() {
-		p.calls.Wait()
-		close(calls)
-	}()
-	t := time.NewTimer(p.grace)
-	select {
-	case <-calls:
-	case <-t.C:
-	}
-	t.Stop()
+	waitUpTo(p.grace, p.calls.Wait)
 	for {
 		select {
 		case <-p.idle:

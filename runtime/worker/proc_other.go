@@ -20,5 +20,5 @@ func setNonblock(fd uintptr) error {
 	return errors.New("non-blocking pipes are a Unix measure")
 }
 
-// osSignalName knows no signals beyond the common ones outside Unix.
-func osSignalName(s syscall.Signal) string { return "" }
+// osSignalNames is empty outside Unix: no signals beyond the common ones (see signalNames).
+var osSignalNames map[syscall.Signal]string

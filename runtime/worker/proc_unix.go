@@ -23,13 +23,8 @@ func setNonblock(fd uintptr) error {
 	return syscall.SetNonblock(int(fd), true)
 }
 
-// osSignalName names the signals only Unix has; "" for any other.
-func osSignalName(s syscall.Signal) string {
-	switch s {
-	case syscall.SIGXCPU:
-		return "SIGXCPU"
-	case syscall.SIGXFSZ:
-		return "SIGXFSZ"
-	}
-	return ""
+// osSignalNames names the signals only Unix has (see signalNames).
+var osSignalNames = map[syscall.Signal]string{
+	syscall.SIGXCPU: "SIGXCPU",
+	syscall.SIGXFSZ: "SIGXFSZ",
 }

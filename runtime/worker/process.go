@@ -45,13 +45,9 @@ type proc struct {
 // diagnostics). Its hard memory limit is sized for runs with a heap budget up to heap. It
 // returns once the worker said ready.
 func (p *Pool) spawn(heap int64) (*proc, error) {
-	p.mu.Lock()
-	if p.closed {
-		p.mu.Unlock()
-		return nil, runtime.ErrClosed
+	if err := p.enter(&p.spawns); err != nil {
+		return nil, err
 	}
-	p.spawns.Add(1)
-	p.mu.Unlock()
 	defer p.spawns.Done()
 	inR, inW, err := os.Pipe()
 	if err != nil {
@@ -275,24 +271,23 @@ func (w *proc) exitFailure(limits runtime.Limits) *runtime.Failure {
 	return &runtime.Failure{Kind: runtime.KindWorkerExit, Message: fmt.Sprintf("worker exited with code %d before completing", code)}
 }
 
+// signalNames names the signals a worker may die of on every system; osSignalNames adds
+// the ones only Unix has.
+var signalNames = map[syscall.Signal]string{
+	syscall.SIGKILL: "SIGKILL",
+	syscall.SIGSEGV: "SIGSEGV",
+	syscall.SIGABRT: "SIGABRT",
+	syscall.SIGTERM: "SIGTERM",
+	syscall.SIGBUS:  "SIGBUS",
+	syscall.SIGILL:  "SIGILL",
+	syscall.SIGPIPE: "SIGPIPE",
+}
+
 func signalName(s syscall.Signal) string {
-	switch s {
-	case syscall.SIGKILL:
-		return "SIGKILL"
-	case syscall.SIGSEGV:
-		return "SIGSEGV"
-	case syscall.SIGABRT:
-		return "SIGABRT"
-	case syscall.SIGTERM:
-		return "SIGTERM"
-	case syscall.SIGBUS:
-		return "SIGBUS"
-	case syscall.SIGILL:
-		return "SIGILL"
-	case syscall.SIGPIPE:
-		return "SIGPIPE"
+	if name, ok := signalNames[s]; ok {
+		return name
 	}
-	if name := osSignalName(s); name != "" {
+	if name, ok := osSignalNames[s]; ok {
 		return name
 	}
 	return fmt.Sprintf("%d (%v)", int(s), s)

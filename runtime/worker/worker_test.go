@@ -8,6 +8,7 @@ import (
 	goruntime "runtime"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -177,6 +178,20 @@ func TestWorkerDeaths(t *testing.T) {
 				t.Errorf("%d workers started, want the dead one replaced", n)
 			}
 		})
+	}
+}
+
+// TestSignalName pins the names of the signals a worker death reports: the common ones,
+// the ones only Unix has, and a number for any other.
+func TestSignalName(t *testing.T) {
+	want := map[syscall.Signal]string{syscall.SIGKILL: "SIGKILL", syscall.SIGPIPE: "SIGPIPE", syscall.Signal(99): "99 (signal 99)"}
+	for s, name := range osSignalNames {
+		want[s] = name
+	}
+	for s, name := range want {
+		if got := signalName(s); got != name {
+			t.Errorf("signalName(%d) = %q, want %q", int(s), got, name)
+		}
 	}
 }
 
