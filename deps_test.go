@@ -33,6 +33,8 @@ var allowed = map[string][]string{
 	"runtime/worker":    {"runtime"},
 	"internal/hostile":  {},
 	"internal/testwait": {},
+	// The TestMain leak check is goleak's, shared by packages whose tests run programs.
+	"internal/testleak": {"go.uber.org/goleak"},
 	"internal/rtlink":   {},
 	"internal/procfd":   {},
 	"internal/jsontext": {},

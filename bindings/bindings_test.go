@@ -8,18 +8,14 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/runcode-go/runcode/internal/testleak"
 	"github.com/runcode-go/runcode/internal/testwait"
 	"github.com/runcode-go/runcode/pipeline"
 	"github.com/runcode-go/runcode/registry"
 	"github.com/runcode-go/runcode/runtime"
-	"go.uber.org/goleak"
 )
 
-// regexp2's match-timeout clock (the runtime sets a default match timeout) is one
-// process-wide goroutine that stops by itself about a second after the last timed match.
-func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m, goleak.IgnoreAnyFunction("github.com/dlclark/regexp2/v2.runClock"))
-}
+func TestMain(m *testing.M) { testleak.VerifyTestMain(m) }
 
 func resolved(t *testing.T, tools ...*registry.Tool) *registry.ResolvedToolSet {
 	t.Helper()

@@ -14,15 +14,13 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"go.uber.org/goleak"
 
+	"github.com/runcode-go/runcode/internal/testleak"
 	"github.com/runcode-go/runcode/ptc"
 	"github.com/runcode-go/runcode/registry"
 )
 
-func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m, goleak.IgnoreAnyFunction("github.com/dlclark/regexp2/v2.runClock"))
-}
+func TestMain(m *testing.M) { testleak.VerifyTestMain(m) }
 
 // writeScenario writes a scenario file into a temporary directory and returns its path.
 func writeScenario(t *testing.T, text string) string {
