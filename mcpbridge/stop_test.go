@@ -10,10 +10,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/runcode-go/runcode/internal/testexec"
 	"github.com/runcode-go/runcode/pipeline"
-	"github.com/runcode-go/runcode/ptc"
 	"github.com/runcode-go/runcode/registry"
-	"github.com/runcode-go/runcode/runtime"
 )
 
 // stoppable is a Server in mode ptc whose tool "wait" runs until its context ends,
@@ -30,16 +29,8 @@ func stoppable(t *testing.T) (srv *Server, entered chan struct{}, why chan error
 	}}); err != nil {
 		t.Fatal(err)
 	}
-	pool, err := runtime.NewPool(&runtime.PoolOptions{Size: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { pool.Close() })
-	ex, err := ptc.New(pipeline.New(nil), &ptc.Options{Pool: pool})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if srv, err = NewServer(scope, ex, nil); err != nil {
+	var err error
+	if srv, err = NewServer(scope, testexec.PTC(t, pipeline.New(nil), nil), nil); err != nil {
 		t.Fatal(err)
 	}
 	return srv, entered, why

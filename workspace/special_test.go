@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runcode-go/runcode/internal/testreg"
 	"github.com/runcode-go/runcode/pipeline"
 	"github.com/runcode-go/runcode/registry"
 )
@@ -44,14 +45,7 @@ func TestSpecialFiles(t *testing.T) {
 	ws, err := Open(dir)
 	must(err)
 	defer ws.Close()
-	scope := registry.New()
-	for _, tool := range ws.Tools() {
-		if _, err := scope.Register(tool); err != nil {
-			t.Fatal(err)
-		}
-	}
-	set, err := scope.Resolve(context.Background(), registry.Step{})
-	must(err)
+	set := testreg.Resolve(t, ws.Tools()...)
 	p := pipeline.New(nil)
 	// call runs one call on a goroutine, so that a tool that blocks fails the test
 	// instead of hanging it.

@@ -10,12 +10,11 @@ import (
 	"testing"
 
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
+	"github.com/runcode-go/runcode/internal/testexec"
 	"github.com/runcode-go/runcode/internal/testleak"
-	"github.com/runcode-go/runcode/native"
+	"github.com/runcode-go/runcode/internal/testreg"
 	"github.com/runcode-go/runcode/pipeline"
-	"github.com/runcode-go/runcode/ptc"
 	"github.com/runcode-go/runcode/registry"
-	"github.com/runcode-go/runcode/runtime"
 )
 
 func TestMain(m *testing.M) { testleak.VerifyTestMain(m) }
@@ -23,12 +22,10 @@ func TestMain(m *testing.M) { testleak.VerifyTestMain(m) }
 // pngPixel is a 1x1 PNG, base64.
 const pngPixel = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
 
-// tools registers the fixtures' tools in scope: get_order (parallel-safe; id
-// "missing" fails), render_chart (answers with text and an image) and archive_orders
-// (deferred).
-func tools(t testing.TB, scope *registry.Scope) {
-	t.Helper()
-	for _, tool := range []*registry.Tool{{
+// fixtures are the tests' tools: get_order (parallel-safe; id "missing" fails),
+// render_chart (answers with text and an image) and archive_orders (deferred).
+func fixtures() []*registry.Tool {
+	return []*registry.Tool{{
 		Name:              "get_order",
 		Description:       "Look up an order by id.",
 		Parameters:        registry.Object(registry.Required("id", registry.String())),
@@ -66,52 +63,18 @@ func tools(t testing.TB, scope *registry.Scope) {
 		Execute: func(ctx context.Context, call *registry.Call) (any, error) {
 			return map[string]int{"archived": 0}, nil
 		},
-	}} {
-		if _, err := scope.Register(tool); err != nil {
-			t.Fatal(err)
-		}
-	}
+	}}
 }
 
 // resolve returns the fixtures' tool set under mode.
 func resolve(t testing.TB, mode registry.Mode) *registry.ResolvedToolSet {
 	t.Helper()
-	scope := registry.New()
-	if _, err := scope.SetMode(mode); err != nil {
-		t.Fatal(err)
-	}
-	tools(t, scope)
-	set, err := scope.Resolve(context.Background(), registry.Step{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return set
+	return testreg.ResolveIn(t, testreg.Scope(t, mode), fixtures()...)
 }
 
 // executors returns the real executors for each mode: run_code on a goja pool that the
 // test's cleanup closes, and the native executor.
-func executors(t testing.TB) pipeline.Executors {
-	t.Helper()
-	pool, err := runtime.NewPool(&runtime.PoolOptions{Size: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := pool.Close(); err != nil {
-			t.Error(err)
-		}
-	})
-	p := pipeline.New(&pipeline.Options{Wrappers: []pipeline.Middleware{pipeline.Timeout()}})
-	code, err := ptc.New(p, &ptc.Options{Pool: pool})
-	if err != nil {
-		t.Fatal(err)
-	}
-	direct, err := native.New(p, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pipeline.Executors{registry.ModePTC: code, registry.ModeBoth: code, registry.ModeNative: direct}
-}
+var executors = testexec.Executors
 
 // message decodes a recorded Messages API response with the SDK's own type.
 func message(t testing.TB, name string) *sdk.Message {
