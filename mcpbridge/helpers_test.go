@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"go.uber.org/goleak"
@@ -111,14 +110,4 @@ func (r *runner) run(ctx context.Context, t *testing.T, set *registry.ResolvedTo
 	t.Helper()
 	args, _ := json.Marshal(map[string]string{"code": code, "description": "test program"})
 	return r.ex.Run(ctx, set, pipeline.RawCall{ID: "call-1", Name: registry.RunCodeName, Arguments: string(args)})
-}
-
-func text(content []registry.Content) string {
-	var parts []string
-	for _, c := range content {
-		if c.Type == "text" {
-			parts = append(parts, c.Text)
-		}
-	}
-	return strings.Join(parts, "\n")
 }

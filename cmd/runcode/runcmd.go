@@ -132,7 +132,7 @@ func (f *runFlags) execute(ctx context.Context, code string, stdout, stderr io.W
 	args, _ := json.Marshal(map[string]string{"code": code, "description": f.description})
 	res, rep := ex.Run(ctx, set, pipeline.RawCall{ID: "call-1", Arguments: string(args)})
 
-	text := contentText(res.Content)
+	text := res.Text()
 	if f.json {
 		writeJSON(stdout, report(res, rep, text))
 	} else {
@@ -153,17 +153,6 @@ func (f *runFlags) execute(ctx context.Context, code string, stdout, stderr io.W
 		return exitFail
 	}
 	return exitOK
-}
-
-// contentText joins the text blocks of run_code's content (it has exactly one).
-func contentText(content []registry.Content) string {
-	var parts []string
-	for _, c := range content {
-		if c.Type == "text" {
-			parts = append(parts, c.Text)
-		}
-	}
-	return strings.Join(parts, "\n")
 }
 
 // jsonReport is the --json shape of docs/cli.md, "runcode run".

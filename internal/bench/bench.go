@@ -12,7 +12,6 @@ import (
 	goruntime "runtime"
 	"runtime/pprof"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -271,23 +270,12 @@ func (e *benchEnv) call(n int) pipeline.RawCall {
 func (e *benchEnv) exec(ctx context.Context, call pipeline.RawCall) (json.RawMessage, []string, error) {
 	res, rep := e.ex.Run(ctx, e.set, call)
 	if res.IsError() {
-		return nil, nil, fmt.Errorf("%s: %s failed: %s", e.sc.ID, call.ID, contentText(res.Content))
+		return nil, nil, fmt.Errorf("%s: %s failed: %s", e.sc.ID, call.ID, res.Text())
 	}
 	if rep == nil {
 		return nil, nil, fmt.Errorf("%s: %s: run_code made no report", e.sc.ID, call.ID)
 	}
 	return rep.Value, rep.Logs, nil
-}
-
-// contentText joins the text blocks of run_code's content (it has exactly one).
-func contentText(content []registry.Content) string {
-	var parts []string
-	for _, c := range content {
-		if c.Type == "text" {
-			parts = append(parts, c.Text)
-		}
-	}
-	return strings.Join(parts, "\n")
 }
 
 // sandboxRunner is the ptc.Runner of runcode bench: each program runs on the sandbox the
