@@ -35,6 +35,7 @@ var allowed = map[string][]string{
 	"internal/testwait": {},
 	// The TestMain leak check is goleak's, shared by packages whose tests run programs.
 	"internal/testleak": {"go.uber.org/goleak"},
+	"internal/testfs":   {},
 	"internal/testreg":  {"registry"},
 	"internal/testexec": {"ptc", "native", "pipeline", "registry", "runtime"},
 	"internal/rtlink":   {},

@@ -3,7 +3,6 @@ package mcpbridge
 import (
 	"bytes"
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/runcode-go/runcode/internal/testfs"
 	"github.com/runcode-go/runcode/internal/testwait"
 	"github.com/runcode-go/runcode/registry"
 )
@@ -19,21 +19,12 @@ import (
 func fsTree(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	files := map[string]string{
+	testfs.Tree(t, dir, map[string]string{
 		"a.txt":         "alpha first line\nmore\n",
 		"b.md":          "# bravo\n" + strings.Repeat("b", 300) + "\n",
 		"sub/c.txt":     "charlie\n" + strings.Repeat("c", 1000) + "\n",
 		"sub/deep/d.go": "package d\n" + strings.Repeat("// d\n", 100),
-	}
-	for name, body := range files {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	// server-filesystem answers with resolved paths; resolve the temp dir too.
 	real, err := filepath.EvalSymlinks(dir)
 	if err != nil {
