@@ -35,17 +35,10 @@ func loadCorpus(t testing.TB) []corpusServer {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var doc struct {
-			Tools []manifestTool `json:"tools"`
-		}
-		if err := json.Unmarshal(data, &doc); err != nil {
-			t.Fatalf("%s: %v", f, err)
-		}
-		s := corpusServer{name: strings.TrimSuffix(filepath.Base(f), ".json"), programs: map[string]string{}}
+		s := corpusServer{name: strings.TrimSuffix(filepath.Base(f), ".json"), tools: decodeTools(t, string(data)), programs: map[string]string{}}
 		var native []map[string]any
-		for _, m := range doc.Tools {
-			s.tools = append(s.tools, Tool{Name: m.Name, Description: m.Description, Parameters: m.InputSchema, Output: m.OutputSchema})
-			native = append(native, map[string]any{"name": m.Name, "description": m.Description, "parameters": m.InputSchema})
+		for _, m := range s.tools {
+			native = append(native, map[string]any{"name": m.Name, "description": m.Description, "parameters": m.Parameters})
 		}
 		if s.native, err = json.Marshal(native); err != nil {
 			t.Fatal(err)

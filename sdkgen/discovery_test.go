@@ -14,16 +14,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// discoveryTool is one entry of a discovery corpus's tools.json.
-type discoveryTool struct {
-	Name         string          `json:"name"`
-	Description  string          `json:"description"`
-	InputSchema  json.RawMessage `json:"inputSchema"`
-	OutputSchema json.RawMessage `json:"outputSchema"`
-	Source       string          `json:"source"`
-	DeferLoading bool            `json:"deferLoading"`
-}
-
 // discoveryQuery is one entry of a discovery corpus's queries.json: a task as a user
 // puts it to an agent, optionally the query the agent passes to tools.$search for it,
 // and the tools that serve it.
@@ -50,15 +40,7 @@ func loadDiscovery(t testing.TB, dir string) (tools []Tool, queries []discoveryQ
 	if err != nil {
 		t.Fatal(err)
 	}
-	var dts struct {
-		Tools []discoveryTool `json:"tools"`
-	}
-	if err := json.Unmarshal(td, &dts); err != nil {
-		t.Fatalf("%s/tools.json: %v", dir, err)
-	}
-	for _, d := range dts.Tools {
-		tools = append(tools, Tool{Name: d.Name, Description: d.Description, Parameters: d.InputSchema, Output: d.OutputSchema, Source: d.Source, DeferLoading: d.DeferLoading})
-	}
+	tools = decodeTools(t, string(td))
 	var qs struct {
 		Queries []discoveryQuery `json:"queries"`
 	}

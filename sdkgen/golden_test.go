@@ -64,7 +64,8 @@ func (a *archive) format() string {
 	return b.String()
 }
 
-// manifestTool is a tool in the shape MCP servers publish (tools/list) and manifests use.
+// manifestTool is a tool in the shape MCP servers publish (tools/list) and manifests
+// use, as the golden archives and the discovery corpora's tools.json hold it.
 type manifestTool struct {
 	Name         string          `json:"name"`
 	Description  string          `json:"description"`
@@ -74,6 +75,8 @@ type manifestTool struct {
 	DeferLoading bool            `json:"deferLoading"`
 }
 
+// decodeTools decodes tools given as a JSON array of manifestTool or as an object whose
+// "tools" member is one (a corpus file, a tools/list answer).
 func decodeTools(t testing.TB, data string) []Tool {
 	t.Helper()
 	var mt []manifestTool
