@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
+	"github.com/runcode-go/runcode/contrib/anthropic"
 	"github.com/runcode-go/runcode/internal/testexec"
 	"github.com/runcode-go/runcode/internal/testleak"
 	"github.com/runcode-go/runcode/internal/testreg"
@@ -75,6 +76,50 @@ func resolve(t testing.TB, mode registry.Mode) *registry.ResolvedToolSet {
 // executors returns the real executors for each mode: run_code on a goja pool that the
 // test's cleanup closes, and the native executor.
 var executors = testexec.Executors
+
+// setup returns the fixtures' tool set under mode and the real executor of that mode.
+func setup(t testing.TB, mode registry.Mode) (*registry.ResolvedToolSet, pipeline.Executor) {
+	t.Helper()
+	set := resolve(t, mode)
+	exec, err := executors(t).For(set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return set, exec
+}
+
+// answer has the adapter (with opts) execute one tool_use of a tool "emit" that answers
+// with content, natively through a pipeline with popts, and returns the user turn.
+func answer(t testing.TB, content []registry.Content, popts *pipeline.Options, opts *anthropic.Options) sdk.MessageParam {
+	t.Helper()
+	set := testreg.Resolve(t, &registry.Tool{
+		Name:       "emit",
+		Parameters: registry.Object(),
+		Execute: func(context.Context, *registry.Call) (any, error) {
+			return registry.Answer{Content: content}, nil
+		},
+	})
+	a := mustNew(t, testexec.Native(t, pipeline.New(popts)), set, opts)
+	var msg sdk.Message
+	if err := json.Unmarshal([]byte(`{"id":"msg_1","type":"message","role":"assistant","model":"m","stop_reason":"tool_use","content":[{"type":"tool_use","id":"toolu_1","name":"emit","input":{}}]}`), &msg); err != nil {
+		t.Fatal(err)
+	}
+	turn, err := a.Execute(context.Background(), &msg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return turn
+}
+
+// mustNew is anthropic.New, failing the test on an error.
+func mustNew(t testing.TB, exec pipeline.Executor, set *registry.ResolvedToolSet, opts *anthropic.Options) *anthropic.Adapter {
+	t.Helper()
+	a, err := anthropic.New(exec, set, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
 
 // message decodes a recorded Messages API response with the SDK's own type.
 func message(t testing.TB, name string) *sdk.Message {
