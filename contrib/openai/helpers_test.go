@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/runcode-go/runcode/contrib/openai"
 	"github.com/runcode-go/runcode/internal/testexec"
 	"github.com/runcode-go/runcode/internal/testreg"
 	"github.com/runcode-go/runcode/pipeline"
@@ -91,6 +92,20 @@ func newEnv(t *testing.T, mode registry.Mode) *env {
 		e.execs[m] = e.rec.wrap(ex)
 	}
 	return e
+}
+
+// step takes a step over the env's set with an adapter of the env's executors and opts.
+func (e *env) step(t *testing.T, opts *openai.Options) *openai.Step {
+	t.Helper()
+	ad, err := openai.NewByMode(e.execs, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	step, err := ad.Step(e.set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return step
 }
 
 // recorder notes the batches the adapter hands to the real executors, to pin that
