@@ -28,6 +28,23 @@ func TestMain(m *testing.M) {
 	testleak.VerifyTestMain(m)
 }
 
+// traced returns a Telemetry made with opts (nil: defaults) on a fresh recorder's
+// tracer provider.
+func traced(t *testing.T, opts *Options) (*Telemetry, *sdktrace.TracerProvider, *tracetest.SpanRecorder) {
+	t.Helper()
+	tp, rec := recorder(t)
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	o.TracerProvider = tp
+	tel, err := New(&o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tel, tp, rec
+}
+
 // recorder returns a tracer provider whose ended spans rec holds.
 func recorder(t *testing.T) (*sdktrace.TracerProvider, *tracetest.SpanRecorder) {
 	t.Helper()

@@ -9,9 +9,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/runcode-go/runcode/internal/testexec"
 	"github.com/runcode-go/runcode/internal/testreg"
 	"github.com/runcode-go/runcode/mcpbridge"
-	"github.com/runcode-go/runcode/native"
 	"github.com/runcode-go/runcode/pipeline"
 	"github.com/runcode-go/runcode/ptc"
 	"github.com/runcode-go/runcode/registry"
@@ -24,11 +24,7 @@ import (
 // Middleware. The server runs run_code, so its sub-calls hang below
 // (testdata/tree-mcp.golden; refresh with -update).
 func TestMCPTraceContext(t *testing.T) {
-	tp, rec := recorder(t)
-	tel, err := New(&Options{TracerProvider: tp})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tel, tp, rec := traced(t, nil)
 
 	// The server: a ptc executor over the test tools.
 	served := testScope(t, registry.ModePTC)
@@ -72,16 +68,9 @@ func TestMCPTraceContext(t *testing.T) {
 // the Go SDK (a session on pipes): a Go SDK client injects its span with the adapter
 // into the call's _meta, and the server's span is its child.
 func TestMCPTraceContextInMemory(t *testing.T) {
-	tp, rec := recorder(t)
-	tel, err := New(&Options{TracerProvider: tp})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tel, tp, rec := traced(t, nil)
 	served := testScope(t, registry.ModeNative)
-	ex, err := native.New(pipeline.New(&pipeline.Options{Wrappers: []pipeline.Middleware{tel.Middleware()}}), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ex := testexec.Native(t, pipeline.New(&pipeline.Options{Wrappers: []pipeline.Middleware{tel.Middleware()}}))
 	srv, err := mcpbridge.NewServer(served, ex, &mcpbridge.ServerOptions{Propagator: Propagator(nil)})
 	if err != nil {
 		t.Fatal(err)
