@@ -6,11 +6,11 @@ import (
 	"io"
 	"net/http/httptest"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/runcode-go/runcode/internal/testexec"
+	"github.com/runcode-go/runcode/internal/testwait"
 	"github.com/runcode-go/runcode/pipeline"
 	"github.com/runcode-go/runcode/registry"
 )
@@ -41,19 +41,6 @@ func waitCall() *mcp.CallToolParams {
 	return &mcp.CallToolParams{Name: "run_code", Arguments: map[string]any{"description": "Wait", "code": `await tools.wait({});`}}
 }
 
-// within fails the test if ch yields nothing for a minute: a regression fails
-// instead of hanging.
-func within[T any](t *testing.T, ch <-chan T, what string) T {
-	t.Helper()
-	select {
-	case v := <-ch:
-		return v
-	case <-time.After(time.Minute):
-		t.Fatalf("%s did not happen", what)
-		panic("unreachable")
-	}
-}
-
 // TestServeStdioStop: when ServeStdio's context ends, the calls in flight are
 // cancelled with its cause (the MCP SDK itself only waits for them), and ServeStdio
 // returns.
@@ -76,15 +63,15 @@ func TestServeStdioStop(t *testing.T) {
 		res, _ := cs.CallTool(context.Background(), waitCall())
 		called <- res
 	}()
-	within(t, entered, "the call")
+	testwait.MustReceive(t, entered, "the call")
 	stop(errors.New("server stopping"))
-	within(t, why, "the tool's cancellation")
-	if err := within(t, served, "ServeStdio's return"); err != nil {
+	testwait.MustReceive(t, why, "the tool's cancellation")
+	if err := testwait.MustReceive(t, served, "ServeStdio's return"); err != nil {
 		t.Errorf("ServeStdio: %v", err)
 	}
 	inW.Close()
 	cs.Close()
-	within(t, called, "the client's call")
+	testwait.MustReceive(t, called, "the client's call")
 }
 
 // TestHandlerContextStop: HandlerContext's context ending cancels the calls in flight
@@ -107,10 +94,10 @@ func TestHandlerContextStop(t *testing.T) {
 		}
 		called <- res
 	}()
-	within(t, entered, "the call")
+	testwait.MustReceive(t, entered, "the call")
 	stop(errors.New("server stopping"))
-	within(t, why, "the tool's cancellation")
-	res := within(t, called, "the answer")
+	testwait.MustReceive(t, why, "the tool's cancellation")
+	res := testwait.MustReceive(t, called, "the answer")
 	if res == nil || !res.IsError || len(res.Content) != 1 || res.Content[0].(*mcp.TextContent).Text != "Error: code run failed (abort): server stopping" {
 		t.Errorf("answer: %+v", res)
 	}

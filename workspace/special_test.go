@@ -9,9 +9,9 @@ import (
 	"path/filepath"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/runcode-go/runcode/internal/testreg"
+	"github.com/runcode-go/runcode/internal/testwait"
 	"github.com/runcode-go/runcode/pipeline"
 	"github.com/runcode-go/runcode/registry"
 )
@@ -55,13 +55,7 @@ func TestSpecialFiles(t *testing.T) {
 		go func() {
 			done <- p.Run(context.Background(), set, registry.Call{ID: "c", Name: name, Args: registry.MustParseValue(args)})
 		}()
-		select {
-		case res := <-done:
-			return res
-		case <-time.After(time.Minute):
-			t.Fatalf("%s %s blocked", name, args)
-			return nil
-		}
+		return testwait.MustReceive(t, done, name+" "+args+" (it blocked)")
 	}
 
 	refused := []struct{ name, tool, args, want string }{

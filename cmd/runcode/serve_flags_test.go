@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/runcode-go/runcode/internal/testwait"
 	"go.uber.org/goleak"
 )
 
@@ -194,7 +195,7 @@ func TestServeDebugAddr(t *testing.T) {
 		t.Errorf("memory limit while serving %d, want %d", got, 300<<20)
 	}
 	inW.Close()
-	if code := await(t, done, "serve's exit"); code != exitOK {
+	if code := testwait.MustReceive(t, done, "serve's exit"); code != exitOK {
 		t.Errorf("exit %d", code)
 	}
 	if got := debug.SetMemoryLimit(-1); got != before {
