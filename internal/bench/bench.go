@@ -191,9 +191,12 @@ type benchEnv struct {
 	// apart from the run.
 	workers      ptc.Runner
 	closeWorkers func() error
+	// setup is how long newBenchEnv took: the scenario's setup.
+	setup time.Duration
 }
 
 func newBenchEnv(ctx context.Context, sc *scenario, f *Options) (*benchEnv, error) {
+	t0 := time.Now()
 	scope := registry.New()
 	if _, err := scope.SetMode(registry.ModePTC); err != nil {
 		return nil, err
@@ -233,6 +236,7 @@ func newBenchEnv(ctx context.Context, sc *scenario, f *Options) (*benchEnv, erro
 		e.close()
 		return nil, err
 	}
+	e.setup = time.Since(t0)
 	return e, nil
 }
 
@@ -344,13 +348,11 @@ func benchExtra(f *Options) map[string]any {
 }
 
 func benchWarm(ctx context.Context, sc *scenario, f *Options) any {
-	t0 := time.Now()
 	env, err := newBenchEnv(ctx, sc, f)
 	if err != nil {
 		return fail(sc, err)
 	}
 	defer env.close()
-	setup := time.Since(t0)
 
 	runs := sc.warmup + sc.measured
 	var create, execd, disposed, total []float64
@@ -385,7 +387,7 @@ func benchWarm(ctx context.Context, sc *scenario, f *Options) any {
 	wall := time.Since(start)
 	return &warmReport{
 		Peer: benchPeer, Scenario: sc.ID, Name: sc.Name, Mode: sc.Mode, OK: true,
-		SetupMs: round3(ms(setup)), Runs: sc.measured, Warmup: sc.warmup,
+		SetupMs: round3(ms(env.setup)), Runs: sc.measured, Warmup: sc.warmup,
 		CreateMs: summarize(create), ExecMs: summarize(execd), DisposeMs: summarize(disposed), TotalMs: summarize(total),
 		WallMs: round3(ms(wall)), HostCalls: env.tools.calls.Load(), PeakRSSMB: peakRSSMB(), Mem: readMem(),
 		Extra: benchExtra(f),

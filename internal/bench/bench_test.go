@@ -16,6 +16,8 @@ import (
 
 	"github.com/runcode-go/runcode/internal/testfs"
 	"github.com/runcode-go/runcode/internal/testleak"
+	"github.com/runcode-go/runcode/internal/testreg"
+	"github.com/runcode-go/runcode/pipeline"
 	"github.com/runcode-go/runcode/ptc"
 	"github.com/runcode-go/runcode/registry"
 )
@@ -209,6 +211,17 @@ func benchScenarioEnv(b *testing.B, text string) (*scenario, *benchEnv) {
 	return sc, env
 }
 
+// prepare returns run n's call and the dispose of the sandbox created for it.
+func prepare(b *testing.B, env *benchEnv, n int) (pipeline.RawCall, func()) {
+	b.Helper()
+	call := env.call(n)
+	dispose, err := env.create()
+	if err != nil {
+		b.Fatal(err)
+	}
+	return call, dispose
+}
+
 // BenchmarkScenario times one run of a scenario as runcode bench does (create, exec,
 // dispose: a fresh VM and one run_code call through the pipeline). Run narrowly, e.g.
 //
@@ -221,11 +234,7 @@ func BenchmarkScenario(b *testing.B) {
 			n := 0
 			for b.Loop() {
 				n++
-				call := env.call(n)
-				dispose, err := env.create()
-				if err != nil {
-					b.Fatal(err)
-				}
+				call, dispose := prepare(b, env, n)
 				value, logs, err := env.exec(context.Background(), call)
 				dispose()
 				if err != nil {
@@ -267,11 +276,7 @@ func BenchmarkS3Timeline(b *testing.B) {
 		mu           sync.Mutex
 		starts, ends []time.Time
 	)
-	scope := registry.New()
-	if _, err := scope.SetMode(registry.ModePTC); err != nil {
-		b.Fatal(err)
-	}
-	if _, err := scope.Register(&registry.Tool{
+	env.set = testreg.ResolveIn(b, testreg.Scope(b, registry.ModePTC), &registry.Tool{
 		Name:              "slow_lookup",
 		Parameters:        registry.RawSchema(sc.Tools[0].InputSchema),
 		IsConcurrencySafe: func(registry.Value) bool { return true },
@@ -290,23 +295,12 @@ func BenchmarkS3Timeline(b *testing.B) {
 			mu.Unlock()
 			return c.Args, nil
 		},
-	}); err != nil {
-		b.Fatal(err)
-	}
-	set, err := scope.Resolve(context.Background(), registry.Step{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	env.set = set
+	})
 	var first, spread, late, tail []time.Duration
 	n := 0
 	for b.Loop() {
 		n++
-		call := env.call(n)
-		dispose, err := env.create()
-		if err != nil {
-			b.Fatal(err)
-		}
+		call, dispose := prepare(b, env, n)
 		starts, ends = starts[:0], ends[:0]
 		t0 := time.Now()
 		value, logs, err := env.exec(context.Background(), call)

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	goruntime "runtime"
 	"runtime/debug"
-	"time"
 )
 
 // memoryReport is the report line of a memory scenario.
@@ -35,13 +34,11 @@ func benchMemory(ctx context.Context, sc *scenario, f *Options) any {
 		return &skippedMemory{Peer: benchPeer, Scenario: sc.ID, Name: sc.Name, Mode: sc.Mode, OK: true, Skipped: true,
 			Reason: "--isolation process runs each program in a worker process that holds its own warm VM pool; runcode gives no idle sandbox in a worker to hold, so there is nothing to count per sandbox", Extra: extra}
 	}
-	t0 := time.Now()
 	env, err := newBenchEnv(ctx, sc, f)
 	if err != nil {
 		return fail(sc, err)
 	}
 	defer env.close()
-	setup := time.Since(t0)
 
 	run := func(n int) (func(), error) {
 		call := env.call(n)
@@ -87,7 +84,7 @@ func benchMemory(ctx context.Context, sc *scenario, f *Options) any {
 	extra["memory"] = "each sandbox is a goja VM after its one run (runcode never reuses a VM), kept alive; RSS after debug.FreeOSMemory (GC plus returning freed pages to the OS); heapPerSandboxMB from the Go heap (HeapAlloc)"
 	return &memoryReport{
 		Peer: benchPeer, Scenario: sc.ID, Name: sc.Name, Mode: sc.Mode, OK: true,
-		SetupMs: round3(ms(setup)), Sandboxes: sc.Sandboxes, Before: before, After: after,
+		SetupMs: round3(ms(env.setup)), Sandboxes: sc.Sandboxes, Before: before, After: after,
 		RSSPerSandboxMB:  round4((after.RSSMB - before.RSSMB) / n),
 		HeapPerSandboxMB: round4((after.HeapUsedMB - before.HeapUsedMB) / n),
 		HostCalls:        env.tools.calls.Load(), PeakRSSMB: peakRSSMB(), Extra: extra,
