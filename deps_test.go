@@ -41,6 +41,7 @@ var allowed = map[string][]string{
 	"internal/rtlink":   {},
 	"internal/procfd":   {},
 	"internal/jsontext": {},
+	"internal/editdist": {},
 	"bindings":          {"runtime", "pipeline", "registry", "sdkgen", "github.com/dop251/goja"},
 	"ptc":               {"bindings", "runtime", "pipeline", "registry", "sdkgen"},
 	"workspace":         {"registry", "github.com/bmatcuk/doublestar/v4"},

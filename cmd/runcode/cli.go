@@ -10,6 +10,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/runcode-go/runcode/internal/editdist"
 	"github.com/runcode-go/runcode/mcpbridge"
 	"github.com/runcode-go/runcode/ptc"
 	"github.com/runcode-go/runcode/registry"
@@ -106,31 +107,10 @@ func unknownCommand(cmd string) string {
 	msg := fmt.Sprintf("runcode: unknown command %q", cmd)
 	if strings.HasPrefix(cmd, "-") {
 		msg = fmt.Sprintf("runcode: flag %q comes after a command: runcode <command> [flags]", cmd)
-	} else if best := runtime.Suggest(cmd, commandNames); best != "" && editDistance(cmd, best) <= max(1, len(best)/2) {
+	} else if best := runtime.Suggest(cmd, commandNames); best != "" && editdist.Levenshtein(cmd, best) <= max(1, len(best)/2) {
 		msg += fmt.Sprintf("; did you mean %q?", best)
 	}
 	return msg + "\ncommands: " + strings.Join(commandNames, ", ") + " (runcode help <command> for one's flags)"
-}
-
-// editDistance is the Levenshtein distance between a and b, in bytes.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
 }
 
 // newFlags returns a flag set that reports errors to stderr and help to stdout.
