@@ -3,13 +3,14 @@ package sdkgen
 import (
 	"encoding/json"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/runcode-go/runcode/internal/testfs"
 )
 
 // corpusDir holds tool schemas as real MCP servers publish them, one file per server,
@@ -31,11 +32,7 @@ func loadCorpus(t testing.TB) []corpusServer {
 	}
 	var out []corpusServer
 	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s := corpusServer{name: strings.TrimSuffix(filepath.Base(f), ".json"), tools: decodeTools(t, string(data)), programs: map[string]string{}}
+		s := corpusServer{name: strings.TrimSuffix(filepath.Base(f), ".json"), tools: decodeTools(t, testfs.Read(t, f)), programs: map[string]string{}}
 		var native []map[string]any
 		for _, m := range s.tools {
 			native = append(native, map[string]any{"name": m.Name, "description": m.Description, "parameters": m.Parameters})
@@ -45,11 +42,7 @@ func loadCorpus(t testing.TB) []corpusServer {
 		}
 		progs, _ := filepath.Glob(filepath.Join(corpusDir, s.name, "*.ts"))
 		for _, p := range progs {
-			text, err := os.ReadFile(p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			s.programs[filepath.Base(p)] = string(text)
+			s.programs[filepath.Base(p)] = testfs.Read(t, p)
 		}
 		out = append(out, s)
 	}
@@ -68,12 +61,9 @@ func TestTypeCheck(t *testing.T) {
 	var projects []tsProject
 	goldens, _ := filepath.Glob("testdata/*.txtar")
 	for _, file := range goldens {
-		data, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
+		data := testfs.Read(t, file)
 		name := "golden-" + strings.TrimSuffix(filepath.Base(file), ".txtar")
-		projects = append(projects, tsProject{name: name, sdk: Render(decodeTools(t, parseArchive(string(data)).files["tools.json"])).Declarations})
+		projects = append(projects, tsProject{name: name, sdk: Render(decodeTools(t, parseArchive(data).files["tools.json"])).Declarations})
 	}
 	corpus := loadCorpus(t)
 	for _, s := range corpus {
@@ -95,12 +85,9 @@ func TestTypeCheck(t *testing.T) {
 	var kept []Tool
 	files, _ := filepath.Glob("testdata/fuzz/FuzzRender/*")
 	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
+		data := testfs.Read(t, f)
 		var args []string
-		for _, line := range strings.Split(string(data), "\n")[1:] {
+		for _, line := range strings.Split(data, "\n")[1:] {
 			if v, ok := strings.CutPrefix(line, "string("); ok {
 				if u, err := strconv.Unquote(strings.TrimSuffix(v, ")")); err == nil {
 					args = append(args, u)

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/runcode-go/runcode/internal/testfs"
 )
 
 var update = flag.Bool("update", false, "rewrite the expected sections of testdata/*.txtar")
@@ -112,11 +113,8 @@ func TestGolden(t *testing.T) {
 	}
 	for _, file := range files {
 		t.Run(strings.TrimSuffix(filepath.Base(file), ".txtar"), func(t *testing.T) {
-			data, err := os.ReadFile(file)
-			if err != nil {
-				t.Fatal(err)
-			}
-			a := parseArchive(string(data))
+			data := testfs.Read(t, file)
+			a := parseArchive(data)
 			in, ok := a.files["tools.json"]
 			if !ok {
 				t.Fatal("archive has no tools.json")
