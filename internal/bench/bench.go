@@ -309,13 +309,24 @@ func (r *sandboxRunner) Run(ctx context.Context, code string, opts *runtime.RunO
 	return sb.Run(ctx, code, opts)
 }
 
+// lineHead opens the report line of a scenario that ran: who ran it, which scenario in
+// which mode, and whether it passed.
+type lineHead struct {
+	Peer     string `json:"peer"`
+	Scenario string `json:"scenario"`
+	Name     string `json:"name"`
+	Mode     string `json:"mode"`
+	OK       bool   `json:"ok"`
+}
+
+// passed is the head of the line of sc when it passed.
+func passed(sc *scenario) lineHead {
+	return lineHead{Peer: benchPeer, Scenario: sc.ID, Name: sc.Name, Mode: sc.Mode, OK: true}
+}
+
 // warmReport is the report line of a warm scenario.
 type warmReport struct {
-	Peer      string         `json:"peer"`
-	Scenario  string         `json:"scenario"`
-	Name      string         `json:"name"`
-	Mode      string         `json:"mode"`
-	OK        bool           `json:"ok"`
+	lineHead
 	SetupMs   float64        `json:"setupMs"`
 	Runs      int            `json:"runs"`
 	Warmup    int            `json:"warmup"`
@@ -386,8 +397,7 @@ func benchWarm(ctx context.Context, sc *scenario, f *Options) any {
 	}
 	wall := time.Since(start)
 	return &warmReport{
-		Peer: benchPeer, Scenario: sc.ID, Name: sc.Name, Mode: sc.Mode, OK: true,
-		SetupMs: round3(ms(env.setup)), Runs: sc.measured, Warmup: sc.warmup,
+		lineHead: passed(sc), SetupMs: round3(ms(env.setup)), Runs: sc.measured, Warmup: sc.warmup,
 		CreateMs: summarize(create), ExecMs: summarize(execd), DisposeMs: summarize(disposed), TotalMs: summarize(total),
 		WallMs: round3(ms(wall)), HostCalls: env.tools.calls.Load(), PeakRSSMB: peakRSSMB(), Mem: readMem(),
 		Extra: benchExtra(f),

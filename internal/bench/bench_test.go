@@ -222,6 +222,20 @@ func prepare(b *testing.B, env *benchEnv, n int) (pipeline.RawCall, func()) {
 	return call, dispose
 }
 
+// checkRun fails the benchmark on run n's error, and on run 1's output if the scenario
+// does not expect it.
+func checkRun(b *testing.B, sc *scenario, n int, value json.RawMessage, logs []string, err error) {
+	b.Helper()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if n == 1 {
+		if err := sc.check(value, logs); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // BenchmarkScenario times one run of a scenario as runcode bench does (create, exec,
 // dispose: a fresh VM and one run_code call through the pipeline). Run narrowly, e.g.
 //
@@ -237,14 +251,7 @@ func BenchmarkScenario(b *testing.B) {
 				call, dispose := prepare(b, env, n)
 				value, logs, err := env.exec(context.Background(), call)
 				dispose()
-				if err != nil {
-					b.Fatal(err)
-				}
-				if n == 1 {
-					if err := sc.check(value, logs); err != nil {
-						b.Fatal(err)
-					}
-				}
+				checkRun(b, sc, n, value, logs, err)
 			}
 		})
 	}
@@ -306,14 +313,7 @@ func BenchmarkS3Timeline(b *testing.B) {
 		value, logs, err := env.exec(context.Background(), call)
 		t1 := time.Now()
 		dispose()
-		if err != nil {
-			b.Fatal(err)
-		}
-		if n == 1 {
-			if err := sc.check(value, logs); err != nil {
-				b.Fatal(err)
-			}
-		}
+		checkRun(b, sc, n, value, logs, err)
 		slices.SortFunc(starts, time.Time.Compare)
 		slices.SortFunc(ends, time.Time.Compare)
 		last := starts[len(starts)-1]
