@@ -28,8 +28,7 @@ func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	paths, err := bench.ScenarioFiles(fs.Args())
 	if err != nil {
-		fmt.Fprintf(stderr, "runcode bench: %v\n", err)
-		return exitUsage
+		return usageError(stderr, "bench", err)
 	}
 	if msg := f.Check(); msg != "" {
 		fmt.Fprintf(stderr, "runcode bench: %s\n", msg)
@@ -38,8 +37,7 @@ func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	wireBench(&f)
 	ok, err := bench.Run(ctx, paths, &f, stdout)
 	if err != nil {
-		fmt.Fprintf(stderr, "runcode bench: %v\n", err)
-		return exitUsage
+		return usageError(stderr, "bench", err)
 	}
 	if !ok {
 		return exitFail

@@ -113,6 +113,12 @@ func unknownCommand(cmd string) string {
 	return msg + "\ncommands: " + strings.Join(commandNames, ", ") + " (runcode help <command> for one's flags)"
 }
 
+// usageError writes err on stderr as command's usage error and returns exitUsage.
+func usageError(stderr io.Writer, command string, err error) int {
+	fmt.Fprintf(stderr, "runcode %s: %v\n", command, err)
+	return exitUsage
+}
+
 // newFlags returns a flag set that reports errors to stderr and help to stdout.
 func newFlags(name, synopsis string, stdout, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("runcode "+name, flag.ContinueOnError)
@@ -204,8 +210,7 @@ func sdkCommand(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	}
 	set, release, err := toolSet(ctx, *tools, *root, registry.ModePTC)
 	if err != nil {
-		fmt.Fprintf(stderr, "runcode sdk: %v\n", err)
-		return exitUsage
+		return usageError(stderr, "sdk", err)
 	}
 	defer release()
 	sdk := sdkgen.Section(sdkgen.ToolsOf(set), &sdkgen.Options{Budget: sdkBudget(budget), Full: *full})
@@ -248,8 +253,7 @@ func describeCommand(ctx context.Context, args []string, stdout, stderr io.Write
 	}
 	set, release, err := toolSet(ctx, *tools, *root, m)
 	if err != nil {
-		fmt.Fprintf(stderr, "runcode describe: %v\n", err)
-		return exitUsage
+		return usageError(stderr, "describe", err)
 	}
 	defer release()
 	// The schemas as serve offers them: under ptc and both, run_code's description

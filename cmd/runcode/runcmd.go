@@ -55,8 +55,7 @@ func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	name := fs.Arg(0)
 	code, err := readProgram(name, stdin)
 	if err != nil {
-		fmt.Fprintf(stderr, "runcode run: %v\n", err)
-		return exitUsage
+		return usageError(stderr, "run", err)
 	}
 	if f.description == "" {
 		f.description = "Run " + displayName(name)
@@ -101,8 +100,7 @@ func displayName(name string) string {
 func (f *runFlags) execute(ctx context.Context, code string, stdout, stderr io.Writer) int {
 	set, closeTools, err := toolSet(ctx, f.tools, f.root, registry.ModePTC)
 	if err != nil {
-		fmt.Fprintf(stderr, "runcode run: %v\n", err)
-		return exitUsage
+		return usageError(stderr, "run", err)
 	}
 	defer closeTools()
 
@@ -118,16 +116,14 @@ func (f *runFlags) execute(ctx context.Context, code string, stdout, stderr io.W
 	}
 	pool, closePool, err := newRunner(runnerOptions{isolation: f.isolation, workers: 1, warm: 1})
 	if err != nil {
-		fmt.Fprintf(stderr, "runcode run: %v\n", err)
-		return exitUsage
+		return usageError(stderr, "run", err)
 	}
 	defer closePool()
 	exOpts := f.budgets.options(pool)
 	exOpts.FileName = f.file
 	ex, err := ptc.New(pipeline.New(&opts), exOpts)
 	if err != nil {
-		fmt.Fprintf(stderr, "runcode run: %v\n", err)
-		return exitUsage
+		return usageError(stderr, "run", err)
 	}
 	args, _ := json.Marshal(map[string]string{"code": code, "description": f.description})
 	res, rep := ex.Run(ctx, set, pipeline.RawCall{ID: "call-1", Arguments: string(args)})

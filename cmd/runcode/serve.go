@@ -89,8 +89,7 @@ func serveCommand(ctx context.Context, args []string, stdin io.Reader, stdout, s
 
 	scope, release, err := serveScope(ctx, f.tools, f.root, m, stderr, logger)
 	if err != nil {
-		fmt.Fprintf(stderr, "runcode serve: %v\n", err)
-		return exitUsage
+		return usageError(stderr, "serve", err)
 	}
 	defer release()
 
@@ -116,8 +115,7 @@ func serveCommand(ctx context.Context, args []string, stdin io.Reader, stdout, s
 		}
 		pool, closePool, perr := newRunner(runnerOptions{isolation: f.isolation, workers: f.workers, warm: 2, memoryCeiling: ceiling})
 		if perr != nil {
-			fmt.Fprintf(stderr, "runcode serve: %v\n", perr)
-			return exitUsage
+			return usageError(stderr, "serve", perr)
 		}
 		defer closePool()
 		po := f.budgets.options(pool)
@@ -125,13 +123,11 @@ func serveCommand(ctx context.Context, args []string, stdin io.Reader, stdout, s
 		ex, err = ptc.New(p, po)
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "runcode serve: %v\n", err)
-		return exitUsage
+		return usageError(stderr, "serve", err)
 	}
 	srv, err := mcpbridge.NewServer(scope.scope, ex, &mcpbridge.ServerOptions{Progress: prog, Logger: logger})
 	if err != nil {
-		fmt.Fprintf(stderr, "runcode serve: %v\n", err)
-		return exitUsage
+		return usageError(stderr, "serve", err)
 	}
 	scope.onChange(func() {
 		if err := srv.Sync(ctx); err != nil {
