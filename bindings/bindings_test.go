@@ -8,37 +8,19 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/runcode-go/runcode/internal/testleak"
+	"github.com/runcode-go/runcode/internal/testreg"
 	"github.com/runcode-go/runcode/internal/testwait"
 	"github.com/runcode-go/runcode/pipeline"
 	"github.com/runcode-go/runcode/registry"
 	"github.com/runcode-go/runcode/runtime"
-	"go.uber.org/goleak"
 )
 
-// regexp2's match-timeout clock (the runtime sets a default match timeout) is one
-// process-wide goroutine that stops by itself about a second after the last timed match.
-func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m, goleak.IgnoreAnyFunction("github.com/dlclark/regexp2/v2.runClock"))
-}
-
-func resolved(t *testing.T, tools ...*registry.Tool) *registry.ResolvedToolSet {
-	t.Helper()
-	scope := registry.New()
-	for _, tool := range tools {
-		if _, err := scope.Register(tool); err != nil {
-			t.Fatal(err)
-		}
-	}
-	set, err := scope.Resolve(context.Background(), registry.Step{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return set
-}
+func TestMain(m *testing.M) { testleak.VerifyTestMain(m) }
 
 func TestBeginValidatesOptions(t *testing.T) {
 	p := pipeline.New(nil)
-	set := resolved(t)
+	set := testreg.Resolve(t)
 	for _, tt := range []struct {
 		opts Options
 		want string
@@ -63,7 +45,7 @@ func TestNamespace(t *testing.T) {
 	defer pool.Close()
 	ran := 0
 	body := func(context.Context, *registry.Call) (any, error) { ran++; return "ok", nil }
-	set := resolved(t,
+	set := testreg.Resolve(t,
 		&registry.Tool{Name: "__proto__", Execute: body},
 		&registry.Tool{Name: "my-tool", Execute: body},
 		&registry.Tool{Name: "constructor", Execute: body},
@@ -116,7 +98,7 @@ func TestStuckCallAbandoned(t *testing.T) {
 	}
 	defer pool.Close()
 	entered, release, late := make(chan struct{}), make(chan struct{}), make(chan struct{})
-	set := resolved(t, &registry.Tool{Name: "hang", Execute: func(context.Context, *registry.Call) (any, error) {
+	set := testreg.Resolve(t, &registry.Tool{Name: "hang", Execute: func(context.Context, *registry.Call) (any, error) {
 		close(entered)
 		<-release
 		return "late value", nil

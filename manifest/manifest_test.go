@@ -44,14 +44,7 @@ func TestParseSpecExample(t *testing.T) {
 	if diff := cmp.Diff(want, m.Servers["fs"]); diff != "" {
 		t.Errorf("server mismatch (-want +got):\n%s", diff)
 	}
-	scope := registry.New()
-	if _, err := m.Register(scope); err != nil {
-		t.Fatal(err)
-	}
-	set, err := scope.Resolve(context.Background(), registry.Step{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	set := registered(t, m)
 	e, _ := set.Get("get_order")
 	if e.Tool.TimeoutMs != 2000 || !e.ConcurrencySafe(registry.MustParseValue(`{"id":"x"}`)) || e.Tool.Description != "Fetch one order by id." {
 		t.Errorf("get_order = %+v", e.Tool)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/runcode-go/runcode/internal/testreg"
 	"github.com/runcode-go/runcode/registry"
 	"go.uber.org/goleak"
 )
@@ -19,15 +20,17 @@ func entries(t *testing.T, text string, opts *Options) *registry.ResolvedToolSet
 	if err != nil {
 		t.Fatal(err)
 	}
+	return registered(t, m)
+}
+
+// registered registers m's tools in a fresh deployment scope and resolves it.
+func registered(t *testing.T, m *Manifest) *registry.ResolvedToolSet {
+	t.Helper()
 	scope := registry.New()
 	if _, err := m.Register(scope); err != nil {
 		t.Fatal(err)
 	}
-	set, err := scope.Resolve(context.Background(), registry.Step{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return set
+	return testreg.ResolveIn(t, scope)
 }
 
 // call runs one call of a tool's body and renders the value, as the pipeline would.

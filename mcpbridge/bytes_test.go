@@ -77,9 +77,9 @@ func TestModelVisibleBytes(t *testing.T) {
 		res := nat.Execute(context.Background(), set, batch)
 		for _, r := range res {
 			calls++
-			resultBytes += len(text(r.Content))
+			resultBytes += len(r.Text())
 			if r.IsError() {
-				t.Fatalf("%s: %s", r.Name, text(r.Content))
+				t.Fatalf("%s: %s", r.Name, r.Text())
 			}
 		}
 		return res
@@ -100,7 +100,7 @@ func TestModelVisibleBytes(t *testing.T) {
 		res := step(batch)
 		var next []string
 		for i, r := range res {
-			for _, line := range strings.Split(text(r.Content), "\n") {
+			for _, line := range strings.Split(r.Text(), "\n") {
 				m := entry.FindStringSubmatch(line)
 				if m == nil {
 					continue
@@ -167,9 +167,9 @@ const heads = await Promise.all(top.map(f => tools.mcp__fs__read_text_file({ pat
 return top.map((f, i) => f.path.slice(` + strconv.Itoa(len(root)+1) + `) + " (" + f.size + "): " + heads[i].content.trim()).join("\n");`
 	res, rep := r.run(context.Background(), t, pset, code)
 	if res.IsError() {
-		t.Fatalf("run_code: %s", text(res.Content))
+		t.Fatalf("run_code: %s", res.Text())
 	}
-	out := text(res.Content)
+	out := res.Text()
 	for _, f := range files[:5] {
 		if !strings.Contains(out, f.path[len(root)+1:]) {
 			t.Errorf("run_code's answer lacks %s:\n%s", f.path, out)

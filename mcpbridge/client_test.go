@@ -3,7 +3,6 @@ package mcpbridge
 import (
 	"bytes"
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/runcode-go/runcode/internal/testfs"
 	"github.com/runcode-go/runcode/internal/testwait"
 	"github.com/runcode-go/runcode/registry"
 )
@@ -19,21 +19,12 @@ import (
 func fsTree(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	files := map[string]string{
+	testfs.Tree(t, dir, map[string]string{
 		"a.txt":         "alpha first line\nmore\n",
 		"b.md":          "# bravo\n" + strings.Repeat("b", 300) + "\n",
 		"sub/c.txt":     "charlie\n" + strings.Repeat("c", 1000) + "\n",
 		"sub/deep/d.go": "package d\n" + strings.Repeat("// d\n", 100),
-	}
-	for name, body := range files {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	// server-filesystem answers with resolved paths; resolve the temp dir too.
 	real, err := filepath.EvalSymlinks(dir)
 	if err != nil {
@@ -96,7 +87,7 @@ const lines = texts.reduce((n, t) => n + t.content.split("\n").length - 1, 0);
 return { files: files.map(f => f.slice(root.length + 1)).sort(), lines, first: texts.map(t => t.content.split("\n")[0]).sort() };`
 		res, rep := r.run(context.Background(), t, set, code)
 		if res.IsError() {
-			t.Fatalf("run failed: %s", text(res.Content))
+			t.Fatalf("run failed: %s", res.Text())
 		}
 		want := `{
   "files": [
@@ -113,7 +104,7 @@ return { files: files.map(f => f.slice(root.length + 1)).sort(), lines, first: t
     "package d"
   ]
 }`
-		if diff := cmp.Diff(want, text(res.Content)); diff != "" {
+		if diff := cmp.Diff(want, res.Text()); diff != "" {
 			t.Errorf("output mismatch (-want +got):\n%s", diff)
 		}
 		if len(rep.Calls) != 3+4 {
@@ -125,7 +116,7 @@ return { files: files.map(f => f.slice(root.length + 1)).sort(), lines, first: t
 		r := newRunner(t)
 		res, _ := r.run(context.Background(), t, set, `try { await tools.mcp__fs__read_text_file({ path: "/etc/passwd" }); }
 catch (e) { return [e.name, e.toolName, e.code, e.message.includes("Access denied")]; }`)
-		if diff := cmp.Diff("[\n  \"ToolCallError\",\n  \"mcp__fs__read_text_file\",\n  \"TOOL_FAILED\",\n  true\n]", text(res.Content)); diff != "" {
+		if diff := cmp.Diff("[\n  \"ToolCallError\",\n  \"mcp__fs__read_text_file\",\n  \"TOOL_FAILED\",\n  true\n]", res.Text()); diff != "" {
 			t.Errorf("mismatch (-want +got):\n%s", diff)
 		}
 	})
@@ -159,9 +150,9 @@ func TestEverythingServer(t *testing.T) {
 		res, rep := r.run(context.Background(), t, set, `const v = await tools["mcp__every__get-tiny-image"]({});
 console.log(typeof v, JSON.stringify(v).slice(0, 40));`)
 		if res.IsError() {
-			t.Fatalf("run failed: %s", text(res.Content))
+			t.Fatalf("run failed: %s", res.Text())
 		}
-		if diff := cmp.Diff("string \"Here's the image you requested:\\nThe im", text(res.Content)); diff != "" {
+		if diff := cmp.Diff("string \"Here's the image you requested:\\nThe im", res.Text()); diff != "" {
 			t.Errorf("text mismatch (-want +got):\n%s", diff)
 		}
 		if len(rep.Contexts) != 1 {
@@ -188,7 +179,7 @@ console.log(typeof v, JSON.stringify(v).slice(0, 40));`)
 	t.Run("structured content is the value", func(t *testing.T) {
 		res, _ := r.run(context.Background(), t, set, `const v = await tools["mcp__every__get-structured-content"]({ location: "Chicago" });
 return Object.keys(v).sort();`)
-		if diff := cmp.Diff("[\n  \"conditions\",\n  \"humidity\",\n  \"temperature\"\n]", text(res.Content)); diff != "" {
+		if diff := cmp.Diff("[\n  \"conditions\",\n  \"humidity\",\n  \"temperature\"\n]", res.Text()); diff != "" {
 			t.Errorf("mismatch (-want +got):\n%s", diff)
 		}
 	})
@@ -197,7 +188,7 @@ return Object.keys(v).sort();`)
 		res, _ := r.run(context.Background(), t, set, `try { await tools["mcp__every__get-resource-reference"]({ resourceType: "Text", resourceId: 1.5 }); return "no error"; }
 catch (e) { return [e instanceof ToolCallError, e.toolName, e.code, e.message]; }`)
 		want := "[\n  true,\n  \"mcp__every__get-resource-reference\",\n  \"TOOL_FAILED\",\n  \"Invalid resourceId: 1.5. Must be a finite positive integer.\"\n]"
-		if diff := cmp.Diff(want, text(res.Content)); diff != "" {
+		if diff := cmp.Diff(want, res.Text()); diff != "" {
 			t.Errorf("mismatch (-want +got):\n%s", diff)
 		}
 	})
@@ -219,8 +210,8 @@ catch (e) { return [e instanceof ToolCallError, e.toolName, e.code, e.message]; 
 		})
 		go func() { <-started; cancel() }()
 		res, _ := r.run(ctx, t, set, `await tools["mcp__every__trigger-long-running-operation"]({ duration: 100, steps: 2 });`)
-		if !res.IsError() || !strings.Contains(text(res.Content), "abort") {
-			t.Errorf("run: %s, want an abort", text(res.Content))
+		if !res.IsError() || !strings.Contains(res.Text(), "abort") {
+			t.Errorf("run: %s, want an abort", res.Text())
 		}
 		// The go-sdk sends the cancellation notification off the caller's path; it
 		// names the call's request.
@@ -230,8 +221,8 @@ catch (e) { return [e instanceof ToolCallError, e.toolName, e.code, e.message]; 
 		}
 		// And the server still answers.
 		res, _ = r.run(context.Background(), t, set, `return (await tools["mcp__every__get-sum"]({ a: 2, b: 3 }));`)
-		if !strings.Contains(text(res.Content), "5") {
-			t.Errorf("after cancellation: %s", text(res.Content))
+		if !strings.Contains(res.Text(), "5") {
+			t.Errorf("after cancellation: %s", res.Text())
 		}
 	})
 }

@@ -7,15 +7,15 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"go.uber.org/goleak"
 
+	"github.com/runcode-go/runcode/internal/testexec"
+	"github.com/runcode-go/runcode/internal/testreg"
 	"github.com/runcode-go/runcode/pipeline"
 	"github.com/runcode-go/runcode/ptc"
 	"github.com/runcode-go/runcode/registry"
-	"github.com/runcode-go/runcode/runtime"
 )
 
 func TestMain(m *testing.M) {
@@ -93,11 +93,7 @@ func newBridge(t *testing.T, mode registry.Mode, opts *ClientOptions) *bridge {
 
 func (b *bridge) set(t *testing.T) *registry.ResolvedToolSet {
 	t.Helper()
-	set, err := b.scope.Resolve(context.Background(), registry.Step{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return set
+	return testreg.ResolveIn(t, b.scope)
 }
 
 // runner runs run_code programs against a bridge's tools.
@@ -107,30 +103,11 @@ type runner struct {
 
 func newRunner(t *testing.T) *runner {
 	t.Helper()
-	pool, err := runtime.NewPool(&runtime.PoolOptions{Size: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { pool.Close() })
-	ex, err := ptc.New(pipeline.New(&pipeline.Options{Wrappers: []pipeline.Middleware{pipeline.Timeout()}}), &ptc.Options{Pool: pool})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &runner{ex: ex}
+	return &runner{ex: testexec.PTC(t, pipeline.New(&pipeline.Options{Wrappers: []pipeline.Middleware{pipeline.Timeout()}}), nil)}
 }
 
 func (r *runner) run(ctx context.Context, t *testing.T, set *registry.ResolvedToolSet, code string) (*pipeline.Result, *ptc.Report) {
 	t.Helper()
 	args, _ := json.Marshal(map[string]string{"code": code, "description": "test program"})
 	return r.ex.Run(ctx, set, pipeline.RawCall{ID: "call-1", Name: registry.RunCodeName, Arguments: string(args)})
-}
-
-func text(content []registry.Content) string {
-	var parts []string
-	for _, c := range content {
-		if c.Type == "text" {
-			parts = append(parts, c.Text)
-		}
-	}
-	return strings.Join(parts, "\n")
 }

@@ -10,12 +10,12 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/runcode-go/runcode/internal/testexec"
+	"github.com/runcode-go/runcode/internal/testreg"
 	"github.com/runcode-go/runcode/internal/testwait"
-	"github.com/runcode-go/runcode/native"
 	"github.com/runcode-go/runcode/pipeline"
 	"github.com/runcode-go/runcode/ptc"
 	"github.com/runcode-go/runcode/registry"
-	"github.com/runcode-go/runcode/runtime"
 )
 
 // policyServer is a Server over scope whose pipeline uses popts, with a Progress and
@@ -26,36 +26,12 @@ func policyServer(t *testing.T, scope *registry.Scope, popts pipeline.Options, c
 	prog := NewProgress(nil)
 	popts.Events = prog
 	popts.Approve = Approve
-	p := pipeline.New(&popts)
-	var ex pipeline.Executor
-	set, _ := scope.Resolve(context.Background(), registry.Step{})
-	if set.Mode() == registry.ModeNative {
-		ex, _ = native.New(p, nil)
-	} else {
-		pool, err := runtime.NewPool(&runtime.PoolOptions{Size: 1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { pool.Close() })
-		if ex, err = ptc.New(p, &ptc.Options{Pool: pool, OnLog: prog.Log}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	ex := testexec.For(t, testreg.ResolveIn(t, scope).Mode(), pipeline.New(&popts), &ptc.Options{OnLog: prog.Log})
 	srv, err := NewServer(scope, ex, &ServerOptions{Progress: prog})
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := srv.srv.Connect(context.Background(), st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test"}, copts).Connect(context.Background(), ct, &mcp.ClientSessionOptions{ProtocolVersion: version})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cs.Close(); ss.Wait() })
-	return prog, cs
+	return prog, connect(t, srv, copts, &mcp.ClientSessionOptions{ProtocolVersion: version})
 }
 
 // runCode calls run_code with code, with progressToken token unless it is nil.

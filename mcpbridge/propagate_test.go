@@ -91,17 +91,7 @@ func TestServerExtractsMeta(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := metaServer(t, tt.prop)
-			st, ct := mcp.NewInMemoryTransports()
-			ss, err := srv.srv.Connect(context.Background(), st, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			cs, err := mcp.NewClient(&mcp.Implementation{Name: "test"}, nil).Connect(context.Background(), ct, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer func() { cs.Close(); ss.Wait() }()
+			cs := connect(t, metaServer(t, tt.prop), nil, nil)
 			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Meta: tt.meta, Name: "seen", Arguments: map[string]any{}})
 			if err != nil {
 				t.Fatal(err)

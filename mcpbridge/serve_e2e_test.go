@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/runcode-go/runcode/internal/testfs"
 	"github.com/runcode-go/runcode/internal/testwait"
 )
 
@@ -134,37 +135,7 @@ func TestServeStdio(t *testing.T) {
 func TestServeHTTP(t *testing.T) {
 	mark := filepath.Join(t.TempDir(), "stopped")
 	manifest := e2eManifest(t, mark) // skips without node or server-everything: before the build
-	bin := runcodeBinary(t)
-	cmd := exec.Command(bin, "serve", "--tools", manifest, "--http", "127.0.0.1:0")
-	stderrPipe, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
-	var url string
-	var rest strings.Builder
-	sc := bufio.NewScanner(stderrPipe)
-	for sc.Scan() {
-		line := sc.Text()
-		if _, after, ok := strings.Cut(line, "streamable HTTP at "); ok {
-			url = after
-			break
-		}
-		rest.WriteString(line + "\n")
-	}
-	if !strings.HasPrefix(url, "http://127.0.0.1:") {
-		t.Fatalf("no address on stderr; got:\n%s", rest.String())
-	}
-	drained := make(chan struct{})
-	go func() { // keep reading stderr until runcode exits
-		for sc.Scan() {
-			rest.WriteString(sc.Text() + "\n")
-		}
-		close(drained)
-	}()
+	cmd, url, stderr := serveHTTP(t, runcodeBinary(t), manifest)
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test"}, nil).Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -174,9 +145,9 @@ func TestServeHTTP(t *testing.T) {
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	testwait.Receive(t, drained, "runcode serve's stderr to end")
+	rest := stderr()
 	if err := cmd.Wait(); err != nil {
-		t.Errorf("runcode serve after SIGTERM: %v; stderr:\n%s", err, rest.String())
+		t.Errorf("runcode serve after SIGTERM: %v; stderr:\n%s", err, strings.Join(rest, "\n"))
 	}
 	if data, err := os.ReadFile(mark); err != nil || string(data) != "stopped\n" {
 		t.Errorf("upstream server not stopped: %q %v", data, err)
@@ -188,37 +159,8 @@ func TestServeHTTP(t *testing.T) {
 // shutdown's bound, which it would report on stderr.
 func TestServeHTTPStop(t *testing.T) {
 	bin := runcodeBinary(t)
-	manifest := filepath.Join(t.TempDir(), "tools.json")
-	if err := os.WriteFile(manifest, []byte(`{"tools":[{"name":"one","description":"One.","inputSchema":{"type":"object"},"mock":{"result":1}}]}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(bin, "serve", "--tools", manifest, "--http", "127.0.0.1:0")
-	stderrPipe, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
-	sc := bufio.NewScanner(stderrPipe)
-	var url string
-	for url == "" && sc.Scan() {
-		_, url, _ = strings.Cut(sc.Text(), "streamable HTTP at ")
-	}
-	if url == "" {
-		t.Fatal("no address on stderr")
-	}
-	var rest []string
-	drained := make(chan struct{})
-	go func() {
-		for sc.Scan() {
-			if strings.HasPrefix(sc.Text(), "runcode serve: ") { // not the MCP SDK's log
-				rest = append(rest, sc.Text())
-			}
-		}
-		close(drained)
-	}()
+	manifest := testfs.Temp(t, "tools.json", `{"tools":[{"name":"one","description":"One.","inputSchema":{"type":"object"},"mock":{"result":1}}]}`)
+	cmd, url, stderr := serveHTTP(t, bin, manifest)
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test"}, &mcp.ClientOptions{
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {},
 	}).Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1}, nil)
@@ -232,8 +174,51 @@ func TestServeHTTPStop(t *testing.T) {
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	testwait.Receive(t, drained, "runcode serve's stderr to end")
+	var rest []string
+	for _, line := range stderr() {
+		if strings.HasPrefix(line, "runcode serve: ") { // not the MCP SDK's log
+			rest = append(rest, line)
+		}
+	}
 	if err := cmd.Wait(); err != nil || len(rest) > 0 {
 		t.Errorf("runcode serve after SIGTERM: %v; stderr %q", err, rest)
+	}
+}
+
+// serveHTTP starts `runcode serve --tools manifest --http 127.0.0.1:0` from bin, killed
+// at the end of the test if it is still running, and returns it and the address it
+// announced on stderr. stderr waits until the process closes its stderr and returns
+// the lines it wrote after the address.
+func serveHTTP(t *testing.T, bin, manifest string) (cmd *exec.Cmd, url string, stderr func() []string) {
+	t.Helper()
+	cmd = exec.Command(bin, "serve", "--tools", manifest, "--http", "127.0.0.1:0")
+	pipe, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill() })
+	sc := bufio.NewScanner(pipe)
+	var before []string
+	for url == "" && sc.Scan() {
+		_, url, _ = strings.Cut(sc.Text(), "streamable HTTP at ")
+		before = append(before, sc.Text())
+	}
+	if !strings.HasPrefix(url, "http://127.0.0.1:") {
+		t.Fatalf("no address on stderr; got:\n%s", strings.Join(before, "\n"))
+	}
+	var rest []string
+	drained := make(chan struct{})
+	go func() { // keep reading stderr until runcode exits
+		for sc.Scan() {
+			rest = append(rest, sc.Text())
+		}
+		close(drained)
+	}()
+	return cmd, url, func() []string {
+		testwait.Receive(t, drained, "runcode serve's stderr to end")
+		return rest
 	}
 }

@@ -13,12 +13,11 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/runcode-go/runcode/internal/testexec"
+	"github.com/runcode-go/runcode/internal/testreg"
 	"github.com/runcode-go/runcode/internal/testwait"
-	"github.com/runcode-go/runcode/native"
 	"github.com/runcode-go/runcode/pipeline"
-	"github.com/runcode-go/runcode/ptc"
 	"github.com/runcode-go/runcode/registry"
-	"github.com/runcode-go/runcode/runtime"
 )
 
 const pngData = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
@@ -26,15 +25,12 @@ const pngData = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPh
 // servedScope is a scope with an image tool and an adder.
 func servedScope(t *testing.T, mode registry.Mode) *registry.Scope {
 	t.Helper()
-	scope := registry.New()
-	if _, err := scope.SetMode(mode); err != nil {
-		t.Fatal(err)
-	}
-	tools := []*registry.Tool{
-		{Name: "shot", Description: "Take a screenshot.", Execute: func(context.Context, *registry.Call) (any, error) {
+	scope := testreg.Scope(t, mode)
+	testreg.Register(t, scope,
+		&registry.Tool{Name: "shot", Description: "Take a screenshot.", Execute: func(context.Context, *registry.Call) (any, error) {
 			return registry.Answer{Value: "a screenshot", Content: []registry.Content{registry.Text("a screenshot"), {Type: "image", MIMEType: "image/png", Data: pngData}}}, nil
 		}},
-		{Name: "add", Description: "Add two numbers.",
+		&registry.Tool{Name: "add", Description: "Add two numbers.",
 			Parameters: registry.Object(registry.Required("a", registry.Number()), registry.Required("b", registry.Number())).Closed(),
 			Output:     registry.Output{Schema: registry.Number()},
 			Execute: func(_ context.Context, c *registry.Call) (any, error) {
@@ -43,13 +39,7 @@ func servedScope(t *testing.T, mode registry.Mode) *registry.Scope {
 					return nil, err
 				}
 				return in.A + in.B, nil
-			}},
-	}
-	for _, tool := range tools {
-		if _, err := scope.Register(tool); err != nil {
-			t.Fatal(err)
-		}
-	}
+			}})
 	return scope
 }
 
@@ -62,35 +52,28 @@ func serve(t *testing.T, scope *registry.Scope, clientOpts *mcp.ClientOptions) (
 // servePipeline is serve with the calls going through p.
 func servePipeline(t *testing.T, scope *registry.Scope, p *pipeline.Pipeline, clientOpts *mcp.ClientOptions) (*Server, *mcp.ClientSession) {
 	t.Helper()
-	var ex pipeline.Executor
-	set, _ := scope.Resolve(context.Background(), registry.Step{})
-	if set.Mode() == registry.ModeNative {
-		ex, _ = native.New(p, nil)
-	} else {
-		pool, err := runtime.NewPool(&runtime.PoolOptions{Size: 1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { pool.Close() })
-		if ex, err = ptc.New(p, &ptc.Options{Pool: pool}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	srv, err := NewServer(scope, ex, nil)
+	srv, err := NewServer(scope, testexec.For(t, testreg.ResolveIn(t, scope).Mode(), p, nil), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return srv, connect(t, srv, clientOpts, nil)
+}
+
+// connect connects a Go SDK client with copts and sopts to srv in memory, until the
+// test's cleanup closes the session and waits for the server's end of it.
+func connect(t *testing.T, srv *Server, copts *mcp.ClientOptions, sopts *mcp.ClientSessionOptions) *mcp.ClientSession {
+	t.Helper()
 	st, ct := mcp.NewInMemoryTransports()
 	ss, err := srv.srv.Connect(context.Background(), st, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test"}, clientOpts).Connect(context.Background(), ct, nil)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test"}, copts).Connect(context.Background(), ct, sopts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cs.Close(); ss.Wait() })
-	return srv, cs
+	return cs
 }
 
 func listNames(t *testing.T, cs *mcp.ClientSession) ([]string, map[string]*mcp.Tool) {

@@ -6,14 +6,13 @@ import (
 	"io"
 	"net/http/httptest"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/runcode-go/runcode/internal/testexec"
+	"github.com/runcode-go/runcode/internal/testwait"
 	"github.com/runcode-go/runcode/pipeline"
-	"github.com/runcode-go/runcode/ptc"
 	"github.com/runcode-go/runcode/registry"
-	"github.com/runcode-go/runcode/runtime"
 )
 
 // stoppable is a Server in mode ptc whose tool "wait" runs until its context ends,
@@ -30,16 +29,8 @@ func stoppable(t *testing.T) (srv *Server, entered chan struct{}, why chan error
 	}}); err != nil {
 		t.Fatal(err)
 	}
-	pool, err := runtime.NewPool(&runtime.PoolOptions{Size: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { pool.Close() })
-	ex, err := ptc.New(pipeline.New(nil), &ptc.Options{Pool: pool})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if srv, err = NewServer(scope, ex, nil); err != nil {
+	var err error
+	if srv, err = NewServer(scope, testexec.PTC(t, pipeline.New(nil), nil), nil); err != nil {
 		t.Fatal(err)
 	}
 	return srv, entered, why
@@ -48,19 +39,6 @@ func stoppable(t *testing.T) (srv *Server, entered chan struct{}, why chan error
 // waitCall returns new params each time: the SDK's client writes its _meta into them.
 func waitCall() *mcp.CallToolParams {
 	return &mcp.CallToolParams{Name: "run_code", Arguments: map[string]any{"description": "Wait", "code": `await tools.wait({});`}}
-}
-
-// within fails the test if ch yields nothing for a minute: a regression fails
-// instead of hanging.
-func within[T any](t *testing.T, ch <-chan T, what string) T {
-	t.Helper()
-	select {
-	case v := <-ch:
-		return v
-	case <-time.After(time.Minute):
-		t.Fatalf("%s did not happen", what)
-		panic("unreachable")
-	}
 }
 
 // TestServeStdioStop: when ServeStdio's context ends, the calls in flight are
@@ -85,15 +63,15 @@ func TestServeStdioStop(t *testing.T) {
 		res, _ := cs.CallTool(context.Background(), waitCall())
 		called <- res
 	}()
-	within(t, entered, "the call")
+	testwait.MustReceive(t, entered, "the call")
 	stop(errors.New("server stopping"))
-	within(t, why, "the tool's cancellation")
-	if err := within(t, served, "ServeStdio's return"); err != nil {
+	testwait.MustReceive(t, why, "the tool's cancellation")
+	if err := testwait.MustReceive(t, served, "ServeStdio's return"); err != nil {
 		t.Errorf("ServeStdio: %v", err)
 	}
 	inW.Close()
 	cs.Close()
-	within(t, called, "the client's call")
+	testwait.MustReceive(t, called, "the client's call")
 }
 
 // TestHandlerContextStop: HandlerContext's context ending cancels the calls in flight
@@ -116,10 +94,10 @@ func TestHandlerContextStop(t *testing.T) {
 		}
 		called <- res
 	}()
-	within(t, entered, "the call")
+	testwait.MustReceive(t, entered, "the call")
 	stop(errors.New("server stopping"))
-	within(t, why, "the tool's cancellation")
-	res := within(t, called, "the answer")
+	testwait.MustReceive(t, why, "the tool's cancellation")
+	res := testwait.MustReceive(t, called, "the answer")
 	if res == nil || !res.IsError || len(res.Content) != 1 || res.Content[0].(*mcp.TextContent).Text != "Error: code run failed (abort): server stopping" {
 		t.Errorf("answer: %+v", res)
 	}

@@ -9,6 +9,7 @@ import (
 	"testing/synctest"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/runcode-go/runcode/internal/testreg"
 	"github.com/runcode-go/runcode/pipeline"
 	"github.com/runcode-go/runcode/registry"
 	"go.uber.org/goleak"
@@ -30,21 +31,6 @@ func echo() *registry.Tool {
 	}
 }
 
-func setup(t *testing.T, tools ...*registry.Tool) *registry.ResolvedToolSet {
-	t.Helper()
-	scope := registry.New()
-	for _, tool := range tools {
-		if _, err := scope.Register(tool); err != nil {
-			t.Fatal(err)
-		}
-	}
-	set, err := scope.Resolve(context.Background(), registry.Step{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return set
-}
-
 func texts(rs []*pipeline.Result) []string {
 	var out []string
 	for _, r := range rs {
@@ -62,7 +48,7 @@ func TestExecuteBatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := ex.Execute(context.Background(), setup(t, echo()), []pipeline.RawCall{
+	got := ex.Execute(context.Background(), testreg.Resolve(t, echo()), []pipeline.RawCall{
 		{ID: "a", Name: "echo", Arguments: `{"text":"one"}`},
 		{ID: "b", Name: "echo", Arguments: `{"text": oops`},
 		{ID: "c", Name: "echo", Arguments: ``},
@@ -83,7 +69,7 @@ func TestExecuteBatch(t *testing.T) {
 
 func TestDescribe(t *testing.T) {
 	ex, _ := New(pipeline.New(nil), nil)
-	desc, err := ex.Describe(setup(t, echo()))
+	desc, err := ex.Describe(testreg.Resolve(t, echo()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +94,7 @@ func TestExecuteCancellation(t *testing.T) {
 			return nil, ctx.Err()
 		}}
 		ex, _ := New(pipeline.New(nil), nil)
-		got := ex.Execute(ctx, setup(t, block), []pipeline.RawCall{
+		got := ex.Execute(ctx, testreg.Resolve(t, block), []pipeline.RawCall{
 			{ID: "1", Name: "block"}, {ID: "2", Name: "block"}, {ID: "3", Name: "block"},
 		})
 		want := []string{"1 Error: tool call aborted", "2 Error: tool call aborted before dispatch", "3 Error: tool call aborted before dispatch"}

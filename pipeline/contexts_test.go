@@ -32,3 +32,22 @@ func TestContextContent(t *testing.T) {
 		t.Errorf("ContextContent(nil) = %v, want nil", got)
 	}
 }
+
+// TestResultText: a result's text is its text blocks, one per line, without the others.
+func TestResultText(t *testing.T) {
+	img := registry.Content{Type: "image", MIMEType: "image/png", Data: "iVBORw0KGgo="}
+	for _, tt := range []struct {
+		content []registry.Content
+		want    string
+	}{
+		{nil, ""},
+		{[]registry.Content{registry.Text("one")}, "one"},
+		{[]registry.Content{registry.Text("one"), img, registry.Text("two")}, "one\ntwo"},
+		{[]registry.Content{img}, ""},
+	} {
+		r := &Result{Content: tt.content}
+		if got := r.Text(); got != tt.want {
+			t.Errorf("Text() of %v = %q, want %q", tt.content, got, tt.want)
+		}
+	}
+}

@@ -5,31 +5,16 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/runcode-go/runcode/internal/testreg"
 	"github.com/runcode-go/runcode/registry"
 	"go.uber.org/goleak"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-// resolve registers tools in a fresh deployment scope and resolves it.
-func resolve(t testing.TB, tools ...*registry.Tool) *registry.ResolvedToolSet {
-	t.Helper()
-	return resolveIn(t, registry.New(), tools...)
-}
-
-func resolveIn(t testing.TB, scope *registry.Scope, tools ...*registry.Tool) *registry.ResolvedToolSet {
-	t.Helper()
-	for _, tool := range tools {
-		if _, err := scope.Register(tool); err != nil {
-			t.Fatalf("Register(%q): %v", tool.Name, err)
-		}
-	}
-	set, err := scope.Resolve(context.Background(), registry.Step{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return set
-}
+// resolve registers tools in a fresh deployment scope and resolves it; resolveIn does
+// so in a given scope.
+var resolve, resolveIn = testreg.Resolve, testreg.ResolveIn
 
 // echoTool returns its "text" argument; its schema requires it.
 func echoTool(name string) *registry.Tool {

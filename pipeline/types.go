@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/runcode-go/runcode/registry"
@@ -71,6 +72,19 @@ type Result struct {
 
 // IsError reports whether the call failed.
 func (r *Result) IsError() bool { return r.Error != nil }
+
+// Text returns the text blocks of the result's content joined by newlines, for a host
+// that shows text only; other blocks (images, resources) are left out. run_code's
+// result has exactly one text block, so its Text is that block.
+func (r *Result) Text() string {
+	var parts []string
+	for _, c := range r.Content {
+		if c.Type == "text" {
+			parts = append(parts, c.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
 
 // clone returns a deep-enough copy for observers: slices are copied so that an
 // observer cannot change the outcome the caller holds.

@@ -6,33 +6,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runcode-go/runcode/internal/testreg"
 	"github.com/runcode-go/runcode/pipeline"
 	"github.com/runcode-go/runcode/registry"
-	"github.com/runcode-go/runcode/runtime"
 )
 
 func benchExecutor(b *testing.B, maxParallel int, tools ...*registry.Tool) (*Executor, *registry.ResolvedToolSet) {
 	b.Helper()
-	pool, err := runtime.NewPool(&runtime.PoolOptions{Size: 4})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { pool.Close() })
-	scope := registry.New()
-	if _, err := scope.SetMode(registry.ModePTC); err != nil {
-		b.Fatal(err)
-	}
-	for _, t := range tools {
-		if _, err := scope.Register(t); err != nil {
-			b.Fatal(err)
-		}
-	}
-	set, err := scope.Resolve(context.Background(), registry.Step{})
-	if err != nil {
-		b.Fatal(err)
-	}
+	set := testreg.ResolveIn(b, testreg.Scope(b, registry.ModePTC), tools...)
 	ex, err := New(pipeline.New(&pipeline.Options{Wrappers: []pipeline.Middleware{pipeline.Timeout()}}),
-		&Options{Pool: pool, MaxParallelSubCalls: maxParallel})
+		&Options{Pool: newPool(b, 4), MaxParallelSubCalls: maxParallel})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -12,17 +12,14 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/runcode-go/runcode/internal/testleak"
+	"github.com/runcode-go/runcode/internal/testreg"
 	"github.com/runcode-go/runcode/pipeline"
 	"github.com/runcode-go/runcode/registry"
 	"github.com/runcode-go/runcode/runtime"
-	"go.uber.org/goleak"
 )
 
-// regexp2's match-timeout clock (the runtime sets a default match timeout) is one
-// process-wide goroutine that stops by itself about a second after the last timed match.
-func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m, goleak.IgnoreAnyFunction("github.com/dlclark/regexp2/v2.runClock"))
-}
+func TestMain(m *testing.M) { testleak.VerifyTestMain(m) }
 
 // env is a ptc executor over a fresh pool, with a deployment scope in mode ptc.
 type env struct {
@@ -37,16 +34,7 @@ type env struct {
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
-	pool, err := runtime.NewPool(&runtime.PoolOptions{Size: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { pool.Close() })
-	scope := registry.New()
-	if _, err := scope.SetMode(registry.ModePTC); err != nil {
-		t.Fatal(err)
-	}
-	e := &env{t: t, scope: scope, pool: pool}
+	e := &env{t: t, scope: testreg.Scope(t, registry.ModePTC), pool: newPool(t, 1)}
 	e.opts.Wrappers = []pipeline.Middleware{pipeline.Timeout()}
 	e.opts.Events = pipeline.SinkFunc(func(ev pipeline.Event) {
 		e.mu.Lock()
@@ -56,21 +44,25 @@ func newEnv(t *testing.T) *env {
 	return e
 }
 
+// newPool returns a pool of size warm VMs, closed at the end of the test.
+func newPool(t testing.TB, size int) *runtime.Pool {
+	t.Helper()
+	pool, err := runtime.NewPool(&runtime.PoolOptions{Size: size})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pool.Close() })
+	return pool
+}
+
 func (e *env) register(tools ...*registry.Tool) {
 	e.t.Helper()
-	for _, tool := range tools {
-		if _, err := e.scope.Register(tool); err != nil {
-			e.t.Fatal(err)
-		}
-	}
+	testreg.Register(e.t, e.scope, tools...)
 }
 
 func (e *env) executor() (*Executor, *registry.ResolvedToolSet) {
 	e.t.Helper()
-	set, err := e.scope.Resolve(context.Background(), registry.Step{})
-	if err != nil {
-		e.t.Fatal(err)
-	}
+	set := testreg.ResolveIn(e.t, e.scope)
 	o := e.ptc
 	o.Pool = e.pool
 	ex, err := New(pipeline.New(&e.opts), &o)

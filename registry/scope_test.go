@@ -29,15 +29,21 @@ func mustChild(t *testing.T, s *Scope, level Level, name string) *Scope {
 	return c
 }
 
-// visible returns "name=description" for each visible tool, in order.
-func visible(t *testing.T, s *Scope) []string {
+// mustResolve resolves s for an empty step.
+func mustResolve(t *testing.T, s *Scope) *ResolvedToolSet {
 	t.Helper()
 	set, err := s.Resolve(context.Background(), Step{})
 	if err != nil {
 		t.Fatalf("Resolve: %v", err)
 	}
+	return set
+}
+
+// visible returns "name=description" for each visible tool, in order.
+func visible(t *testing.T, s *Scope) []string {
+	t.Helper()
 	var out []string
-	for _, e := range set.Tools() {
+	for _, e := range mustResolve(t, s).Tools() {
 		out = append(out, e.Name()+"="+e.Tool.Description)
 	}
 	return out
@@ -109,45 +115,37 @@ func TestRestrict(t *testing.T) {
 	agent := mustChild(t, preset, Agent, "agent")
 	mustRegister(t, agent, "own")
 
-	names := func(s *Scope) string {
+	// want checks the names s shows, comma-separated.
+	want := func(s *Scope, names, what string) {
+		t.Helper()
 		var out []string
 		for _, v := range visible(t, s) {
 			out = append(out, strings.SplitN(v, "=", 2)[0])
 		}
-		return strings.Join(out, ",")
+		if got := strings.Join(out, ","); got != names {
+			t.Errorf("%s: %s", what, got)
+		}
 	}
 	undoAllow, err := agent.Restrict(Filter{Allow: []string{"a", "b", "p"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := names(agent); got != "a,b,own,p" {
-		t.Errorf("allow a,b,p: %s", got)
-	}
+	want(agent, "a,b,own,p", "allow a,b,p")
 	if _, err := agent.Restrict(Filter{Deny: []string{"b"}}); err != nil {
 		t.Fatal(err)
 	}
-	if got := names(agent); got != "a,own,p" {
-		t.Errorf("masks intersect: %s", got)
-	}
+	want(agent, "a,own,p", "masks intersect")
 	mustRegister(t, dep, "later")
-	if got := names(agent); got != "a,own,p" {
-		t.Errorf("allow mask must exclude a later deployment tool: %s", got)
-	}
+	want(agent, "a,own,p", "allow mask must exclude a later deployment tool")
 	undoAllow()
-	if got := names(agent); got != "a,c,later,own,p" {
-		t.Errorf("deny mask admits later tools after the allow mask is disposed: %s", got)
-	}
+	want(agent, "a,c,later,own,p", "deny mask admits later tools after the allow mask is disposed")
 	// A preset's mask applies to what its agents inherit from the deployment, not to
 	// the preset's own tools.
 	if _, err := preset.Restrict(Filter{Deny: []string{"a"}}); err != nil {
 		t.Fatal(err)
 	}
-	if got := names(agent); got != "c,later,own,p" {
-		t.Errorf("preset deny of a: %s", got)
-	}
-	if got := names(dep); got != "a,b,c,later" {
-		t.Errorf("deployment is never masked: %s", got)
-	}
+	want(agent, "c,later,own,p", "preset deny of a")
+	want(dep, "a,b,c,later", "deployment is never masked")
 
 	errs := []struct {
 		name    string
@@ -176,9 +174,7 @@ func TestRestrict(t *testing.T) {
 	if _, err := solo.Restrict(Filter{Allow: []string{}}); err != nil {
 		t.Fatal(err)
 	}
-	if got := names(solo); got != "mine" {
-		t.Errorf("empty allow list: %s", got)
-	}
+	want(solo, "mine", "empty allow list")
 }
 
 func TestGuardsAndModes(t *testing.T) {
@@ -187,10 +183,7 @@ func TestGuardsAndModes(t *testing.T) {
 	var order []string
 	agent.Guard(func(*Call) string { order = append(order, "agent"); return "" })
 	undo := dep.Guard(func(*Call) string { order = append(order, "deployment"); return "" })
-	set, err := agent.Resolve(context.Background(), Step{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	set := mustResolve(t, agent)
 	for _, g := range set.Guards() {
 		g(&Call{})
 	}
@@ -203,10 +196,7 @@ func TestGuardsAndModes(t *testing.T) {
 	}
 
 	mode := func(s *Scope) Mode {
-		set, err := s.Resolve(context.Background(), Step{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		set := mustResolve(t, s)
 		return set.Mode()
 	}
 	if m := mode(agent); m != ModeNative {
@@ -299,10 +289,7 @@ func TestResolvedSetLifecycle(t *testing.T) {
 	dep := New()
 	undo := mustRegister(t, dep, "gone")
 	mustRegister(t, dep, "kept")
-	set, err := dep.Resolve(context.Background(), Step{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	set := mustResolve(t, dep)
 	undo()
 	if _, err := set.Lookup("gone"); !errors.Is(err, ErrUnknownTool) {
 		t.Errorf("lookup of an unregistered tool: %v", err)
@@ -321,90 +308,67 @@ func TestResolvedSetLifecycle(t *testing.T) {
 // dispatched (their Lookup fails as an unknown tool), as disposal of a registration
 // does; the other entries keep dispatching, and undoing the change restores them.
 func TestResolvedSetSeesLaterChanges(t *testing.T) {
-	lookups := func(set *ResolvedToolSet, names ...string) []string {
-		var out []string
-		for _, n := range names {
+	// expect checks what set's Lookup gives for each tool want names: "name=description"
+	// or "name: error".
+	expect := func(t *testing.T, set *ResolvedToolSet, when string, want ...string) {
+		t.Helper()
+		var got []string
+		for _, w := range want {
+			n := w[:strings.IndexAny(w, "=:")]
 			e, err := set.Lookup(n)
 			switch {
 			case err != nil:
-				out = append(out, n+": "+err.Error())
+				got = append(got, n+": "+err.Error())
 			default:
-				out = append(out, n+"="+e.Tool.Description)
+				got = append(got, n+"="+e.Tool.Description)
 			}
 		}
-		return out
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", when, diff)
+		}
 	}
-	t.Run("restriction", func(t *testing.T) {
-		dep := New()
+	// readWrite is a deployment with read and write, and the set of an agent below it.
+	readWrite := func(t *testing.T) (dep, agent *Scope, set *ResolvedToolSet) {
+		t.Helper()
+		dep = New()
 		mustRegister(t, dep, "read")
 		mustRegister(t, dep, "write")
-		agent := mustChild(t, dep, Agent, "agent")
-		set, err := agent.Resolve(context.Background(), Step{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		agent = mustChild(t, dep, Agent, "agent")
+		return dep, agent, mustResolve(t, agent)
+	}
+	t.Run("restriction", func(t *testing.T) {
+		dep, agent, set := readWrite(t)
 		undo, err := agent.Restrict(Filter{Deny: []string{"write"}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := []string{"read=deployment read", "write: unknown tool"}
-		if diff := cmp.Diff(want, lookups(set, "read", "write")); diff != "" {
-			t.Errorf("after a deny mask (-want +got):\n%s", diff)
-		}
+		expect(t, set, "after a deny mask", "read=deployment read", "write: unknown tool")
 		undo()
-		want = []string{"read=deployment read", "write=deployment write"}
-		if diff := cmp.Diff(want, lookups(set, "read", "write")); diff != "" {
-			t.Errorf("after the mask was disposed (-want +got):\n%s", diff)
-		}
+		expect(t, set, "after the mask was disposed", "read=deployment read", "write=deployment write")
 		// A restriction of a farther scope reaches the nearer scope's set too.
 		preset := mustChild(t, dep, Preset, "preset")
 		mustRegister(t, preset, "own")
 		nearer := mustChild(t, preset, Agent, "nearer")
-		set, err = nearer.Resolve(context.Background(), Step{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		set = mustResolve(t, nearer)
 		if _, err := preset.Restrict(Filter{Allow: []string{"write"}}); err != nil {
 			t.Fatal(err)
 		}
-		want = []string{"read: unknown tool", "write=deployment write", "own=preset own"}
-		if diff := cmp.Diff(want, lookups(set, "read", "write", "own")); diff != "" {
-			t.Errorf("after an allow mask of the preset (-want +got):\n%s", diff)
-		}
+		expect(t, set, "after an allow mask of the preset", "read: unknown tool", "write=deployment write", "own=preset own")
 	})
 	t.Run("shadow", func(t *testing.T) {
-		dep := New()
-		mustRegister(t, dep, "read")
-		mustRegister(t, dep, "write")
-		agent := mustChild(t, dep, Agent, "agent")
-		set, err := agent.Resolve(context.Background(), Step{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		dep, agent, set := readWrite(t)
 		undo := mustRegister(t, agent, "write")
 		// The set was described with the deployment's write: the agent's is another
 		// definition, so the old entry no longer dispatches and the new one was never
 		// described to the model.
-		want := []string{"read=deployment read", "write: unknown tool"}
-		if diff := cmp.Diff(want, lookups(set, "read", "write")); diff != "" {
-			t.Errorf("after a shadow (-want +got):\n%s", diff)
-		}
+		expect(t, set, "after a shadow", "read=deployment read", "write: unknown tool")
 		undo()
-		want = []string{"read=deployment read", "write=deployment write"}
-		if diff := cmp.Diff(want, lookups(set, "read", "write")); diff != "" {
-			t.Errorf("after the shadow was disposed (-want +got):\n%s", diff)
-		}
+		expect(t, set, "after the shadow was disposed", "read=deployment read", "write=deployment write")
 		// A registration in a farther scope than the set's own entry shadows nothing.
 		mustRegister(t, agent, "mine")
-		set, err = agent.Resolve(context.Background(), Step{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		set = mustResolve(t, agent)
 		mustRegister(t, dep, "mine")
-		want = []string{"mine=agent mine"}
-		if diff := cmp.Diff(want, lookups(set, "mine")); diff != "" {
-			t.Errorf("after a farther registration (-want +got):\n%s", diff)
-		}
+		expect(t, set, "after a farther registration", "mine=agent mine")
 	})
 }
 
@@ -433,10 +397,7 @@ func TestSchemasExposeOnlyModelFields(t *testing.T) {
 func TestWithTransport(t *testing.T) {
 	dep := New()
 	mustRegister(t, dep, "read")
-	set, err := dep.Resolve(context.Background(), Step{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	set := mustResolve(t, dep)
 	if _, err := NewTransport(&Tool{Name: "other", Execute: nop}); !errors.Is(err, ErrInvalidTool) {
 		t.Errorf("transport with another name: %v", err)
 	}
@@ -465,10 +426,7 @@ func TestWithTransport(t *testing.T) {
 func TestMemo(t *testing.T) {
 	dep := New()
 	mustRegister(t, dep, "a")
-	set, err := dep.Resolve(context.Background(), Step{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	set := mustResolve(t, dep)
 	type key struct{}
 	var builds atomic.Int32
 	build := func() any { return builds.Add(1) }

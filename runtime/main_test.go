@@ -8,14 +8,10 @@ import (
 	"testing"
 	"time"
 
-	"go.uber.org/goleak"
+	"github.com/runcode-go/runcode/internal/testleak"
 )
 
-// regexp2's match-timeout clock is one process-wide goroutine that stops by itself about
-// a second after the last timed match; it is not ours to wait for.
-func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m, goleak.IgnoreAnyFunction("github.com/dlclark/regexp2/v2.runClock"))
-}
+func TestMain(m *testing.M) { testleak.VerifyTestMain(m) }
 
 // newTestPool returns a pool closed at the end of the test, with small budgets so hostile
 // programs end fast.

@@ -3,13 +3,14 @@ package sdkgen
 import (
 	"encoding/json"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/runcode-go/runcode/internal/testfs"
 )
 
 // corpusDir holds tool schemas as real MCP servers publish them, one file per server,
@@ -31,32 +32,17 @@ func loadCorpus(t testing.TB) []corpusServer {
 	}
 	var out []corpusServer
 	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var doc struct {
-			Tools []manifestTool `json:"tools"`
-		}
-		if err := json.Unmarshal(data, &doc); err != nil {
-			t.Fatalf("%s: %v", f, err)
-		}
-		s := corpusServer{name: strings.TrimSuffix(filepath.Base(f), ".json"), programs: map[string]string{}}
+		s := corpusServer{name: strings.TrimSuffix(filepath.Base(f), ".json"), tools: decodeTools(t, testfs.Read(t, f)), programs: map[string]string{}}
 		var native []map[string]any
-		for _, m := range doc.Tools {
-			s.tools = append(s.tools, Tool{Name: m.Name, Description: m.Description, Parameters: m.InputSchema, Output: m.OutputSchema})
-			native = append(native, map[string]any{"name": m.Name, "description": m.Description, "parameters": m.InputSchema})
+		for _, m := range s.tools {
+			native = append(native, map[string]any{"name": m.Name, "description": m.Description, "parameters": m.Parameters})
 		}
 		if s.native, err = json.Marshal(native); err != nil {
 			t.Fatal(err)
 		}
 		progs, _ := filepath.Glob(filepath.Join(corpusDir, s.name, "*.ts"))
 		for _, p := range progs {
-			text, err := os.ReadFile(p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			s.programs[filepath.Base(p)] = string(text)
+			s.programs[filepath.Base(p)] = testfs.Read(t, p)
 		}
 		out = append(out, s)
 	}
@@ -75,12 +61,9 @@ func TestTypeCheck(t *testing.T) {
 	var projects []tsProject
 	goldens, _ := filepath.Glob("testdata/*.txtar")
 	for _, file := range goldens {
-		data, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
+		data := testfs.Read(t, file)
 		name := "golden-" + strings.TrimSuffix(filepath.Base(file), ".txtar")
-		projects = append(projects, tsProject{name: name, sdk: Render(decodeTools(t, parseArchive(string(data)).files["tools.json"])).Declarations})
+		projects = append(projects, tsProject{name: name, sdk: Render(decodeTools(t, parseArchive(data).files["tools.json"])).Declarations})
 	}
 	corpus := loadCorpus(t)
 	for _, s := range corpus {
@@ -102,12 +85,9 @@ func TestTypeCheck(t *testing.T) {
 	var kept []Tool
 	files, _ := filepath.Glob("testdata/fuzz/FuzzRender/*")
 	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
+		data := testfs.Read(t, f)
 		var args []string
-		for _, line := range strings.Split(string(data), "\n")[1:] {
+		for _, line := range strings.Split(data, "\n")[1:] {
 			if v, ok := strings.CutPrefix(line, "string("); ok {
 				if u, err := strconv.Unquote(strings.TrimSuffix(v, ")")); err == nil {
 					args = append(args, u)

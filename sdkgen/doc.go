@@ -11,7 +11,8 @@
 // decide which sections a prompt carries for a mode (the executor does, with [Rules]),
 // or validate values against schemas (package registry does).
 //
-// It may import: the standard library and package registry.
+// It may import: the standard library, package registry, and internal/jsontext and
+// internal/editdist (the JSON string lexer and the edit distance it shares).
 //
 // # Generating the SDK
 //

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/runcode-go/runcode/internal/testfs"
 )
 
 var update = flag.Bool("update", false, "rewrite the expected sections of testdata/*.txtar")
@@ -64,7 +65,8 @@ func (a *archive) format() string {
 	return b.String()
 }
 
-// manifestTool is a tool in the shape MCP servers publish (tools/list) and manifests use.
+// manifestTool is a tool in the shape MCP servers publish (tools/list) and manifests
+// use, as the golden archives and the discovery corpora's tools.json hold it.
 type manifestTool struct {
 	Name         string          `json:"name"`
 	Description  string          `json:"description"`
@@ -74,6 +76,8 @@ type manifestTool struct {
 	DeferLoading bool            `json:"deferLoading"`
 }
 
+// decodeTools decodes tools given as a JSON array of manifestTool or as an object whose
+// "tools" member is one (a corpus file, a tools/list answer).
 func decodeTools(t testing.TB, data string) []Tool {
 	t.Helper()
 	var mt []manifestTool
@@ -109,11 +113,8 @@ func TestGolden(t *testing.T) {
 	}
 	for _, file := range files {
 		t.Run(strings.TrimSuffix(filepath.Base(file), ".txtar"), func(t *testing.T) {
-			data, err := os.ReadFile(file)
-			if err != nil {
-				t.Fatal(err)
-			}
-			a := parseArchive(string(data))
+			data := testfs.Read(t, file)
+			a := parseArchive(data)
 			in, ok := a.files["tools.json"]
 			if !ok {
 				t.Fatal("archive has no tools.json")

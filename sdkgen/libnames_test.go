@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"testing"
+
+	"github.com/runcode-go/runcode/internal/testfs"
 )
 
 // TestLibNamesCurrent checks that libnames.txt holds every top-level name of the
@@ -25,11 +27,8 @@ func TestLibNamesCurrent(t *testing.T) {
 	decl := regexp.MustCompile(`(?m)^(?:declare )?(?:interface|type|class|enum|namespace|var|const|let|function) ([A-Za-z_$][A-Za-z0-9_$]*)`)
 	missing := map[string]bool{}
 	for _, f := range libs {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, m := range decl.FindAllStringSubmatch(string(data), -1) {
+		data := testfs.Read(t, f)
+		for _, m := range decl.FindAllStringSubmatch(data, -1) {
 			if !reserved()[m[1]] {
 				missing[m[1]] = true
 			}

@@ -11,11 +11,21 @@ import (
 	"github.com/runcode-go/runcode/registry"
 )
 
+// wantContains reports each of wants that text (named what) lacks.
+func wantContains(t *testing.T, what, text string, wants ...string) {
+	t.Helper()
+	for _, want := range wants {
+		if !strings.Contains(text, want) {
+			t.Errorf("%s lacks %q", what, want)
+		}
+	}
+}
+
 // TestInstructionPhrases pins the contract strings (docs/run_code.md, "What the model is
 // sent") in the instruction block and the declarations' frame.
 func TestInstructionPhrases(t *testing.T) {
 	section := Render(nil).Section
-	for _, want := range []string{
+	wantContains(t, "the section", section,
 		"## Writing code for run_code\n\n",
 		"`run_code` takes two required arguments: `code`",
 		"and `description`, a short summary of what the program does.",
@@ -36,11 +46,7 @@ func TestInstructionPhrases(t *testing.T) {
 		"\ntype ToolName = keyof ToolOutputMap\n\n",
 		"\ndeclare class ToolCallError extends Error {\n  readonly name: \"ToolCallError\";\n  readonly toolName: ToolName;\n  readonly code: ToolErrorCode;\n}\n\n",
 		"\ndeclare const tools: {\n  [K in ToolName]: (args: ToolArgsMap[K]) => Promise<ToolOutputMap[K]>;\n}\n```\n",
-	} {
-		if !strings.Contains(section, want) {
-			t.Errorf("the section lacks %q", want)
-		}
-	}
+	)
 	for _, code := range []string{"INVALID_ARGS", "UNKNOWN_TOOL", "TOOL_TIMEOUT", "ABORTED", "ABORTED_BEFORE_DISPATCH", "INVALID_TOOL_OUTPUT", "DENIED", "TOOL_FAILED"} {
 		if !strings.Contains(section, `"`+code+`"`) {
 			t.Errorf("ToolErrorCode lacks %s", code)
@@ -51,17 +57,13 @@ func TestInstructionPhrases(t *testing.T) {
 // TestRunCodeTexts pins run_code's description, parameter schema and the ptc rule
 // section (docs/run_code.md, "What the model is sent").
 func TestRunCodeTexts(t *testing.T) {
-	for _, want := range []string{
+	wantContains(t, "RunCodeDescription", RunCodeDescription,
 		"Takes two required arguments: `code`, the BODY of an async function (top-level `await` and `return` work; TypeScript annotations are allowed and stripped)",
 		"`description`, a short summary of what the program does.",
 		"Call tools as `await tools.name(args)` per the declarations in the system prompt.",
 		"Only what you print or return is program output — curate it.",
 		"Image-bearing subtool results are attached after the run.",
-	} {
-		if !strings.Contains(RunCodeDescription, want) {
-			t.Errorf("RunCodeDescription lacks %q", want)
-		}
-	}
+	)
 	var params struct {
 		Type       string
 		Properties map[string]struct{ Type, Description string }

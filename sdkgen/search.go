@@ -7,6 +7,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/runcode-go/runcode/internal/editdist"
 )
 
 // Index is a lexical search index over a tool set: tools.$search ranks with it, and
@@ -188,7 +190,7 @@ func (ix *Index) Suggest(name string, keep func(string) bool) string {
 		if keep != nil && !keep(t.Name) {
 			continue
 		}
-		d := editDistance(lower, strings.ToLower(t.Name))
+		d := editdist.Levenshtein(lower, strings.ToLower(t.Name))
 		if d < bestD {
 			best, bestD = t.Name, d
 		}
@@ -197,27 +199,6 @@ func (ix *Index) Suggest(name string, keep func(string) bool) string {
 		return ""
 	}
 	return best
-}
-
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			c := 1
-			if ra[i-1] == rb[j-1] {
-				c = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+c)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
 }
 
 // forParams calls f for each parameter (and nested property, two levels deep) with

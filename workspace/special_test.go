@@ -9,8 +9,9 @@ import (
 	"path/filepath"
 	"syscall"
 	"testing"
-	"time"
 
+	"github.com/runcode-go/runcode/internal/testreg"
+	"github.com/runcode-go/runcode/internal/testwait"
 	"github.com/runcode-go/runcode/pipeline"
 	"github.com/runcode-go/runcode/registry"
 )
@@ -44,14 +45,7 @@ func TestSpecialFiles(t *testing.T) {
 	ws, err := Open(dir)
 	must(err)
 	defer ws.Close()
-	scope := registry.New()
-	for _, tool := range ws.Tools() {
-		if _, err := scope.Register(tool); err != nil {
-			t.Fatal(err)
-		}
-	}
-	set, err := scope.Resolve(context.Background(), registry.Step{})
-	must(err)
+	set := testreg.Resolve(t, ws.Tools()...)
 	p := pipeline.New(nil)
 	// call runs one call on a goroutine, so that a tool that blocks fails the test
 	// instead of hanging it.
@@ -61,13 +55,7 @@ func TestSpecialFiles(t *testing.T) {
 		go func() {
 			done <- p.Run(context.Background(), set, registry.Call{ID: "c", Name: name, Args: registry.MustParseValue(args)})
 		}()
-		select {
-		case res := <-done:
-			return res
-		case <-time.After(time.Minute):
-			t.Fatalf("%s %s blocked", name, args)
-			return nil
-		}
+		return testwait.MustReceive(t, done, name+" "+args+" (it blocked)")
 	}
 
 	refused := []struct{ name, tool, args, want string }{

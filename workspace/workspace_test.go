@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/runcode-go/runcode/internal/testreg"
 	"github.com/runcode-go/runcode/pipeline"
 	"github.com/runcode-go/runcode/registry"
 )
@@ -39,15 +40,7 @@ func setup(t *testing.T) (*registry.ResolvedToolSet, *pipeline.Pipeline) {
 	ws, err := Open(dir)
 	must(err)
 	t.Cleanup(func() { ws.Close() })
-	scope := registry.New()
-	for _, tool := range ws.Tools() {
-		if _, err := scope.Register(tool); err != nil {
-			t.Fatal(err)
-		}
-	}
-	set, err := scope.Resolve(context.Background(), registry.Step{})
-	must(err)
-	return set, pipeline.New(nil)
+	return testreg.Resolve(t, ws.Tools()...), pipeline.New(nil)
 }
 
 func run(t *testing.T, set *registry.ResolvedToolSet, p *pipeline.Pipeline, name, args string) *pipeline.Result {

@@ -32,8 +32,7 @@ func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	paths, err := bench.ScenarioFiles(fs.Args())
 	if err != nil {
-		fmt.Fprintf(stderr, "runcode bench: %v\n", err)
-		return exitUsage
+		return usageError(stderr, "bench", err)
 	}
 	if msg := checkBench(&f, &gc); msg != "" {
 		fmt.Fprintf(stderr, "runcode bench: %s\n", msg)
@@ -42,8 +41,7 @@ func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	defer wireBench(&f, &gc)()
 	ok, err := bench.Run(ctx, paths, &f, stdout)
 	if err != nil {
-		fmt.Fprintf(stderr, "runcode bench: %v\n", err)
-		return exitUsage
+		return usageError(stderr, "bench", err)
 	}
 	if !ok {
 		return exitFail

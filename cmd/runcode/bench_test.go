@@ -2,38 +2,18 @@ package main
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/runcode-go/runcode/internal/testfs"
 )
 
-// writeScenario writes a scenario file into a temporary directory and returns its path.
-func writeScenario(t *testing.T, text string) string {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "scenario.json")
-	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
+// scenariosDir holds the S1-S7 scenarios that runcode bench runs by default.
+const scenariosDir = "../../bench/scenarios"
 
-const s1Text = `{
-  "format": "codemode-bench-scenario/v1", "id": "S1", "name": "trivial", "description": "d",
-  "mode": "warm", "iterations": { "warmup": 20, "measured": 300 }, "tools": [],
-  "code": "return 1 + 1;", "expect": { "result": 2, "logs": [] }
-}`
-
-const s2Text = `{
-  "format": "codemode-bench-scenario/v1", "id": "S2", "name": "sequential", "description": "d",
-  "mode": "warm", "iterations": { "warmup": 20, "measured": 200 },
-  "tools": [{ "name": "echo", "description": "Returns its input unchanged.",
-    "inputSchema": { "type": "object", "properties": { "i": { "type": "integer" }, "text": { "type": "string" } },
-      "required": ["i", "text"], "additionalProperties": false },
-    "behavior": { "type": "echo" } }],
-  "code": "let total = 0;\nconst seen = [];\nfor (let i = 0; i < 10; i++) {\n  const r = await tools.echo({ i: i, text: \"msg-\" + i });\n  total += r.i;\n  seen.push(r.text);\n}\nconsole.log(\"calls\", seen.length);\nreturn { total: total, first: seen[0], last: seen[seen.length - 1] };",
-  "expect": { "result": { "total": 45, "first": "msg-0", "last": "msg-9" }, "logs": ["calls 10"] }
-}`
+// s1Path and s2Path are S1 (trivial) and S2 (sequential).
+var s1Path, s2Path = filepath.Join(scenariosDir, "s1-trivial.json"), filepath.Join(scenariosDir, "s2-sequential.json")
 
 // benchLine runs runcode bench and decodes its one report line.
 func benchLine(t *testing.T, wantCode int, args ...string) map[string]any {
@@ -54,7 +34,7 @@ func benchLine(t *testing.T, wantCode int, args ...string) map[string]any {
 }
 
 func TestBenchWarmS1(t *testing.T) {
-	line := benchLine(t, 0, "--warmup", "1", "--measured", "3", writeScenario(t, s1Text))
+	line := benchLine(t, 0, "--warmup", "1", "--measured", "3", s1Path)
 	if line["ok"] != true || line["peer"] != "runcode" || line["scenario"] != "S1" || line["mode"] != "warm" || line["runs"] != 3.0 || line["warmup"] != 1.0 {
 		t.Fatalf("line: %v", line)
 	}
@@ -71,22 +51,22 @@ func TestBenchWarmS1(t *testing.T) {
 }
 
 func TestBenchWarmS2CountsCalls(t *testing.T) {
-	line := benchLine(t, 0, "--warmup", "1", "--measured", "2", writeScenario(t, s2Text))
+	line := benchLine(t, 0, "--warmup", "1", "--measured", "2", s2Path)
 	if line["ok"] != true || line["hostCalls"] != 30.0 {
 		t.Fatalf("line: %v", line)
 	}
 }
 
 func TestBenchExpectMismatchFails(t *testing.T) {
-	text := strings.Replace(s2Text, `"logs": ["calls 10"]`, `"logs": ["calls 11"]`, 1)
-	line := benchLine(t, 1, "--warmup", "0", "--measured", "1", writeScenario(t, text))
+	text := strings.Replace(testfs.Read(t, s2Path), `"logs": ["calls 10"]`, `"logs": ["calls 11"]`, 1)
+	line := benchLine(t, 1, "--warmup", "0", "--measured", "1", testfs.Temp(t, "scenario.json", text))
 	if line["ok"] != false || !strings.Contains(line["error"].(string), `run 1: S2: expect failed: logs are ["calls 10"], want ["calls 11"]`) {
 		t.Fatalf("line: %v", line)
 	}
 }
 
 func TestBenchRejectsOtherFormat(t *testing.T) {
-	path := writeScenario(t, strings.Replace(s1Text, "/v1", "/v0", 1))
+	path := testfs.Temp(t, "scenario.json", strings.Replace(testfs.Read(t, s1Path), "/v1", "/v0", 1))
 	line := benchLine(t, 1, path)
 	if line["ok"] != false || line["error"] != path+`: format is "codemode-bench-scenario/v0"; runcode bench reads only "codemode-bench-scenario/v1"` {
 		t.Fatalf("line: %v", line)
@@ -119,15 +99,15 @@ func TestBenchRowsFreshAndSleep(t *testing.T) {
 	           {"name":"nap","description":"d","inputSchema":{"type":"object"},"behavior":{"type":"sleep","ms":1}}],
 	  "code":"const a = await tools.rows({}); a[0].id = 99; a.pop(); const b = await tools.rows({}); const s = await Promise.all([tools.nap({k: 1}), tools.nap({k: 2})]); console.log('rows', b.length, b[0].id); return [b[2].created, s[1].k];",
 	  "expect":{"result":["2024-03-03", 2],"logs":["rows 3 1"]}}`
-	line := benchLine(t, 0, writeScenario(t, text))
+	line := benchLine(t, 0, testfs.Temp(t, "scenario.json", text))
 	if line["ok"] != true || line["hostCalls"] != 8.0 {
 		t.Fatalf("line: %v", line)
 	}
 }
 
 func TestBenchMemory(t *testing.T) {
-	text := strings.Replace(strings.Replace(s2Text, `"mode": "warm"`, `"mode": "memory", "sandboxes": 3`, 1), `"warmup": 20`, `"warmup": 1`, 1)
-	line := benchLine(t, 0, writeScenario(t, text))
+	text := strings.Replace(strings.Replace(testfs.Read(t, s2Path), `"mode": "warm"`, `"mode": "memory", "sandboxes": 3`, 1), `"warmup": 20`, `"warmup": 1`, 1)
+	line := benchLine(t, 0, testfs.Temp(t, "scenario.json", text))
 	if line["ok"] != true || line["sandboxes"] != 3.0 || line["hostCalls"] != 40.0 {
 		t.Fatalf("line: %v", line)
 	}
@@ -141,7 +121,7 @@ func TestBenchMemory(t *testing.T) {
 // A cold scenario re-executes this binary (the test binary, see TestMain) once per run as
 // "bench --cold-child", and reports the runs and the floor.
 func TestBenchCold(t *testing.T) {
-	path := writeScenario(t, strings.Replace(s2Text, `"mode": "warm"`, `"mode": "cold"`, 1))
+	path := testfs.Temp(t, "scenario.json", strings.Replace(testfs.Read(t, s2Path), `"mode": "warm"`, `"mode": "cold"`, 1))
 	line := benchLine(t, 0, "--warmup", "1", "--measured", "2", path)
 	if line["ok"] != true || line["mode"] != "cold" || line["runs"] != 2.0 || line["hostCalls"] != 30.0 {
 		t.Fatalf("line: %v", line)
@@ -158,7 +138,7 @@ func TestBenchCold(t *testing.T) {
 		t.Errorf("extra: %v", extra)
 	}
 	// A failing child's line becomes the scenario's failure.
-	bad := writeScenario(t, strings.Replace(strings.Replace(s2Text, `"mode": "warm"`, `"mode": "cold"`, 1), `"calls 10"`, `"calls"`, 1))
+	bad := testfs.Temp(t, "scenario.json", strings.Replace(strings.Replace(testfs.Read(t, s2Path), `"mode": "warm"`, `"mode": "cold"`, 1), `"calls 10"`, `"calls"`, 1))
 	line = benchLine(t, 1, "--warmup", "0", "--measured", "1", bad)
 	if line["ok"] != false || !strings.HasPrefix(line["error"].(string), "cold run 1: S2: expect failed: logs are") {
 		t.Fatalf("line: %v", line)
@@ -168,7 +148,7 @@ func TestBenchCold(t *testing.T) {
 // With --isolation process the programs run in a worker process (the test binary, see
 // TestMain), and the line says so.
 func TestBenchWarmProcess(t *testing.T) {
-	line := benchLine(t, 0, "--isolation", "process", "--warmup", "1", "--measured", "2", writeScenario(t, s2Text))
+	line := benchLine(t, 0, "--isolation", "process", "--warmup", "1", "--measured", "2", s2Path)
 	if line["ok"] != true || line["hostCalls"] != 30.0 || line["extra"].(map[string]any)["isolation"] != "process" {
 		t.Fatalf("line: %v", line)
 	}

@@ -33,13 +33,11 @@ func checkCommand(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	name := fs.Arg(0)
 	code, err := readProgram(name, stdin)
 	if err != nil {
-		fmt.Fprintf(stderr, "runcode check: %v\n", err)
-		return exitUsage
+		return usageError(stderr, "check", err)
 	}
 	set, release, err := toolSet(ctx, *toolsPath, *root, registry.ModePTC)
 	if err != nil {
-		fmt.Fprintf(stderr, "runcode check: %v\n", err)
-		return exitUsage
+		return usageError(stderr, "check", err)
 	}
 	defer release()
 	label := displayName(name)
@@ -54,8 +52,7 @@ func checkCommand(ctx context.Context, args []string, stdin io.Reader, stdout, s
 			fmt.Fprintf(stdout, "%s: %s\n", label, f.Message)
 			return exitFail
 		}
-		fmt.Fprintf(stderr, "runcode check: %v\n", err)
-		return exitUsage
+		return usageError(stderr, "check", err)
 	}
 	var names []string
 	for _, e := range set.Tools() {
@@ -92,8 +89,7 @@ func checkCommand(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	// Warnings are advice: the program runs as it is, so they do not change the exit status.
 	warnings, err := runtime.Warnings(code, nil)
 	if err != nil {
-		fmt.Fprintf(stderr, "runcode check: %v\n", err)
-		return exitUsage
+		return usageError(stderr, "check", err)
 	}
 	for _, w := range warnings {
 		fmt.Fprintf(stdout, "%s:%d:%d: warning: %s\n", label, w.Line, w.Column, w.Message)

@@ -10,14 +10,7 @@ import (
 
 func TestCheck(t *testing.T) {
 	shop := filepath.Join(programsDir, "shop.json")
-	tests := []struct {
-		name       string
-		args       []string
-		stdin      string
-		wantCode   int
-		wantStdout string
-		wantStderr string
-	}{
+	tests := []cliCase{
 		{"clean program", []string{"--tools", shop, filepath.Join(programsDir, "top-customers.ts")}, "", 0,
 			filepath.Join(programsDir, "top-customers.ts") + ": reaches get_customer, list_orders\n", ""},
 		{"did you mean", []string{"--tools", shop, "-"}, "await tools.lst_orders({});\nconst r = await tools[\"get-order\"]({ id: 'A1' });\nawait tools.zzzzzzz({});\nawait tools.run_code({});", 1,
@@ -53,9 +46,7 @@ func TestCheck(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
 			code := run(context.Background(), append([]string{"check"}, tt.args...), strings.NewReader(tt.stdin), &stdout, &stderr)
-			if code != tt.wantCode || stdout.String() != tt.wantStdout || stderr.String() != tt.wantStderr {
-				t.Errorf("exit %d\nstdout %q\nstderr %q\nwant exit %d\nstdout %q\nstderr %q", code, stdout.String(), stderr.String(), tt.wantCode, tt.wantStdout, tt.wantStderr)
-			}
+			tt.check(t, code, stdout.String(), stderr.String())
 		})
 	}
 }

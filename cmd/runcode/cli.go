@@ -10,6 +10,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/runcode-go/runcode/internal/editdist"
 	"github.com/runcode-go/runcode/mcpbridge"
 	"github.com/runcode-go/runcode/ptc"
 	"github.com/runcode-go/runcode/registry"
@@ -106,31 +107,16 @@ func unknownCommand(cmd string) string {
 	msg := fmt.Sprintf("runcode: unknown command %q", cmd)
 	if strings.HasPrefix(cmd, "-") {
 		msg = fmt.Sprintf("runcode: flag %q comes after a command: runcode <command> [flags]", cmd)
-	} else if best := runtime.Suggest(cmd, commandNames); best != "" && editDistance(cmd, best) <= max(1, len(best)/2) {
+	} else if best := runtime.Suggest(cmd, commandNames); best != "" && editdist.Levenshtein(cmd, best) <= max(1, len(best)/2) {
 		msg += fmt.Sprintf("; did you mean %q?", best)
 	}
 	return msg + "\ncommands: " + strings.Join(commandNames, ", ") + " (runcode help <command> for one's flags)"
 }
 
-// editDistance is the Levenshtein distance between a and b, in bytes.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
+// usageError writes err on stderr as command's usage error and returns exitUsage.
+func usageError(stderr io.Writer, command string, err error) int {
+	fmt.Fprintf(stderr, "runcode %s: %v\n", command, err)
+	return exitUsage
 }
 
 // newFlags returns a flag set that reports errors to stderr and help to stdout.
@@ -224,8 +210,7 @@ func sdkCommand(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	}
 	set, release, err := toolSet(ctx, *tools, *root, registry.ModePTC)
 	if err != nil {
-		fmt.Fprintf(stderr, "runcode sdk: %v\n", err)
-		return exitUsage
+		return usageError(stderr, "sdk", err)
 	}
 	defer release()
 	sdk := sdkgen.Section(sdkgen.ToolsOf(set), &sdkgen.Options{Budget: sdkBudget(budget), Full: *full})
@@ -268,8 +253,7 @@ func describeCommand(ctx context.Context, args []string, stdout, stderr io.Write
 	}
 	set, release, err := toolSet(ctx, *tools, *root, m)
 	if err != nil {
-		fmt.Fprintf(stderr, "runcode describe: %v\n", err)
-		return exitUsage
+		return usageError(stderr, "describe", err)
 	}
 	defer release()
 	// The schemas as serve offers them: under ptc and both, run_code's description

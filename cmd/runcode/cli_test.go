@@ -23,6 +23,25 @@ func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	return code, out.String(), errOut.String()
 }
 
+// cliCase is one run of the command line: its arguments and stdin, and the exit status
+// and output it must give.
+type cliCase struct {
+	name       string
+	args       []string
+	stdin      string
+	wantCode   int
+	wantStdout string
+	wantStderr string
+}
+
+// check reports a run that did not give the case's exit status and output.
+func (c cliCase) check(t *testing.T, code int, stdout, stderr string) {
+	t.Helper()
+	if code != c.wantCode || stdout != c.wantStdout || stderr != c.wantStderr {
+		t.Errorf("exit %d, stdout %q, stderr %q\nwant exit %d, stdout %q, stderr %q", code, stdout, stderr, c.wantCode, c.wantStdout, c.wantStderr)
+	}
+}
+
 // TestBadManifests: every bad manifest exits 2, prints nothing on stdout, and names
 // the file, the tool and the problem on stderr.
 func TestBadManifests(t *testing.T) {

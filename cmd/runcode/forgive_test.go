@@ -8,21 +8,12 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/runcode-go/runcode/internal/testfs"
 )
-
-// writeProgram writes a program file into a fresh directory and returns its path.
-func writeProgram(t *testing.T, name, code string) string {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), name)
-	if err := os.WriteFile(path, []byte(code), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
 
 // Flags may follow the program file, and "--" ends them.
 func TestFlagsAfterTheProgram(t *testing.T) {
-	prog := writeProgram(t, "prog.js", "return 1")
+	prog := testfs.Temp(t, "prog.js", "return 1")
 	code, stdout, stderr := runCLI(t, "run", prog, "--json", "--max-calls", "3")
 	if code != 0 {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
@@ -67,7 +58,7 @@ func TestUnknownCommandAndHelp(t *testing.T) {
 }
 
 func TestDurationNeedsAUnit(t *testing.T) {
-	prog := writeProgram(t, "prog.js", "return 1")
+	prog := testfs.Temp(t, "prog.js", "return 1")
 	code, stdout, stderr := runCLI(t, "run", "--timeout", "5", prog)
 	if code != 2 || stdout != "" {
 		t.Errorf("exit %d, stdout %q", code, stdout)
@@ -79,7 +70,7 @@ func TestDurationNeedsAUnit(t *testing.T) {
 
 // The model-facing text stays the contract's; the CLI names the flag on stderr.
 func TestOutputLimitNamesTheFlag(t *testing.T) {
-	prog := writeProgram(t, "big.js", "return 'y'.repeat(4000)")
+	prog := testfs.Temp(t, "big.js", "return 'y'.repeat(4000)")
 	code, stdout, stderr := runCLI(t, "run", "--max-output", "1KiB", prog)
 	if code != 1 || stdout != "Error: code run failed (output-limit): outer output exceeded 1024 bytes\n" {
 		t.Errorf("exit %d, stdout %q", code, stdout)
@@ -90,7 +81,7 @@ func TestOutputLimitNamesTheFlag(t *testing.T) {
 }
 
 func TestTruncateOutputFlag(t *testing.T) {
-	prog := writeProgram(t, "big.js", "console.log('x'.repeat(100)); return Array.from({length: 400}, (_, i) => ({i}))")
+	prog := testfs.Temp(t, "big.js", "console.log('x'.repeat(100)); return Array.from({length: 400}, (_, i) => ({i}))")
 	var texts []string
 	for _, iso := range []string{isolationInProcess, isolationProcess} {
 		code, stdout, stderr := runCLI(t, "run", "--max-output", "1KiB", "--truncate-output", "--isolation", iso, prog, "--json")
@@ -127,7 +118,7 @@ func TestTruncateOutputFlag(t *testing.T) {
 
 // Stack frames name the program's file, in both isolation modes.
 func TestErrorsNameTheFile(t *testing.T) {
-	prog := writeProgram(t, "prog.ts", "const n: number = 1\nawait tools.read_file({ path: 'missing.txt' })")
+	prog := testfs.Temp(t, "prog.ts", "const n: number = 1\nawait tools.read_file({ path: 'missing.txt' })")
 	for _, iso := range []string{isolationInProcess, isolationProcess} {
 		code, stdout, _ := runCLI(t, "run", "--root", t.TempDir(), "--isolation", iso, prog)
 		if code != 1 || !strings.Contains(stdout, "\n    at tools.read_file (prog.ts:2:") || strings.Contains(stdout, "program.") {
@@ -142,7 +133,7 @@ func TestFencedProgram(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, "a.md"), []byte("hello\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	prog := writeProgram(t, "prog.md", "```ts\nconst r = await tools.read_file({ path: 'a.md' })\nreturn r.text\n```\n")
+	prog := testfs.Temp(t, "prog.md", "```ts\nconst r = await tools.read_file({ path: 'a.md' })\nreturn r.text\n```\n")
 	if code, stdout, stderr := runCLI(t, "run", "--root", root, prog); code != 0 || stdout != "hello\n" {
 		t.Errorf("run: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"flag"
+	"github.com/runcode-go/runcode/internal/testfs"
 	"io"
 	"runtime/debug"
 	"runtime/metrics"
@@ -134,12 +135,12 @@ func gogc() int {
 // modes, and passes the flag on to its cold children (which refuse flags they do not know).
 func TestGCPercentBench(t *testing.T) {
 	for _, isolation := range []string{isolationInProcess, isolationProcess} {
-		line := benchLine(t, 0, "--isolation", isolation, "--gc-percent", "250", "--warmup", "0", "--measured", "1", writeScenario(t, s1Text))
+		line := benchLine(t, 0, "--isolation", isolation, "--gc-percent", "250", "--warmup", "0", "--measured", "1", testfs.Temp(t, "scenario.json", testfs.Read(t, s1Path)))
 		if got := line["extra"].(map[string]any)["gcPercent"]; got != 250.0 {
 			t.Errorf("%s: extra.gcPercent = %v, want 250", isolation, got)
 		}
 	}
-	cold := writeScenario(t, strings.Replace(s1Text, `"mode": "warm"`, `"mode": "cold"`, 1))
+	cold := testfs.Temp(t, "scenario.json", strings.Replace(testfs.Read(t, s1Path), `"mode": "warm"`, `"mode": "cold"`, 1))
 	if line := benchLine(t, 0, "--gc-percent", "250", "--warmup", "0", "--measured", "1", cold); line["ok"] != true {
 		t.Errorf("cold: %v", line)
 	}

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/runcode-go/runcode/internal/testfs"
 	"github.com/runcode-go/runcode/internal/testwait"
 	"go.uber.org/goleak"
 )
@@ -130,21 +131,12 @@ func loadPlan(calls int) []loadCase {
 func loadWorkspace(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	files := map[string]string{
+	testfs.Tree(t, dir, map[string]string{
 		"README.md":        "# Load test workspace\nA few files the well-behaved programs read.\n",
 		"notes/a.txt":      "alpha\nTODO: first\nbeta\n",
 		"notes/b.txt":      "gamma\nTODO: second\n",
 		"data/numbers.txt": "1\n2\n3\n4\n5\n",
-	}
-	for name, text := range files {
-		path := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	if err := os.Mkdir(filepath.Join(dir, "special"), 0o755); err != nil {
 		t.Fatal(err)
 	}

@@ -211,40 +211,36 @@ func procStatus(pid int) (map[string]int64, error) {
 
 // childrenOf returns the processes whose parent is pid.
 func childrenOf(pid int) []int {
-	var out []int
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		child, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
+	return processes(func(child int) bool {
 		data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", child))
 		if err != nil {
-			continue
+			return false
 		}
 		// pid (comm) state ppid …; comm may hold spaces and parentheses.
 		i := strings.LastIndexByte(string(data), ')')
 		if i < 0 {
-			continue
+			return false
 		}
-		if fields := strings.Fields(string(data[i+1:])); len(fields) > 1 && fields[1] == strconv.Itoa(pid) {
-			out = append(out, child)
-		}
-	}
-	return out
+		fields := strings.Fields(string(data[i+1:]))
+		return len(fields) > 1 && fields[1] == strconv.Itoa(pid)
+	})
 }
 
 // running returns the processes running the executable bin: the server and its
 // workers, and whatever they left behind.
 func running(bin string) []int {
+	return processes(func(pid int) bool {
+		exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid))
+		return err == nil && exe == bin
+	})
+}
+
+// processes returns the ids of the running processes that keep accepts.
+func processes(keep func(pid int) bool) []int {
 	var out []int
 	entries, _ := os.ReadDir("/proc")
 	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		if exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid)); err == nil && exe == bin {
+		if pid, err := strconv.Atoi(e.Name()); err == nil && keep(pid) {
 			out = append(out, pid)
 		}
 	}

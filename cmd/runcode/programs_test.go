@@ -47,6 +47,32 @@ var durations = regexp.MustCompile(`"durationMs": [0-9.e+-]+`)
 // with its .want.json (durations zeroed). Run with -update to rewrite them; review
 // the diff.
 func TestPrograms(t *testing.T) {
+	eachProgram(t, func(t *testing.T, file, name string) {
+		code, rep, got := runCorpusProgram(t, file, name)
+		if want := map[bool]int{false: exitOK, true: exitFail}[rep.IsError]; code != want {
+			t.Errorf("exit status %d with isError=%v", code, rep.IsError)
+		}
+		wantFile := filepath.Join(programsDir, name+".want.json")
+		if *update {
+			if err := os.WriteFile(wantFile, got, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			return
+		}
+		want, err := os.ReadFile(wantFile)
+		if err != nil {
+			t.Fatalf("%v (run with -update to create it)", err)
+		}
+		if diff := cmp.Diff(string(want), string(got)); diff != "" {
+			t.Errorf("--json output mismatch (-want +got):\n%s", diff)
+		}
+	})
+}
+
+// eachProgram runs f in a parallel subtest, named after the program, for each program of
+// the corpus (at least 30).
+func eachProgram(t *testing.T, f func(t *testing.T, file, name string)) {
+	t.Helper()
 	files, _ := filepath.Glob(filepath.Join(programsDir, "*.[jt]s"))
 	if len(files) < 30 {
 		t.Fatalf("the corpus has %d programs, want at least 30", len(files))
@@ -55,24 +81,7 @@ func TestPrograms(t *testing.T) {
 		name := strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			code, rep, got := runCorpusProgram(t, file, name)
-			if want := map[bool]int{false: exitOK, true: exitFail}[rep.IsError]; code != want {
-				t.Errorf("exit status %d with isError=%v", code, rep.IsError)
-			}
-			wantFile := filepath.Join(programsDir, name+".want.json")
-			if *update {
-				if err := os.WriteFile(wantFile, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(wantFile)
-			if err != nil {
-				t.Fatalf("%v (run with -update to create it)", err)
-			}
-			if diff := cmp.Diff(string(want), string(got)); diff != "" {
-				t.Errorf("--json output mismatch (-want +got):\n%s", diff)
-			}
+			f(t, file, name)
 		})
 	}
 }
@@ -101,14 +110,7 @@ func TestBinary(t *testing.T) {
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	tests := []struct {
-		name       string
-		args       []string
-		stdin      string
-		wantCode   int
-		wantStdout string
-		wantStderr string
-	}{
+	tests := []cliCase{
 		{"tour", []string{"run", "--root", filepath.Join(programsDir, "workspace"), filepath.Join(programsDir, "tour.ts")}, "", 0,
 			"2 notes, 3 open TODOs\n[\n  \"write the migration guide\",\n  \"benchmark the pool\",\n  \"fix flaky test in sync\"\n]\n", ""},
 		{"stdin program", []string{"run", "--root", programsDir, "-"}, "console.log('hi'); return 2", 0, "hi\n2\n", ""},
@@ -133,9 +135,7 @@ func TestBinary(t *testing.T) {
 			} else if err != nil {
 				t.Fatal(err)
 			}
-			if code != tt.wantCode || stdout.String() != tt.wantStdout || stderr.String() != tt.wantStderr {
-				t.Errorf("exit %d, stdout %q, stderr %q\nwant exit %d, stdout %q, stderr %q", code, stdout.String(), stderr.String(), tt.wantCode, tt.wantStdout, tt.wantStderr)
-			}
+			tt.check(t, code, stdout.String(), stderr.String())
 		})
 	}
 }

@@ -57,8 +57,7 @@ func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	name := fs.Arg(0)
 	code, err := readProgram(name, stdin)
 	if err != nil {
-		fmt.Fprintf(stderr, "runcode run: %v\n", err)
-		return exitUsage
+		return usageError(stderr, "run", err)
 	}
 	if f.description == "" {
 		f.description = "Run " + displayName(name)
@@ -106,8 +105,7 @@ func displayName(name string) string {
 func (f *runFlags) execute(ctx context.Context, code string, stdout, stderr io.Writer) int {
 	set, closeTools, err := toolSet(ctx, f.tools, f.root, registry.ModePTC)
 	if err != nil {
-		fmt.Fprintf(stderr, "runcode run: %v\n", err)
-		return exitUsage
+		return usageError(stderr, "run", err)
 	}
 	defer closeTools()
 
@@ -123,8 +121,7 @@ func (f *runFlags) execute(ctx context.Context, code string, stdout, stderr io.W
 	}
 	pool, closePool, err := newRunner(runnerOptions{isolation: f.isolation, workers: 1, warm: 1, gcPercent: f.gc.workers()})
 	if err != nil {
-		fmt.Fprintf(stderr, "runcode run: %v\n", err)
-		return exitUsage
+		return usageError(stderr, "run", err)
 	}
 	defer closePool()
 	if f.isolation != isolationProcess {
@@ -134,13 +131,12 @@ func (f *runFlags) execute(ctx context.Context, code string, stdout, stderr io.W
 	exOpts.FileName = f.file
 	ex, err := ptc.New(pipeline.New(&opts), exOpts)
 	if err != nil {
-		fmt.Fprintf(stderr, "runcode run: %v\n", err)
-		return exitUsage
+		return usageError(stderr, "run", err)
 	}
 	args, _ := json.Marshal(map[string]string{"code": code, "description": f.description})
 	res, rep := ex.Run(ctx, set, pipeline.RawCall{ID: "call-1", Arguments: string(args)})
 
-	text := contentText(res.Content)
+	text := res.Text()
 	if f.json {
 		writeJSON(stdout, report(res, rep, text))
 	} else {
@@ -161,17 +157,6 @@ func (f *runFlags) execute(ctx context.Context, code string, stdout, stderr io.W
 		return exitFail
 	}
 	return exitOK
-}
-
-// contentText joins the text blocks of run_code's content (it has exactly one).
-func contentText(content []registry.Content) string {
-	var parts []string
-	for _, c := range content {
-		if c.Type == "text" {
-			parts = append(parts, c.Text)
-		}
-	}
-	return strings.Join(parts, "\n")
 }
 
 // jsonReport is the --json shape of docs/cli.md, "runcode run".

@@ -32,8 +32,7 @@ func searchCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	set, release, err := toolSet(ctx, *toolsPath, *root, registry.ModePTC)
 	if err != nil {
-		fmt.Fprintf(stderr, "runcode search: %v\n", err)
-		return exitUsage
+		return usageError(stderr, "search", err)
 	}
 	defer release()
 	hits := bindings.Index(set).Search(query, min(*limit, bindings.MaxSearchLimit), nil)

@@ -91,8 +91,7 @@ func serveCommand(ctx context.Context, args []string, stdin io.Reader, stdout, s
 
 	scope, release, err := serveScope(ctx, f.tools, f.root, m, stderr, logger)
 	if err != nil {
-		fmt.Fprintf(stderr, "runcode serve: %v\n", err)
-		return exitUsage
+		return usageError(stderr, "serve", err)
 	}
 	defer release()
 
@@ -118,8 +117,7 @@ func serveCommand(ctx context.Context, args []string, stdin io.Reader, stdout, s
 		}
 		pool, closePool, perr := newRunner(runnerOptions{isolation: f.isolation, workers: f.workers, warm: 2, memoryCeiling: ceiling, gcPercent: f.gc.workers()})
 		if perr != nil {
-			fmt.Fprintf(stderr, "runcode serve: %v\n", perr)
-			return exitUsage
+			return usageError(stderr, "serve", perr)
 		}
 		defer closePool()
 		if f.isolation == isolationInProcess {
@@ -132,13 +130,11 @@ func serveCommand(ctx context.Context, args []string, stdin io.Reader, stdout, s
 		ex, err = ptc.New(p, po)
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "runcode serve: %v\n", err)
-		return exitUsage
+		return usageError(stderr, "serve", err)
 	}
 	srv, err := mcpbridge.NewServer(scope.scope, ex, &mcpbridge.ServerOptions{Progress: prog, Logger: logger})
 	if err != nil {
-		fmt.Fprintf(stderr, "runcode serve: %v\n", err)
-		return exitUsage
+		return usageError(stderr, "serve", err)
 	}
 	scope.onChange(func() {
 		if err := srv.Sync(ctx); err != nil {

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/runcode-go/runcode/internal/testwait"
 	"go.uber.org/goleak"
 )
 
@@ -37,6 +38,9 @@ func TestServeBadFlags(t *testing.T) {
 		{"negative ceiling", []string{"--isolation", "in-process", "--memory-ceiling", "-1"}, "runcode serve: --memory-ceiling must not be negative (0 turns the ceiling off), got -1"},
 		{"ceiling in process isolation", []string{"--memory-ceiling", "1GiB"}, "runcode serve: --memory-ceiling applies to --isolation in-process only (worker processes each have a hard memory limit)"},
 		{"debug address", []string{"--debug-addr", "127.0.0.1:no-port"}, "runcode serve: --debug-addr: listen tcp: lookup tcp/no-port: unknown port"},
+		{"log level", []string{"--log-level", "loud"}, `runcode serve: --log-level must be debug, info, warn or error, got "loud"`},
+		{"log level in capitals", []string{"--log-level", "INFO"}, `runcode serve: --log-level must be debug, info, warn or error, got "INFO"`},
+		{"log format", []string{"--log-format", "xml"}, `runcode serve: --log-format must be text or json, got "xml"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -144,6 +148,22 @@ func TestDebugHandler(t *testing.T) {
 	}
 }
 
+// announced reads the first line serve writes on stderr, which must begin with prefix,
+// returns what follows the prefix, and discards the rest of stderr.
+func announced(t *testing.T, stderr io.Reader, prefix string) string {
+	t.Helper()
+	lines := bufio.NewScanner(stderr)
+	if !lines.Scan() {
+		t.Fatal("serve ended without a word on stderr")
+	}
+	rest, ok := strings.CutPrefix(lines.Text(), prefix)
+	if !ok {
+		t.Fatalf("stderr %q", lines.Text())
+	}
+	go io.Copy(io.Discard, stderr)
+	return rest
+}
+
 // TestServeDebugAddr: serve in process with --debug-addr serves the goroutine profile
 // while it runs, holds the Go runtime's memory limit at --memory-ceiling, and puts both
 // back when it stops.
@@ -164,15 +184,7 @@ func TestServeDebugAddr(t *testing.T) {
 		errW.Close()
 		done <- code
 	}()
-	lines := bufio.NewScanner(errR)
-	if !lines.Scan() {
-		t.Fatal("serve ended without a word on stderr")
-	}
-	url, ok := strings.CutPrefix(lines.Text(), "runcode serve: debug endpoint at ")
-	if !ok {
-		t.Fatalf("stderr %q", lines.Text())
-	}
-	go io.Copy(io.Discard, errR)
+	url := announced(t, errR, "runcode serve: debug endpoint at ")
 	// Once it answers initialize, serve is serving.
 	io.WriteString(inW, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`+"\n")
 	answers := bufio.NewScanner(outR)
@@ -194,7 +206,7 @@ func TestServeDebugAddr(t *testing.T) {
 		t.Errorf("memory limit while serving %d, want %d", got, 300<<20)
 	}
 	inW.Close()
-	if code := await(t, done, "serve's exit"); code != exitOK {
+	if code := testwait.MustReceive(t, done, "serve's exit"); code != exitOK {
 		t.Errorf("exit %d", code)
 	}
 	if got := debug.SetMemoryLimit(-1); got != before {

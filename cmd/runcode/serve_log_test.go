@@ -14,26 +14,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-func TestServeLogFlagsBad(t *testing.T) {
-	tests := []struct {
-		args []string
-		want string
-	}{
-		{[]string{"--log-level", "loud"}, `runcode serve: --log-level must be debug, info, warn or error, got "loud"`},
-		{[]string{"--log-level", "INFO"}, `runcode serve: --log-level must be debug, info, warn or error, got "INFO"`},
-		{[]string{"--log-format", "xml"}, `runcode serve: --log-format must be text or json, got "xml"`},
-	}
-	for _, tt := range tests {
-		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
-			code, stdout, stderr := runCLI(t, append([]string{"serve"}, tt.args...)...)
-			first, _, _ := strings.Cut(stderr, "\n")
-			if code != exitUsage || stdout != "" || first != tt.want {
-				t.Errorf("exit %d, stdout %q, stderr's first line %q\nwant exit 2, nothing on stdout, %q", code, stdout, first, tt.want)
-			}
-		})
-	}
-}
-
 func TestServeLogHelp(t *testing.T) {
 	_, stdout, _ := runCLI(t, "serve", "--help")
 	for _, want := range []string{"[--log-level L] [--log-format F]", "-log-level LEVEL", "debug (every call's start too)",

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"io"
 	"net"
@@ -64,15 +63,7 @@ func TestServeHTTPGuard(t *testing.T) {
 		errW.Close()
 		done <- code
 	}()
-	lines := bufio.NewScanner(errR)
-	if !lines.Scan() {
-		t.Fatal("serve ended without a word on stderr")
-	}
-	url, ok := strings.CutPrefix(lines.Text(), "runcode serve: MCP over streamable HTTP at ")
-	if !ok {
-		t.Fatalf("stderr %q", lines.Text())
-	}
-	go io.Copy(io.Discard, errR)
+	url := announced(t, errR, "runcode serve: MCP over streamable HTTP at ")
 	client := &http.Client{}
 	post := func(auth, origin string) (int, string) {
 		req, _ := http.NewRequest("POST", url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`))

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/runcode-go/runcode/internal/testwait"
 )
 
 // testRole plays the roles of the tests of stuck calls, and reports whether it played
@@ -95,19 +96,6 @@ func entered(t *testing.T, fifo string) <-chan *os.File {
 	return ch
 }
 
-// await returns what ch yields, failing the test if that takes a minute: a
-// regression fails instead of hanging.
-func await[T any](t *testing.T, ch <-chan T, what string) T {
-	t.Helper()
-	select {
-	case v := <-ch:
-		return v
-	case <-time.After(time.Minute):
-		t.Fatalf("%s: not within a minute", what)
-		panic("unreachable")
-	}
-}
-
 // TestRunStuckSubCall: `runcode run --timeout` returns its timeout, in both modes,
 // while a sub-call blocked reading a FIFO ignores its cancellation, and --json shows
 // that call abandoned.
@@ -123,7 +111,7 @@ func TestRunStuckSubCall(t *testing.T) {
 				exited <- run(context.Background(), []string{"run", "--json", "--timeout", "1s", "--isolation", isolation, "--tools", manifest, "-"},
 					strings.NewReader(`console.log("reading"); return await tools.hold({})`), &stdout, &stderr)
 			}()
-			code := await(t, exited, "runcode run")
+			code := testwait.MustReceive(t, exited, "runcode run")
 			t.Logf("returned %v after the run started (timeout 1s)", time.Since(start))
 			var rep jsonReport
 			if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil || code != exitFail {
@@ -171,7 +159,7 @@ func (s *mcpSession) send(msg string) {
 // start initializes the session and calls run_code with a program that calls hold.
 func (s *mcpSession) start() {
 	s.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
-	if line := await(s.t, s.lines, "initialize's answer"); !strings.Contains(line, `"result"`) {
+	if line := testwait.MustReceive(s.t, s.lines, "initialize's answer"); !strings.Contains(line, `"result"`) {
 		s.t.Fatalf("initialize: %s", line)
 	}
 	s.send(`{"jsonrpc":"2.0","method":"notifications/initialized","params":{}}`)
@@ -200,7 +188,7 @@ func TestServeStuckCall(t *testing.T) {
 				}()
 				s := newSession(t, inW, outR)
 				s.start()
-				defer (await(t, writer, "the call's start")).Close()
+				defer (testwait.MustReceive(t, writer, "the call's start")).Close()
 				start := time.Now()
 				if stop == "signal" {
 					cancel()
@@ -208,7 +196,7 @@ func TestServeStuckCall(t *testing.T) {
 					inW.Close()
 				}
 				// Exit 0, and not through the backstop: the run ended a grace after the stop.
-				if code := await(t, exited, "runcode serve's exit"); code != exitOK || strings.Contains(stderr.String(), "runcode serve: ") {
+				if code := testwait.MustReceive(t, exited, "runcode serve's exit"); code != exitOK || strings.Contains(stderr.String(), "runcode serve: ") {
 					t.Errorf("exit %d; stderr %s", code, stderr.String())
 				}
 				t.Logf("exited %v after the %s", time.Since(start), stop)
@@ -271,7 +259,7 @@ func TestServeSIGTERM(t *testing.T) {
 				}
 				go httpCall(t, url)
 			}
-			defer (await(t, writer, "the call's start")).Close()
+			defer (testwait.MustReceive(t, writer, "the call's start")).Close()
 			start := time.Now()
 			if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 				t.Fatal(err)
@@ -287,7 +275,7 @@ func TestServeSIGTERM(t *testing.T) {
 				waited <- cmd.Wait()
 			}()
 			// Exit 0, and not through a backstop: the run ended a grace after SIGTERM.
-			if err := await(t, waited, "runcode serve's exit"); err != nil || len(rest) > 0 {
+			if err := testwait.MustReceive(t, waited, "runcode serve's exit"); err != nil || len(rest) > 0 {
 				t.Errorf("runcode serve after SIGTERM: %v; stderr %q", err, rest)
 			}
 			t.Logf("exited %v after SIGTERM", time.Since(start))

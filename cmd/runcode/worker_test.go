@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/runcode-go/runcode/internal/bench"
+	"github.com/runcode-go/runcode/internal/testfs"
 )
 
 // TestMain lets the test binary play the worker role: --isolation process re-executes
@@ -35,24 +36,13 @@ func TestMain(m *testing.M) {
 // the outputs of TestPrograms (the same .want.json files): same text, values, failure kinds
 // and messages, sub-call ids and contexts as in process.
 func TestProgramsIsolated(t *testing.T) {
-	files, _ := filepath.Glob(filepath.Join(programsDir, "*.[jt]s"))
-	if len(files) < 30 {
-		t.Fatalf("the corpus has %d programs, want at least 30", len(files))
-	}
-	for _, file := range files {
-		name := strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			_, _, got := runCorpusProgram(t, file, name, "--isolation", "process")
-			want, err := os.ReadFile(filepath.Join(programsDir, name+".want.json"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(string(want), string(got)); diff != "" {
-				t.Errorf("--json output in process isolation differs from in-process (-want +got):\n%s", diff)
-			}
-		})
-	}
+	eachProgram(t, func(t *testing.T, file, name string) {
+		_, _, got := runCorpusProgram(t, file, name, "--isolation", "process")
+		want := testfs.Read(t, filepath.Join(programsDir, name+".want.json"))
+		if diff := cmp.Diff(want, string(got)); diff != "" {
+			t.Errorf("--json output in process isolation differs from in-process (-want +got):\n%s", diff)
+		}
+	})
 }
 
 // TestIsolationFlag: a bad --isolation is a usage error; process mode fails a program that

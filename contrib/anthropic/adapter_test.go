@@ -26,16 +26,9 @@ var update = flag.Bool("update", false, "rewrite testdata/*.golden.json")
 func TestExecuteRecorded(t *testing.T) {
 	for _, name := range []string{"turn_orders", "turn_chart"} {
 		t.Run(name, func(t *testing.T) {
-			set := resolve(t, registry.ModeBoth)
-			exec, err := executors(t).For(set)
-			if err != nil {
-				t.Fatal(err)
-			}
+			set, exec := setup(t, registry.ModeBoth)
 			rec := &recorder{next: exec}
-			a, err := anthropic.New(rec, set, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
+			a := mustNew(t, rec, set, nil)
 			msg := message(t, name+".json")
 			turn, err := a.Execute(context.Background(), msg)
 			if err != nil {
@@ -76,12 +69,8 @@ func TestExecuteRecorded(t *testing.T) {
 // per tool_use in order, is_error exactly on the failed one, images inside the
 // tool_result.
 func TestExecuteResultShape(t *testing.T) {
-	set := resolve(t, registry.ModeBoth)
-	exec, _ := executors(t).For(set)
-	a, err := anthropic.New(exec, set, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	set, exec := setup(t, registry.ModeBoth)
+	a := mustNew(t, exec, set, nil)
 	type block struct {
 		Type, Text string
 		Media      string
@@ -146,13 +135,9 @@ func TestExecuteResultShape(t *testing.T) {
 
 // TestExecuteRefuses pins the messages Execute refuses, running nothing.
 func TestExecuteRefuses(t *testing.T) {
-	set := resolve(t, registry.ModePTC)
-	exec, _ := executors(t).For(set)
+	set, exec := setup(t, registry.ModePTC)
 	rec := &recorder{next: exec}
-	a, err := anthropic.New(rec, set, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := mustNew(t, rec, set, nil)
 	decode := func(content string) *sdk.Message {
 		var m sdk.Message
 		if err := json.Unmarshal([]byte(`{"id":"msg_1","type":"message","role":"assistant","model":"m","stop_reason":"tool_use","content":`+content+`}`), &m); err != nil {
@@ -189,13 +174,9 @@ func TestExecuteRefuses(t *testing.T) {
 // model-direct call under mode ptc failing as the pipeline says (UNKNOWN_TOOL), and a
 // toolset_name carried from tool_use to tool_result.
 func TestExecuteNullInput(t *testing.T) {
-	set := resolve(t, registry.ModePTC)
-	exec, _ := executors(t).For(set)
+	set, exec := setup(t, registry.ModePTC)
 	rec := &recorder{next: exec}
-	a, err := anthropic.New(rec, set, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := mustNew(t, rec, set, nil)
 	var m sdk.Message
 	if err := json.Unmarshal([]byte(`{"id":"msg_1","type":"message","role":"assistant","model":"m","stop_reason":"tool_use","content":[{"type":"tool_use","id":"toolu_1","name":"run_code","input":null},{"type":"tool_use","id":"toolu_2","name":"get_order","toolset_name":"orders"}]}`), &m); err != nil {
 		t.Fatal(err)
@@ -227,13 +208,9 @@ func (b broken) Execute(ctx context.Context, set *registry.ResolvedToolSet, batc
 }
 
 func TestExecuteExecutorContract(t *testing.T) {
-	set := resolve(t, registry.ModeBoth)
-	exec, _ := executors(t).For(set)
-	a, err := anthropic.New(broken{exec}, set, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = a.Execute(context.Background(), message(t, "turn_orders.json"))
+	set, exec := setup(t, registry.ModeBoth)
+	a := mustNew(t, broken{exec}, set, nil)
+	_, err := a.Execute(context.Background(), message(t, "turn_orders.json"))
 	if want := "anthropic: the executor returned 1 results for 2 calls"; err == nil || err.Error() != want {
 		t.Fatalf("err = %v, want %q", err, want)
 	}
@@ -242,12 +219,8 @@ func TestExecuteExecutorContract(t *testing.T) {
 // TestTools pins the tool list: names in the description's order, the registry's JSON
 // Schema as input_schema member for member, defer_loading only where marked.
 func TestTools(t *testing.T) {
-	set := resolve(t, registry.ModeBoth)
-	exec, _ := executors(t).For(set)
-	a, err := anthropic.New(exec, set, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	set, exec := setup(t, registry.ModeBoth)
+	a := mustNew(t, exec, set, nil)
 	desc, err := exec.Describe(set)
 	if err != nil {
 		t.Fatal(err)
@@ -302,8 +275,7 @@ func TestTools(t *testing.T) {
 // TestSystem pins the system blocks: the description's sections in order, and one
 // cache breakpoint, on the SDK section unless Options say otherwise.
 func TestSystem(t *testing.T) {
-	set := resolve(t, registry.ModePTC)
-	exec, _ := executors(t).For(set)
+	set, exec := setup(t, registry.ModePTC)
 	desc, err := exec.Describe(set)
 	if err != nil {
 		t.Fatal(err)
@@ -341,10 +313,7 @@ func TestSystem(t *testing.T) {
 		{"no cache", &anthropic.Options{NoCache: true}, nil, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			a, err := anthropic.New(exec, set, tc.opts)
-			if err != nil {
-				t.Fatal(err)
-			}
+			a := mustNew(t, exec, set, tc.opts)
 			at, ttl, got := cached(a.System())
 			if diff := cmp.Diff(texts, got); diff != "" {
 				t.Errorf("texts (-want +got):\n%s", diff)
@@ -369,16 +338,12 @@ func TestSystem(t *testing.T) {
 // TestSystemNative: without an SDK section the breakpoint goes on the last section;
 // with no sections there is nothing to cache.
 func TestSystemNative(t *testing.T) {
-	set := resolve(t, registry.ModeNative)
-	exec, _ := executors(t).For(set)
+	set, exec := setup(t, registry.ModeNative)
 	desc, err := exec.Describe(set)
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := anthropic.New(exec, set, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := mustNew(t, exec, set, nil)
 	sys := a.System()
 	if len(sys) != len(desc.Sections) {
 		t.Fatalf("%d system blocks for %d sections", len(sys), len(desc.Sections))
@@ -395,8 +360,7 @@ func TestSystemNative(t *testing.T) {
 
 // TestNewRefuses pins New's errors.
 func TestNewRefuses(t *testing.T) {
-	set := resolve(t, registry.ModePTC)
-	exec, _ := executors(t).For(set)
+	set, exec := setup(t, registry.ModePTC)
 
 	dotted := registry.New()
 	dotted.Register(&registry.Tool{Name: "fs.read", Parameters: registry.Object(), Execute: func(context.Context, *registry.Call) (any, error) { return nil, nil }})
@@ -430,8 +394,7 @@ func TestNewRefuses(t *testing.T) {
 
 // TestToolsAreCopies: a caller changing the returned slices does not change the adapter.
 func TestToolsAreCopies(t *testing.T) {
-	set := resolve(t, registry.ModeBoth)
-	exec, _ := executors(t).For(set)
+	set, exec := setup(t, registry.ModeBoth)
 	a, _ := anthropic.New(exec, set, nil)
 	before := indent(t, map[string]any{"tools": a.Tools(), "system": a.System()})
 	tools, sys := a.Tools(), a.System()
@@ -460,10 +423,7 @@ func TestToolsLossless(t *testing.T) {
 		t.Fatal(err)
 	}
 	exec, _ := executors(t).For(set)
-	a, err := anthropic.New(exec, set, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := mustNew(t, exec, set, nil)
 	wire, err := json.Marshal(a.Tools()[0])
 	if err != nil {
 		t.Fatal(err)

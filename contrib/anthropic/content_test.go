@@ -7,10 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	sdk "github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/google/go-cmp/cmp"
 	"github.com/runcode-go/runcode/contrib/anthropic"
-	"github.com/runcode-go/runcode/native"
 	"github.com/runcode-go/runcode/pipeline"
 	"github.com/runcode-go/runcode/registry"
 )
@@ -22,27 +20,6 @@ var big = base64.StdEncoding.EncodeToString(make([]byte, 150))
 // cannot take becomes a text saying so, empty text is dropped, and a policy's context
 // follows the content after a text naming it.
 func TestContentBlocks(t *testing.T) {
-	scope := registry.New()
-	scope.Register(&registry.Tool{
-		Name:       "odd_content",
-		Parameters: registry.Object(),
-		Execute: func(context.Context, *registry.Call) (any, error) {
-			return registry.Answer{Value: nil, Content: []registry.Content{
-				registry.Text("first"),
-				registry.Text(""),
-				{Type: "image", Data: pngPixel, MIMEType: "image/svg+xml"},
-				{Type: "image", Data: "not base64!", MIMEType: "image/png"},
-				{Type: "image", MIMEType: "image/png"},
-				{Type: "audio", Data: "AAAA", MIMEType: "audio/wav"},
-				{Type: "resource", URI: "file:///notes.txt", MIMEType: "text/plain", Text: "a note"},
-				{Type: "resource", URI: "file:///blob.bin", MIMEType: "application/octet-stream", Data: "AAAA"},
-				{Type: "resource", URI: "https://example.com/x"},
-				{Type: "image", Data: pngPixel, MIMEType: "image/webp"},
-				{Type: "image", Data: pngPixel[:40] + "\r\n" + pngPixel[40:], MIMEType: "image/gif"},
-				{Type: "image", Data: big, MIMEType: "image/jpeg"},
-			}}, nil
-		},
-	})
 	audit := func(ctx context.Context, call *pipeline.Call, res *pipeline.Result) (pipeline.PostAction, error) {
 		return pipeline.PostAction{Contexts: []pipeline.AdditionalContext{
 			{Source: "audit", Content: []registry.Content{registry.Text("reviewed")}},
@@ -50,26 +27,20 @@ func TestContentBlocks(t *testing.T) {
 			{Source: "tagger", CallID: "c-9", Tool: "tag", Content: []registry.Content{registry.Text("tagged")}},
 		}}, nil
 	}
-	set, err := scope.Resolve(context.Background(), registry.Step{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	exec, err := native.New(pipeline.New(&pipeline.Options{PostExecute: []pipeline.PostExecuteFunc{audit}}), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := anthropic.New(exec, set, &anthropic.Options{MaxImageBytes: 100})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var msg sdk.Message
-	if err := json.Unmarshal([]byte(`{"id":"msg_1","type":"message","role":"assistant","model":"m","stop_reason":"tool_use","content":[{"type":"tool_use","id":"toolu_1","name":"odd_content","input":{}}]}`), &msg); err != nil {
-		t.Fatal(err)
-	}
-	turn, err := a.Execute(context.Background(), &msg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	turn := answer(t, []registry.Content{
+		registry.Text("first"),
+		registry.Text(""),
+		{Type: "image", Data: pngPixel, MIMEType: "image/svg+xml"},
+		{Type: "image", Data: "not base64!", MIMEType: "image/png"},
+		{Type: "image", MIMEType: "image/png"},
+		{Type: "audio", Data: "AAAA", MIMEType: "audio/wav"},
+		{Type: "resource", URI: "file:///notes.txt", MIMEType: "text/plain", Text: "a note"},
+		{Type: "resource", URI: "file:///blob.bin", MIMEType: "application/octet-stream", Data: "AAAA"},
+		{Type: "resource", URI: "https://example.com/x"},
+		{Type: "image", Data: pngPixel, MIMEType: "image/webp"},
+		{Type: "image", Data: pngPixel[:40] + "\r\n" + pngPixel[40:], MIMEType: "image/gif"},
+		{Type: "image", Data: big, MIMEType: "image/jpeg"},
+	}, &pipeline.Options{PostExecute: []pipeline.PostExecuteFunc{audit}}, &anthropic.Options{MaxImageBytes: 100})
 	var wire struct {
 		Content []struct {
 			IsError *bool            `json:"is_error"`
@@ -123,34 +94,7 @@ func TestMaxImageBytes(t *testing.T) {
 		{"no bound", -1, huge, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			scope := registry.New()
-			scope.Register(&registry.Tool{
-				Name:       "shot",
-				Parameters: registry.Object(),
-				Execute: func(context.Context, *registry.Call) (any, error) {
-					return registry.Answer{Content: []registry.Content{{Type: "image", Data: tc.data, MIMEType: "image/png"}}}, nil
-				},
-			})
-			set, err := scope.Resolve(context.Background(), registry.Step{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			exec, err := native.New(pipeline.New(nil), nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			a, err := anthropic.New(exec, set, &anthropic.Options{MaxImageBytes: tc.max})
-			if err != nil {
-				t.Fatal(err)
-			}
-			var msg sdk.Message
-			if err := json.Unmarshal([]byte(`{"id":"msg_1","type":"message","role":"assistant","model":"m","stop_reason":"tool_use","content":[{"type":"tool_use","id":"toolu_1","name":"shot","input":{}}]}`), &msg); err != nil {
-				t.Fatal(err)
-			}
-			turn, err := a.Execute(context.Background(), &msg)
-			if err != nil {
-				t.Fatal(err)
-			}
+			turn := answer(t, []registry.Content{{Type: "image", Data: tc.data, MIMEType: "image/png"}}, nil, &anthropic.Options{MaxImageBytes: tc.max})
 			got := turn.OfUser.Content[0].OfToolResult.Content[0]
 			if (got.OfImage != nil) != tc.image {
 				text := ""

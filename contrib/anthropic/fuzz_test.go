@@ -9,8 +9,7 @@ import (
 	"testing"
 
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
-	"github.com/runcode-go/runcode/contrib/anthropic"
-	"github.com/runcode-go/runcode/native"
+	"github.com/runcode-go/runcode/internal/testexec"
 	"github.com/runcode-go/runcode/pipeline"
 	"github.com/runcode-go/runcode/registry"
 )
@@ -28,14 +27,7 @@ func FuzzExecute(f *testing.F) {
 	}
 	f.Add([]byte(`{"content":[{"type":"tool_use","id":"a","name":"get_order","input":"x"},{"type":"tool_use","id":"b","name":"nope","input":[1]}]}`))
 	set := resolve(f, registry.ModeNative)
-	exec, err := native.New(pipeline.New(nil), nil)
-	if err != nil {
-		f.Fatal(err)
-	}
-	a, err := anthropic.New(exec, set, nil)
-	if err != nil {
-		f.Fatal(err)
-	}
+	a := mustNew(f, testexec.Native(f, pipeline.New(nil)), set, nil)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var msg sdk.Message
 		if json.Unmarshal(data, &msg) != nil {
@@ -76,34 +68,7 @@ func FuzzContent(f *testing.F) {
 	f.Add("resource", "", "text/plain", "a note")
 	f.Add("text", "", "", "")
 	f.Fuzz(func(t *testing.T, typ, data, mime, text string) {
-		scope := registry.New()
-		scope.Register(&registry.Tool{
-			Name:       "emit",
-			Parameters: registry.Object(),
-			Execute: func(context.Context, *registry.Call) (any, error) {
-				return registry.Answer{Content: []registry.Content{{Type: typ, Data: data, MIMEType: mime, Text: text, URI: text}}}, nil
-			},
-		})
-		set, err := scope.Resolve(context.Background(), registry.Step{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		exec, err := native.New(pipeline.New(nil), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		a, err := anthropic.New(exec, set, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var msg sdk.Message
-		if err := json.Unmarshal([]byte(`{"content":[{"type":"tool_use","id":"toolu_1","name":"emit","input":{}}]}`), &msg); err != nil {
-			t.Fatal(err)
-		}
-		turn, err := a.Execute(context.Background(), &msg)
-		if err != nil {
-			t.Fatal(err)
-		}
+		turn := answer(t, []registry.Content{{Type: typ, Data: data, MIMEType: mime, Text: text, URI: text}}, nil, nil)
 		checkBlocks(t, turn.OfUser.Content[0].OfToolResult.Content)
 	})
 }

@@ -10,27 +10,23 @@ import (
 	"testing"
 
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
-	"github.com/runcode-go/runcode/native"
+	"github.com/runcode-go/runcode/contrib/anthropic"
+	"github.com/runcode-go/runcode/internal/testexec"
+	"github.com/runcode-go/runcode/internal/testleak"
+	"github.com/runcode-go/runcode/internal/testreg"
 	"github.com/runcode-go/runcode/pipeline"
-	"github.com/runcode-go/runcode/ptc"
 	"github.com/runcode-go/runcode/registry"
-	"github.com/runcode-go/runcode/runtime"
-	"go.uber.org/goleak"
 )
 
-func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m, goleak.IgnoreAnyFunction("github.com/dlclark/regexp2/v2.runClock"))
-}
+func TestMain(m *testing.M) { testleak.VerifyTestMain(m) }
 
 // pngPixel is a 1x1 PNG, base64.
 const pngPixel = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
 
-// tools registers the fixtures' tools in scope: get_order (parallel-safe; id
-// "missing" fails), render_chart (answers with text and an image) and archive_orders
-// (deferred).
-func tools(t testing.TB, scope *registry.Scope) {
-	t.Helper()
-	for _, tool := range []*registry.Tool{{
+// fixtures are the tests' tools: get_order (parallel-safe; id "missing" fails),
+// render_chart (answers with text and an image) and archive_orders (deferred).
+func fixtures() []*registry.Tool {
+	return []*registry.Tool{{
 		Name:              "get_order",
 		Description:       "Look up an order by id.",
 		Parameters:        registry.Object(registry.Required("id", registry.String())),
@@ -68,51 +64,61 @@ func tools(t testing.TB, scope *registry.Scope) {
 		Execute: func(ctx context.Context, call *registry.Call) (any, error) {
 			return map[string]int{"archived": 0}, nil
 		},
-	}} {
-		if _, err := scope.Register(tool); err != nil {
-			t.Fatal(err)
-		}
-	}
+	}}
 }
 
 // resolve returns the fixtures' tool set under mode.
 func resolve(t testing.TB, mode registry.Mode) *registry.ResolvedToolSet {
 	t.Helper()
-	scope := registry.New()
-	if _, err := scope.SetMode(mode); err != nil {
-		t.Fatal(err)
-	}
-	tools(t, scope)
-	set, err := scope.Resolve(context.Background(), registry.Step{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return set
+	return testreg.ResolveIn(t, testreg.Scope(t, mode), fixtures()...)
 }
 
 // executors returns the real executors for each mode: run_code on a goja pool that the
 // test's cleanup closes, and the native executor.
-func executors(t testing.TB) pipeline.Executors {
+var executors = testexec.Executors
+
+// setup returns the fixtures' tool set under mode and the real executor of that mode.
+func setup(t testing.TB, mode registry.Mode) (*registry.ResolvedToolSet, pipeline.Executor) {
 	t.Helper()
-	pool, err := runtime.NewPool(&runtime.PoolOptions{Size: 1})
+	set := resolve(t, mode)
+	exec, err := executors(t).For(set)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		if err := pool.Close(); err != nil {
-			t.Error(err)
-		}
+	return set, exec
+}
+
+// answer has the adapter (with opts) execute one tool_use of a tool "emit" that answers
+// with content, natively through a pipeline with popts, and returns the user turn.
+func answer(t testing.TB, content []registry.Content, popts *pipeline.Options, opts *anthropic.Options) sdk.MessageParam {
+	t.Helper()
+	set := testreg.Resolve(t, &registry.Tool{
+		Name:       "emit",
+		Parameters: registry.Object(),
+		Execute: func(context.Context, *registry.Call) (any, error) {
+			return registry.Answer{Content: content}, nil
+		},
 	})
-	p := pipeline.New(&pipeline.Options{Wrappers: []pipeline.Middleware{pipeline.Timeout()}})
-	code, err := ptc.New(p, &ptc.Options{Pool: pool})
+	a := mustNew(t, testexec.Native(t, pipeline.New(popts)), set, opts)
+	var msg sdk.Message
+	if err := json.Unmarshal([]byte(`{"id":"msg_1","type":"message","role":"assistant","model":"m","stop_reason":"tool_use","content":[{"type":"tool_use","id":"toolu_1","name":"emit","input":{}}]}`), &msg); err != nil {
+		t.Fatal(err)
+	}
+	turn, err := a.Execute(context.Background(), &msg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	direct, err := native.New(p, nil)
+	return turn
+}
+
+// mustNew is anthropic.New, failing the test on an error.
+func mustNew(t testing.TB, exec pipeline.Executor, set *registry.ResolvedToolSet, opts *anthropic.Options) *anthropic.Adapter {
+	t.Helper()
+	a, err := anthropic.New(exec, set, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return pipeline.Executors{registry.ModePTC: code, registry.ModeBoth: code, registry.ModeNative: direct}
+	return a
 }
 
 // message decodes a recorded Messages API response with the SDK's own type.

@@ -52,13 +52,9 @@ func (r *replay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 // produced, the system blocks keep their cache breakpoint, and the runner's calls go
 // to the executor one at a time with minted ids.
 func TestBetaToolRunner(t *testing.T) {
-	set := resolve(t, registry.ModeBoth)
-	exec, _ := executors(t).For(set)
+	set, exec := setup(t, registry.ModeBoth)
 	rec := &recorder{next: exec}
-	a, err := anthropic.New(rec, set, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := mustNew(t, rec, set, nil)
 	api := &replay{responses: []string{"turn_orders.json", "turn_done.json"}}
 	srv := httptest.NewServer(api)
 	defer srv.Close()
@@ -157,12 +153,8 @@ func TestBetaToolRunner(t *testing.T) {
 // TestBetaToolsImages: a runner tool's successful result keeps its images, as the beta
 // API's blocks.
 func TestBetaToolsImages(t *testing.T) {
-	set := resolve(t, registry.ModeBoth)
-	exec, _ := executors(t).For(set)
-	a, err := anthropic.New(exec, set, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	set, exec := setup(t, registry.ModeBoth)
+	a := mustNew(t, exec, set, nil)
 	var chart sdk.BetaTool
 	for _, tool := range a.BetaTools() {
 		if tool.Name() == "render_chart" {

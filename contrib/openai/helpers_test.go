@@ -11,11 +11,11 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/runcode-go/runcode/native"
+	"github.com/runcode-go/runcode/contrib/openai"
+	"github.com/runcode-go/runcode/internal/testexec"
+	"github.com/runcode-go/runcode/internal/testreg"
 	"github.com/runcode-go/runcode/pipeline"
-	"github.com/runcode-go/runcode/ptc"
 	"github.com/runcode-go/runcode/registry"
-	"github.com/runcode-go/runcode/runtime"
 	"go.uber.org/goleak"
 )
 
@@ -87,47 +87,25 @@ type env struct {
 
 func newEnv(t *testing.T, mode registry.Mode) *env {
 	t.Helper()
-	scope := registry.New()
-	if _, err := scope.SetMode(mode); err != nil {
-		t.Fatal(err)
+	e := &env{set: testreg.ResolveIn(t, testreg.Scope(t, mode), tools()...), rec: &recorder{}, execs: testexec.Executors(t)}
+	for m, ex := range e.execs {
+		e.execs[m] = e.rec.wrap(ex)
 	}
-	for _, tool := range tools() {
-		if _, err := scope.Register(tool); err != nil {
-			t.Fatal(err)
-		}
-	}
-	pool, err := runtime.NewPool(&runtime.PoolOptions{Size: 1})
+	return e
+}
+
+// step takes a step over the env's set with an adapter of the env's executors and opts.
+func (e *env) step(t *testing.T, opts *openai.Options) *openai.Step {
+	t.Helper()
+	ad, err := openai.NewByMode(e.execs, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		if err := pool.Close(); err != nil {
-			t.Error(err)
-		}
-	})
-	p := pipeline.New(&pipeline.Options{Wrappers: []pipeline.Middleware{pipeline.Timeout()}})
-	px, err := ptc.New(p, &ptc.Options{Pool: pool})
+	step, err := ad.Step(e.set)
 	if err != nil {
 		t.Fatal(err)
 	}
-	nx, err := native.New(p, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	set, err := scope.Resolve(context.Background(), registry.Step{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec := &recorder{}
-	return &env{
-		set: set,
-		rec: rec,
-		execs: pipeline.Executors{
-			registry.ModeNative: rec.wrap(nx),
-			registry.ModePTC:    rec.wrap(px),
-			registry.ModeBoth:   rec.wrap(px),
-		},
-	}
+	return step
 }
 
 // recorder notes the batches the adapter hands to the real executors, to pin that

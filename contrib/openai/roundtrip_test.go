@@ -29,23 +29,9 @@ type responsesRequest struct {
 // executor, and pins the request params and the tool messages.
 func TestChatRoundTrip(t *testing.T) {
 	e := newEnv(t, registry.ModePTC)
-	ad, err := openai.NewByMode(e.execs, &openai.Options{Instructions: "You answer questions about orders."})
-	if err != nil {
-		t.Fatal(err)
-	}
-	step, err := ad.Step(e.set)
-	if err != nil {
-		t.Fatal(err)
-	}
+	step := e.step(t, &openai.Options{Instructions: "You answer questions about orders."})
 	golden(t, "chat_request.golden.json", chatRequest{Tools: step.ChatTools(), Messages: step.ChatSystem()})
-
-	var completion oai.ChatCompletion
-	fixture(t, "chat_completion.json", &completion)
-	msgs, err := step.ExecuteChat(context.Background(), completion.Choices[0].Message)
-	if err != nil {
-		t.Fatal(err)
-	}
-	golden(t, "chat_results.golden.json", msgs)
+	executeChat(t, step, "chat_completion.json", "chat_results.golden.json")
 	if diff := cmp.Diff([][]string{{"call_q1Tz8yN0cV4mLr2XbK7hD5sA", "call_W3eR6tY9uI2oP5aS8dF1gH4j"}}, e.rec.got()); diff != "" {
 		t.Errorf("batches (-want +got):\n%s", diff)
 	}
@@ -57,23 +43,9 @@ func TestChatRoundTrip(t *testing.T) {
 // items.
 func TestResponsesRoundTrip(t *testing.T) {
 	e := newEnv(t, registry.ModeBoth)
-	ad, err := openai.NewByMode(e.execs, &openai.Options{Strict: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	step, err := ad.Step(e.set)
-	if err != nil {
-		t.Fatal(err)
-	}
+	step := e.step(t, &openai.Options{Strict: true})
 	golden(t, "responses_request.golden.json", responsesRequest{Instructions: step.Instructions(), Tools: step.ResponsesTools()})
-
-	var resp responses.Response
-	fixture(t, "response.json", &resp)
-	items, err := step.ExecuteResponses(context.Background(), &resp)
-	if err != nil {
-		t.Fatal(err)
-	}
-	golden(t, "responses_results.golden.json", items)
+	executeResponses(t, step, "response.json", "responses_results.golden.json")
 	if diff := cmp.Diff([][]string{{"call_Zx9Cv8Bn7Mm6Ll5Kk4Jj3Hh2", "call_Pp1Oo2Ii3Uu4Yy5Tt6Rr7Ee8"}}, e.rec.got()); diff != "" {
 		t.Errorf("batches (-want +got):\n%s", diff)
 	}
@@ -85,38 +57,36 @@ func TestResponsesRoundTrip(t *testing.T) {
 func TestImages(t *testing.T) {
 	t.Run("chat", func(t *testing.T) {
 		e := newEnv(t, registry.ModeBoth)
-		ad, err := openai.NewByMode(e.execs, &openai.Options{ImageDetail: "low"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		step, err := ad.Step(e.set)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var completion oai.ChatCompletion
-		fixture(t, "chat_image.json", &completion)
-		msgs, err := step.ExecuteChat(context.Background(), completion.Choices[0].Message)
-		if err != nil {
-			t.Fatal(err)
-		}
-		golden(t, "chat_image.golden.json", msgs)
+		executeChat(t, e.step(t, &openai.Options{ImageDetail: "low"}), "chat_image.json", "chat_image.golden.json")
 	})
 	t.Run("responses", func(t *testing.T) {
 		e := newEnv(t, registry.ModeBoth)
-		ad, err := openai.NewByMode(e.execs, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		step, err := ad.Step(e.set)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var resp responses.Response
-		fixture(t, "response_image.json", &resp)
-		items, err := step.ExecuteResponses(context.Background(), &resp)
-		if err != nil {
-			t.Fatal(err)
-		}
-		golden(t, "responses_image.golden.json", items)
+		executeResponses(t, e.step(t, nil), "response_image.json", "responses_image.golden.json")
 	})
+}
+
+// executeChat executes the recorded chat completion testdata/recorded in step and
+// compares the tool messages with the golden file want.
+func executeChat(t *testing.T, step *openai.Step, recorded, want string) {
+	t.Helper()
+	var completion oai.ChatCompletion
+	fixture(t, recorded, &completion)
+	msgs, err := step.ExecuteChat(context.Background(), completion.Choices[0].Message)
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, want, msgs)
+}
+
+// executeResponses executes the recorded response testdata/recorded in step and
+// compares the input items with the golden file want.
+func executeResponses(t *testing.T, step *openai.Step, recorded, want string) {
+	t.Helper()
+	var resp responses.Response
+	fixture(t, recorded, &resp)
+	items, err := step.ExecuteResponses(context.Background(), &resp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, want, items)
 }

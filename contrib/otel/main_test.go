@@ -10,8 +10,8 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
-	"go.uber.org/goleak"
 
+	"github.com/runcode-go/runcode/internal/testleak"
 	"github.com/runcode-go/runcode/runtime/worker"
 )
 
@@ -25,9 +25,24 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
-	// regexp2's match-timeout clock is one process-wide goroutine that stops by itself
-	// about a second after the last timed match.
-	goleak.VerifyTestMain(m, goleak.IgnoreAnyFunction("github.com/dlclark/regexp2/v2.runClock"))
+	testleak.VerifyTestMain(m)
+}
+
+// traced returns a Telemetry made with opts (nil: defaults) on a fresh recorder's
+// tracer provider.
+func traced(t *testing.T, opts *Options) (*Telemetry, *sdktrace.TracerProvider, *tracetest.SpanRecorder) {
+	t.Helper()
+	tp, rec := recorder(t)
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	o.TracerProvider = tp
+	tel, err := New(&o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tel, tp, rec
 }
 
 // recorder returns a tracer provider whose ended spans rec holds.

@@ -5,15 +5,13 @@ import (
 	"encoding/json"
 	"io"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/runcode-go/runcode/internal/testexec"
+	"github.com/runcode-go/runcode/internal/testreg"
 	"github.com/runcode-go/runcode/mcpbridge"
-	"github.com/runcode-go/runcode/native"
 	"github.com/runcode-go/runcode/pipeline"
 	"github.com/runcode-go/runcode/ptc"
 	"github.com/runcode-go/runcode/registry"
@@ -26,22 +24,10 @@ import (
 // Middleware. The server runs run_code, so its sub-calls hang below
 // (testdata/tree-mcp.golden; refresh with -update).
 func TestMCPTraceContext(t *testing.T) {
-	tp, rec := recorder(t)
-	tel, err := New(&Options{TracerProvider: tp})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tel, tp, rec := traced(t, nil)
 
 	// The server: a ptc executor over the test tools.
-	served := registry.New()
-	if _, err := served.SetMode(registry.ModePTC); err != nil {
-		t.Fatal(err)
-	}
-	for _, tool := range testTools() {
-		if _, err := served.Register(tool); err != nil {
-			t.Fatal(err)
-		}
-	}
+	served := testScope(t, registry.ModePTC)
 	sp := pipeline.New(&pipeline.Options{Wrappers: []pipeline.Middleware{tel.Middleware(), pipeline.Timeout()}})
 	ex, err := ptc.New(sp, &ptc.Options{Pool: runner(t, "in-process"), OnReport: tel.Report})
 	if err != nil {
@@ -56,19 +42,13 @@ func TestMCPTraceContext(t *testing.T) {
 	defer srv.CloseSessions()
 
 	// The client: the server's run_code as mcp__up__run_code in a native scope.
-	scope := registry.New()
-	if _, err := scope.SetMode(registry.ModeNative); err != nil {
-		t.Fatal(err)
-	}
+	scope := testreg.Scope(t, registry.ModeNative)
 	client := mcpbridge.NewClient(scope, &mcpbridge.ClientOptions{Propagator: Propagator(nil)})
 	defer client.Close()
 	if err := client.Connect(context.Background(), "up", &mcpbridge.Upstream{URL: hs.URL}); err != nil {
 		t.Fatal(err)
 	}
-	set, err := scope.Resolve(context.Background(), registry.Step{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	set := testreg.ResolveIn(t, scope)
 	cp := pipeline.New(&pipeline.Options{Wrappers: []pipeline.Middleware{tel.Middleware()}})
 	ctx, step := tp.Tracer("test").Start(context.Background(), "agent step")
 	args, _ := json.Marshal(map[string]string{"description": "two echoes", "code": `return (await tools.echo({text: "a"})) + (await tools.echo({text: "b"}))`})
@@ -81,43 +61,16 @@ func TestMCPTraceContext(t *testing.T) {
 
 	got := spanTree(t, rec.Ended())
 	t.Logf("span tree:\n%s", got)
-	golden := filepath.Join("testdata", "tree-mcp.golden")
-	if *update {
-		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(string(want), got); diff != "" {
-		t.Errorf("span tree (-want +got):\n%s", diff)
-	}
+	checkGolden(t, "tree-mcp.golden", got)
 }
 
 // TestMCPTraceContextInMemory: the server side alone, over an in-memory transport of
 // the Go SDK (a session on pipes): a Go SDK client injects its span with the adapter
 // into the call's _meta, and the server's span is its child.
 func TestMCPTraceContextInMemory(t *testing.T) {
-	tp, rec := recorder(t)
-	tel, err := New(&Options{TracerProvider: tp})
-	if err != nil {
-		t.Fatal(err)
-	}
-	served := registry.New()
-	if _, err := served.SetMode(registry.ModeNative); err != nil {
-		t.Fatal(err)
-	}
-	for _, tool := range testTools() {
-		if _, err := served.Register(tool); err != nil {
-			t.Fatal(err)
-		}
-	}
-	ex, err := native.New(pipeline.New(&pipeline.Options{Wrappers: []pipeline.Middleware{tel.Middleware()}}), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tel, tp, rec := traced(t, nil)
+	served := testScope(t, registry.ModeNative)
+	ex := testexec.Native(t, pipeline.New(&pipeline.Options{Wrappers: []pipeline.Middleware{tel.Middleware()}}))
 	srv, err := mcpbridge.NewServer(served, ex, &mcpbridge.ServerOptions{Propagator: Propagator(nil)})
 	if err != nil {
 		t.Fatal(err)

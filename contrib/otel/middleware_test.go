@@ -30,16 +30,7 @@ func attrs(s sdktrace.ReadOnlySpan) map[string]string {
 // Telemetry made with opts, and returns the one span it made.
 func direct(t *testing.T, opts *Options, call registry.Call, wrappers ...pipeline.Middleware) (*pipeline.Result, sdktrace.ReadOnlySpan) {
 	t.Helper()
-	tp, rec := recorder(t)
-	o := Options{TracerProvider: tp}
-	if opts != nil {
-		o = *opts
-		o.TracerProvider = tp
-	}
-	tel, err := New(&o)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tel, _, rec := traced(t, opts)
 	p := pipeline.New(&pipeline.Options{Wrappers: append([]pipeline.Middleware{tel.Middleware()}, wrappers...)})
 	res := p.Run(context.Background(), resolved(t, registry.ModeNative), call)
 	spans := rec.Ended()
@@ -146,11 +137,7 @@ func TestDurationMetric(t *testing.T) {
 	reader := sdkmetric.NewManualReader()
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
 	defer func() { _ = mp.Shutdown(context.Background()) }()
-	tp, _ := recorder(t)
-	tel, err := New(&Options{TracerProvider: tp, MeterProvider: mp})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tel, _, _ := traced(t, &Options{MeterProvider: mp})
 	p := pipeline.New(&pipeline.Options{Wrappers: []pipeline.Middleware{tel.Middleware()}})
 	set := resolved(t, registry.ModeNative)
 	for _, c := range []registry.Call{
@@ -193,11 +180,7 @@ func TestDurationMetric(t *testing.T) {
 
 // Report adds figures only to the span Middleware opened for that very call.
 func TestReportFindsItsSpan(t *testing.T) {
-	tp, rec := recorder(t)
-	tel, err := New(&Options{TracerProvider: tp})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tel, tp, rec := traced(t, nil)
 	rep := &ptc.Report{Failure: &runtime.Failure{Kind: runtime.KindTimeout}, OutputBytes: 7, Calls: nil}
 	ctx, span := tp.Tracer("test").Start(context.Background(), "someone else's")
 	tel.Report(ctx, registry.Call{ID: "c1"}, rep) // not a context Middleware made

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
+	"github.com/runcode-go/runcode/internal/testreg"
 	"github.com/runcode-go/runcode/pipeline"
 	"github.com/runcode-go/runcode/ptc"
 	"github.com/runcode-go/runcode/registry"
@@ -41,22 +42,35 @@ func testTools() []*registry.Tool {
 	}
 }
 
+// testScope returns a deployment scope in mode with the test tools.
+func testScope(t *testing.T, mode registry.Mode) *registry.Scope {
+	t.Helper()
+	scope := testreg.Scope(t, mode)
+	testreg.Register(t, scope, testTools()...)
+	return scope
+}
+
 func resolved(t *testing.T, mode registry.Mode) *registry.ResolvedToolSet {
 	t.Helper()
-	scope := registry.New()
-	if _, err := scope.SetMode(mode); err != nil {
-		t.Fatal(err)
-	}
-	for _, tool := range testTools() {
-		if _, err := scope.Register(tool); err != nil {
+	return testreg.ResolveIn(t, testScope(t, mode))
+}
+
+// checkGolden compares a span tree with testdata/name, which -update rewrites.
+func checkGolden(t *testing.T, name, got string) {
+	t.Helper()
+	golden := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	set, err := scope.Resolve(context.Background(), registry.Step{})
+	want, err := os.ReadFile(golden)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return set
+	if diff := cmp.Diff(string(want), got); diff != "" {
+		t.Errorf("span tree (-want +got):\n%s", diff)
+	}
 }
 
 // runner returns the program runner of an isolation mode, closed with the test.
@@ -120,19 +134,7 @@ func TestRunCodeTree(t *testing.T) {
 				got += "# " + name + "\n" + spanTree(t, rec.Ended())
 			}
 			t.Logf("span trees:\n%s", got)
-			golden := filepath.Join("testdata", "tree-"+isolation+".golden")
-			if *update {
-				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(string(want), got); diff != "" {
-				t.Errorf("span tree (-want +got):\n%s", diff)
-			}
+			checkGolden(t, "tree-"+isolation+".golden", got)
 		})
 	}
 }

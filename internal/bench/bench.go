@@ -13,7 +13,6 @@ import (
 	"runtime/metrics"
 	"runtime/pprof"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -201,9 +200,12 @@ type benchEnv struct {
 	// apart from the run.
 	workers      ptc.Runner
 	closeWorkers func() error
+	// setup is how long newBenchEnv took: the scenario's setup.
+	setup time.Duration
 }
 
 func newBenchEnv(ctx context.Context, sc *scenario, f *Options) (*benchEnv, error) {
+	t0 := time.Now()
 	scope := registry.New()
 	if _, err := scope.SetMode(registry.ModePTC); err != nil {
 		return nil, err
@@ -243,6 +245,7 @@ func newBenchEnv(ctx context.Context, sc *scenario, f *Options) (*benchEnv, erro
 		e.close()
 		return nil, err
 	}
+	e.setup = time.Since(t0)
 	return e, nil
 }
 
@@ -280,23 +283,12 @@ func (e *benchEnv) call(n int) pipeline.RawCall {
 func (e *benchEnv) exec(ctx context.Context, call pipeline.RawCall) (json.RawMessage, []string, error) {
 	res, rep := e.ex.Run(ctx, e.set, call)
 	if res.IsError() {
-		return nil, nil, fmt.Errorf("%s: %s failed: %s", e.sc.ID, call.ID, contentText(res.Content))
+		return nil, nil, fmt.Errorf("%s: %s failed: %s", e.sc.ID, call.ID, res.Text())
 	}
 	if rep == nil {
 		return nil, nil, fmt.Errorf("%s: %s: run_code made no report", e.sc.ID, call.ID)
 	}
 	return rep.Value, rep.Logs, nil
-}
-
-// contentText joins the text blocks of run_code's content (it has exactly one).
-func contentText(content []registry.Content) string {
-	var parts []string
-	for _, c := range content {
-		if c.Type == "text" {
-			parts = append(parts, c.Text)
-		}
-	}
-	return strings.Join(parts, "\n")
 }
 
 // sandboxRunner is the ptc.Runner of runcode bench: each program runs on the sandbox the
@@ -326,13 +318,24 @@ func (r *sandboxRunner) Run(ctx context.Context, code string, opts *runtime.RunO
 	return sb.Run(ctx, code, opts)
 }
 
+// lineHead opens the report line of a scenario that ran: who ran it, which scenario in
+// which mode, and whether it passed.
+type lineHead struct {
+	Peer     string `json:"peer"`
+	Scenario string `json:"scenario"`
+	Name     string `json:"name"`
+	Mode     string `json:"mode"`
+	OK       bool   `json:"ok"`
+}
+
+// passed is the head of the line of sc when it passed.
+func passed(sc *scenario) lineHead {
+	return lineHead{Peer: benchPeer, Scenario: sc.ID, Name: sc.Name, Mode: sc.Mode, OK: true}
+}
+
 // warmReport is the report line of a warm scenario.
 type warmReport struct {
-	Peer      string         `json:"peer"`
-	Scenario  string         `json:"scenario"`
-	Name      string         `json:"name"`
-	Mode      string         `json:"mode"`
-	OK        bool           `json:"ok"`
+	lineHead
 	SetupMs   float64        `json:"setupMs"`
 	Runs      int            `json:"runs"`
 	Warmup    int            `json:"warmup"`
@@ -366,13 +369,11 @@ func benchExtra(f *Options) map[string]any {
 }
 
 func benchWarm(ctx context.Context, sc *scenario, f *Options) any {
-	t0 := time.Now()
 	env, err := newBenchEnv(ctx, sc, f)
 	if err != nil {
 		return fail(sc, err)
 	}
 	defer env.close()
-	setup := time.Since(t0)
 
 	runs := sc.warmup + sc.measured
 	var create, execd, disposed, total []float64
@@ -406,8 +407,7 @@ func benchWarm(ctx context.Context, sc *scenario, f *Options) any {
 	}
 	wall := time.Since(start)
 	return &warmReport{
-		Peer: benchPeer, Scenario: sc.ID, Name: sc.Name, Mode: sc.Mode, OK: true,
-		SetupMs: round3(ms(setup)), Runs: sc.measured, Warmup: sc.warmup,
+		lineHead: passed(sc), SetupMs: round3(ms(env.setup)), Runs: sc.measured, Warmup: sc.warmup,
 		CreateMs: summarize(create), ExecMs: summarize(execd), DisposeMs: summarize(disposed), TotalMs: summarize(total),
 		WallMs: round3(ms(wall)), HostCalls: env.tools.calls.Load(), PeakRSSMB: peakRSSMB(), Mem: readMem(),
 		Extra: benchExtra(f),

@@ -15,8 +15,11 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"go.uber.org/goleak"
 
+	"github.com/runcode-go/runcode/internal/testfs"
+	"github.com/runcode-go/runcode/internal/testleak"
+	"github.com/runcode-go/runcode/internal/testreg"
+	"github.com/runcode-go/runcode/pipeline"
 	"github.com/runcode-go/runcode/ptc"
 	"github.com/runcode-go/runcode/registry"
 	"github.com/runcode-go/runcode/runtime/worker"
@@ -32,39 +35,19 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
-	goleak.VerifyTestMain(m, goleak.IgnoreAnyFunction("github.com/dlclark/regexp2/v2.runClock"))
+	testleak.VerifyTestMain(m)
 }
 
-// writeScenario writes a scenario file into a temporary directory and returns its path.
-func writeScenario(t *testing.T, text string) string {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "scenario.json")
-	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
-const s1Text = `{
-  "format": "codemode-bench-scenario/v1", "id": "S1", "name": "trivial", "description": "d",
-  "mode": "warm", "iterations": { "warmup": 20, "measured": 300 }, "tools": [],
-  "code": "return 1 + 1;", "expect": { "result": 2, "logs": [] }
-}`
-
-const s2Text = `{
-  "format": "codemode-bench-scenario/v1", "id": "S2", "name": "sequential", "description": "d",
-  "mode": "warm", "iterations": { "warmup": 20, "measured": 200 },
-  "tools": [{ "name": "echo", "description": "Returns its input unchanged.",
-    "inputSchema": { "type": "object", "properties": { "i": { "type": "integer" }, "text": { "type": "string" } },
-      "required": ["i", "text"], "additionalProperties": false },
-    "behavior": { "type": "echo" } }],
-  "code": "let total = 0;\nconst seen = [];\nfor (let i = 0; i < 10; i++) {\n  const r = await tools.echo({ i: i, text: \"msg-\" + i });\n  total += r.i;\n  seen.push(r.text);\n}\nconsole.log(\"calls\", seen.length);\nreturn { total: total, first: seen[0], last: seen[seen.length - 1] };",
-  "expect": { "result": { "total": 45, "first": "msg-0", "last": "msg-9" }, "logs": ["calls 10"] }
-}`
+// s1Path and s2Path are scenarios S1 (trivial) and S2 (sequential) of the set Run
+// reads by default, from the repository's root.
+var (
+	s1Path = filepath.Join("..", "..", defaultScenarios, "s1-trivial.json")
+	s2Path = filepath.Join("..", "..", defaultScenarios, "s2-sequential.json")
+)
 
 func TestParseScenarioRejects(t *testing.T) {
 	good := map[string]any{}
-	if err := json.Unmarshal([]byte(s2Text), &good); err != nil {
+	if err := json.Unmarshal([]byte(testfs.Read(t, s2Path)), &good); err != nil {
 		t.Fatal(err)
 	}
 	tests := []struct {
@@ -94,7 +77,7 @@ func TestParseScenarioRejects(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var m map[string]any
-			_ = json.Unmarshal([]byte(s2Text), &m)
+			_ = json.Unmarshal([]byte(testfs.Read(t, s2Path)), &m)
 			tt.change(m)
 			data, _ := json.Marshal(m)
 			_, err := parseScenario(data)
@@ -103,10 +86,10 @@ func TestParseScenarioRejects(t *testing.T) {
 			}
 		})
 	}
-	if _, err := parseScenario([]byte(s2Text + " {}")); err == nil || !strings.Contains(err.Error(), "text after the JSON object") {
+	if _, err := parseScenario([]byte(testfs.Read(t, s2Path) + " {}")); err == nil || !strings.Contains(err.Error(), "text after the JSON object") {
 		t.Errorf("trailing text: got %v", err)
 	}
-	if _, err := parseScenario([]byte(s2Text)); err != nil {
+	if _, err := parseScenario([]byte(testfs.Read(t, s2Path))); err != nil {
 		t.Errorf("S2: %v", err)
 	}
 }
@@ -179,7 +162,7 @@ func TestNearestRank(t *testing.T) {
 }
 
 func TestCheckExpect(t *testing.T) {
-	sc, err := parseScenario([]byte(s2Text))
+	sc, err := parseScenario([]byte(testfs.Read(t, s2Path)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,7 +182,7 @@ func TestCheckExpect(t *testing.T) {
 }
 
 func TestRunProgramIsUnique(t *testing.T) {
-	sc, _ := parseScenario([]byte(s1Text))
+	sc, _ := parseScenario([]byte(testfs.Read(t, s1Path)))
 	if got := sc.runProgram(7); got != "return 1 + 1;\n//# run 7" {
 		t.Errorf("got %q", got)
 	}
@@ -207,14 +190,14 @@ func TestRunProgramIsUnique(t *testing.T) {
 
 // The cold child's work, in this process: one sandbox, one run, checked.
 func TestColdRun(t *testing.T) {
-	path := writeScenario(t, strings.Replace(s2Text, `"mode": "warm"`, `"mode": "cold"`, 1))
+	path := testfs.Temp(t, "scenario.json", strings.Replace(testfs.Read(t, s2Path), `"mode": "warm"`, `"mode": "cold"`, 1))
 	f := &Options{Isolation: benchInProcess, MaxParallel: 10}
 	now := time.Now()
 	line := coldRun(context.Background(), path, 3, f, now, now)
 	if !line.OK || line.HostCalls != 10 || line.ProcessStartToResultMs <= 0 {
 		t.Fatalf("line: %+v", line)
 	}
-	bad := writeScenario(t, strings.Replace(strings.Replace(s2Text, `"mode": "warm"`, `"mode": "cold"`, 1), `"calls 10"`, `"calls"`, 1))
+	bad := testfs.Temp(t, "scenario.json", strings.Replace(strings.Replace(testfs.Read(t, s2Path), `"mode": "warm"`, `"mode": "cold"`, 1), `"calls 10"`, `"calls"`, 1))
 	if line := coldRun(context.Background(), bad, 1, f, now, now); line.OK || !strings.Contains(line.Error, "expect failed") {
 		t.Fatalf("mismatch: %+v", line)
 	}
@@ -242,12 +225,37 @@ func benchScenarioEnv(b *testing.B, text string) (*scenario, *benchEnv) {
 	return sc, env
 }
 
+// prepare returns run n's call and the dispose of the sandbox created for it.
+func prepare(b *testing.B, env *benchEnv, n int) (pipeline.RawCall, func()) {
+	b.Helper()
+	call := env.call(n)
+	dispose, err := env.create()
+	if err != nil {
+		b.Fatal(err)
+	}
+	return call, dispose
+}
+
+// checkRun fails the benchmark on run n's error, and on run 1's output if the scenario
+// does not expect it.
+func checkRun(b *testing.B, sc *scenario, n int, value json.RawMessage, logs []string, err error) {
+	b.Helper()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if n == 1 {
+		if err := sc.check(value, logs); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // BenchmarkScenario times one run of a scenario as runcode bench does (create, exec,
 // dispose: a fresh VM and one run_code call through the pipeline). Run narrowly, e.g.
 //
 //	go test -run '^$' -bench Scenario -benchtime 200x ./internal/bench/
 func BenchmarkScenario(b *testing.B) {
-	for _, c := range []struct{ name, text string }{{"S1", s1Text}, {"S2", s2Text}, {"S4-rows", s4Text}} {
+	for _, c := range []struct{ name, text string }{{"S1", testfs.Read(b, s1Path)}, {"S2", testfs.Read(b, s2Path)}, {"S4-rows", s4Text}} {
 		b.Run(c.name, func(b *testing.B) {
 			sc, env := benchScenarioEnv(b, c.text)
 			b.ReportAllocs()
@@ -263,21 +271,10 @@ func benchRuns(b *testing.B, sc *scenario, env *benchEnv) {
 	n := 0
 	for b.Loop() {
 		n++
-		call := env.call(n)
-		dispose, err := env.create()
-		if err != nil {
-			b.Fatal(err)
-		}
+		call, dispose := prepare(b, env, n)
 		value, logs, err := env.exec(context.Background(), call)
 		dispose()
-		if err != nil {
-			b.Fatal(err)
-		}
-		if n == 1 {
-			if err := sc.check(value, logs); err != nil {
-				b.Fatal(err)
-			}
-		}
+		checkRun(b, sc, n, value, logs, err)
 	}
 }
 
@@ -307,11 +304,7 @@ func BenchmarkS3Timeline(b *testing.B) {
 		mu           sync.Mutex
 		starts, ends []time.Time
 	)
-	scope := registry.New()
-	if _, err := scope.SetMode(registry.ModePTC); err != nil {
-		b.Fatal(err)
-	}
-	if _, err := scope.Register(&registry.Tool{
+	env.set = testreg.ResolveIn(b, testreg.Scope(b, registry.ModePTC), &registry.Tool{
 		Name:              "slow_lookup",
 		Parameters:        registry.RawSchema(sc.Tools[0].InputSchema),
 		IsConcurrencySafe: func(registry.Value) bool { return true },
@@ -330,36 +323,18 @@ func BenchmarkS3Timeline(b *testing.B) {
 			mu.Unlock()
 			return c.Args, nil
 		},
-	}); err != nil {
-		b.Fatal(err)
-	}
-	set, err := scope.Resolve(context.Background(), registry.Step{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	env.set = set
+	})
 	var first, spread, late, tail []time.Duration
 	n := 0
 	for b.Loop() {
 		n++
-		call := env.call(n)
-		dispose, err := env.create()
-		if err != nil {
-			b.Fatal(err)
-		}
+		call, dispose := prepare(b, env, n)
 		starts, ends = starts[:0], ends[:0]
 		t0 := time.Now()
 		value, logs, err := env.exec(context.Background(), call)
 		t1 := time.Now()
 		dispose()
-		if err != nil {
-			b.Fatal(err)
-		}
-		if n == 1 {
-			if err := sc.check(value, logs); err != nil {
-				b.Fatal(err)
-			}
-		}
+		checkRun(b, sc, n, value, logs, err)
 		slices.SortFunc(starts, time.Time.Compare)
 		slices.SortFunc(ends, time.Time.Compare)
 		last := starts[len(starts)-1]
@@ -381,8 +356,8 @@ func BenchmarkS3Timeline(b *testing.B) {
 // fails the scenario; without a command line to re-execute, a cold scenario fails; each
 // with a line that says why.
 func TestOptionsFromTheCommand(t *testing.T) {
-	warm := writeScenario(t, s1Text)
-	cold := writeScenario(t, strings.Replace(s1Text, `"mode": "warm"`, `"mode": "cold"`, 1))
+	warm := s1Path
+	cold := testfs.Temp(t, "scenario.json", strings.Replace(testfs.Read(t, s1Path), `"mode": "warm"`, `"mode": "cold"`, 1))
 	tests := []struct {
 		name  string
 		path  string
@@ -429,7 +404,7 @@ func TestOptionsFromTheCommand(t *testing.T) {
 func TestRunProfileError(t *testing.T) {
 	o := Options{Isolation: benchInProcess, Warmup: -1, Measured: -1, MaxParallel: 1, CPUProfile: filepath.Join(t.TempDir(), "no", "cpu.prof")}
 	var out bytes.Buffer
-	ok, err := Run(context.Background(), []string{writeScenario(t, s1Text)}, &o, &out)
+	ok, err := Run(context.Background(), []string{s1Path}, &o, &out)
 	if ok || err == nil || !strings.HasPrefix(err.Error(), "--cpuprofile: ") || out.Len() != 0 {
 		t.Fatalf("ok %v, err %v, output %q; want a --cpuprofile error and no line", ok, err, out.String())
 	}
@@ -437,7 +412,7 @@ func TestRunProfileError(t *testing.T) {
 
 // ColdRun writes the cold child's one line and says whether the run passed.
 func TestColdRunWritesLine(t *testing.T) {
-	path := writeScenario(t, strings.Replace(s1Text, `"mode": "warm"`, `"mode": "cold"`, 1))
+	path := testfs.Temp(t, "scenario.json", strings.Replace(testfs.Read(t, s1Path), `"mode": "warm"`, `"mode": "cold"`, 1))
 	o := Options{Isolation: benchInProcess, MaxParallel: 10}
 	var out bytes.Buffer
 	now := time.Now()

@@ -90,11 +90,7 @@ func coldRun(ctx context.Context, path string, n int, f *Options, start, harness
 
 // coldReport is the report line of a cold scenario.
 type coldReport struct {
-	Peer                    string         `json:"peer"`
-	Scenario                string         `json:"scenario"`
-	Name                    string         `json:"name"`
-	Mode                    string         `json:"mode"`
-	OK                      bool           `json:"ok"`
+	lineHead
 	Runs                    int            `json:"runs"`
 	Warmup                  int            `json:"warmup"`
 	SpawnToExitMs           stats          `json:"spawnToExitMs"`
@@ -175,8 +171,7 @@ func benchCold(ctx context.Context, path string, sc *scenario, f *Options) any {
 	extra := benchExtra(f)
 	extra["cold"] = "the driver re-executes its own binary (runcode bench " + ColdChildArg + ") once per run; the child sets up, creates one sandbox, runs once, checks expect and exits. Process start is the driver's spawn time (passed in " + SpawnEnv + "), so processStartTo* include fork and exec"
 	return &coldReport{
-		Peer: benchPeer, Scenario: sc.ID, Name: sc.Name, Mode: sc.Mode, OK: true,
-		Runs: sc.measured, Warmup: sc.warmup,
+		lineHead: passed(sc), Runs: sc.measured, Warmup: sc.warmup,
 		SpawnToExitMs: summarize(wall), ProcessStartToHarnessMs: summarize(harness), SetupMs: summarize(setup),
 		CreateMs: summarize(create), ExecMs: summarize(execd), ProcessStartToResultMs: summarize(result),
 		PeakRSSMB: summarize(rss), HostCalls: calls, Floor: goFloor(ctx, runs, sc.warmup, f.Environ), Extra: extra,

@@ -5,16 +5,11 @@ import (
 	"fmt"
 	goruntime "runtime"
 	"runtime/debug"
-	"time"
 )
 
 // memoryReport is the report line of a memory scenario.
 type memoryReport struct {
-	Peer             string         `json:"peer"`
-	Scenario         string         `json:"scenario"`
-	Name             string         `json:"name"`
-	Mode             string         `json:"mode"`
-	OK               bool           `json:"ok"`
+	lineHead
 	SetupMs          float64        `json:"setupMs"`
 	Sandboxes        int            `json:"sandboxes"`
 	Before           memSnapshot    `json:"before"`
@@ -32,16 +27,14 @@ type memoryReport struct {
 func benchMemory(ctx context.Context, sc *scenario, f *Options) any {
 	if f.Isolation == benchProcess {
 		extra := benchExtra(f)
-		return &skippedMemory{Peer: benchPeer, Scenario: sc.ID, Name: sc.Name, Mode: sc.Mode, OK: true, Skipped: true,
+		return &skippedMemory{lineHead: passed(sc), Skipped: true,
 			Reason: "--isolation process runs each program in a worker process that holds its own warm VM pool; runcode gives no idle sandbox in a worker to hold, so there is nothing to count per sandbox", Extra: extra}
 	}
-	t0 := time.Now()
 	env, err := newBenchEnv(ctx, sc, f)
 	if err != nil {
 		return fail(sc, err)
 	}
 	defer env.close()
-	setup := time.Since(t0)
 
 	run := func(n int) (func(), error) {
 		call := env.call(n)
@@ -86,8 +79,7 @@ func benchMemory(ctx context.Context, sc *scenario, f *Options) any {
 	extra := benchExtra(f)
 	extra["memory"] = "each sandbox is a goja VM after its one run (runcode never reuses a VM), kept alive; RSS after debug.FreeOSMemory (GC plus returning freed pages to the OS); heapPerSandboxMB from the Go heap (HeapAlloc)"
 	return &memoryReport{
-		Peer: benchPeer, Scenario: sc.ID, Name: sc.Name, Mode: sc.Mode, OK: true,
-		SetupMs: round3(ms(setup)), Sandboxes: sc.Sandboxes, Before: before, After: after,
+		lineHead: passed(sc), SetupMs: round3(ms(env.setup)), Sandboxes: sc.Sandboxes, Before: before, After: after,
 		RSSPerSandboxMB:  round4((after.RSSMB - before.RSSMB) / n),
 		HeapPerSandboxMB: round4((after.HeapUsedMB - before.HeapUsedMB) / n),
 		HostCalls:        env.tools.calls.Load(), PeakRSSMB: peakRSSMB(), Extra: extra,
@@ -95,14 +87,10 @@ func benchMemory(ctx context.Context, sc *scenario, f *Options) any {
 }
 
 type skippedMemory struct {
-	Peer     string         `json:"peer"`
-	Scenario string         `json:"scenario"`
-	Name     string         `json:"name"`
-	Mode     string         `json:"mode"`
-	OK       bool           `json:"ok"`
-	Skipped  bool           `json:"skipped"`
-	Reason   string         `json:"reason"`
-	Extra    map[string]any `json:"extra"`
+	lineHead
+	Skipped bool           `json:"skipped"`
+	Reason  string         `json:"reason"`
+	Extra   map[string]any `json:"extra"`
 }
 
 func round4(v float64) float64 { return float64(int64(v*10000+0.5*sign(v))) / 10000 }
