@@ -202,15 +202,36 @@ func (c *canon) describe() string {
 	return strconv.QuoteRune(r)
 }
 
-func (c *canon) skipSpace() {
-	for c.pos < len(c.in) {
-		switch c.in[c.pos] {
-		case ' ', '\t', '\n', '\r':
-			c.pos++
-		default:
-			return
-		}
+func (c *canon) skipSpace() { c.pos = jsontext.SkipSpace(c.in, c.pos) }
+
+// open copies the opening bracket of a container and reports whether end closes it
+// at once (copied too).
+func (c *canon) open(end byte) (empty bool) {
+	c.out = append(c.out, c.in[c.pos])
+	c.pos++
+	c.skipSpace()
+	if c.pos < len(c.in) && c.in[c.pos] == end {
+		c.pos++
+		c.out = append(c.out, end)
+		return true
 	}
+	return false
+}
+
+// after copies what follows a member of a container (what: "an object" or "an
+// array") closed by end: a comma (more members) or end (done).
+func (c *canon) after(end byte, what string) (done bool, err error) {
+	c.skipSpace()
+	if c.pos >= len(c.in) {
+		return false, c.errorf("unexpected end of input in %s", what)
+	}
+	switch b := c.in[c.pos]; b {
+	case ',', end:
+		c.pos++
+		c.out = append(c.out, b)
+		return b == end, nil
+	}
+	return false, c.errorf("expected ',' or '%c' in %s, found %s", end, what, c.describe())
 }
 
 func (c *canon) value(depth int) error {
@@ -243,12 +264,7 @@ func (c *canon) value(depth int) error {
 }
 
 func (c *canon) object(depth int) error {
-	c.pos++
-	c.out = append(c.out, '{')
-	c.skipSpace()
-	if c.pos < len(c.in) && c.in[c.pos] == '}' {
-		c.pos++
-		c.out = append(c.out, '}')
+	if c.open('}') {
 		return nil
 	}
 	// keys holds the output offsets of each key's canonical text, for the duplicate check.
@@ -293,51 +309,22 @@ func (c *canon) object(depth int) error {
 		if err := c.value(depth + 1); err != nil {
 			return err
 		}
-		c.skipSpace()
-		if c.pos >= len(c.in) {
-			return c.errorf("unexpected end of input in an object")
-		}
-		switch c.in[c.pos] {
-		case ',':
-			c.pos++
-			c.out = append(c.out, ',')
-		case '}':
-			c.pos++
-			c.out = append(c.out, '}')
-			return nil
-		default:
-			return c.errorf("expected ',' or '}' in an object, found %s", c.describe())
+		if done, err := c.after('}', "an object"); done || err != nil {
+			return err
 		}
 	}
 }
 
 func (c *canon) array(depth int) error {
-	c.pos++
-	c.out = append(c.out, '[')
-	c.skipSpace()
-	if c.pos < len(c.in) && c.in[c.pos] == ']' {
-		c.pos++
-		c.out = append(c.out, ']')
+	if c.open(']') {
 		return nil
 	}
 	for {
 		if err := c.value(depth + 1); err != nil {
 			return err
 		}
-		c.skipSpace()
-		if c.pos >= len(c.in) {
-			return c.errorf("unexpected end of input in an array")
-		}
-		switch c.in[c.pos] {
-		case ',':
-			c.pos++
-			c.out = append(c.out, ',')
-		case ']':
-			c.pos++
-			c.out = append(c.out, ']')
-			return nil
-		default:
-			return c.errorf("expected ',' or ']' in an array, found %s", c.describe())
+		if done, err := c.after(']', "an array"); done || err != nil {
+			return err
 		}
 	}
 }

@@ -57,15 +57,35 @@ func (r *run) decodeJSON(data []byte) (goja.Value, error) {
 	return v, nil
 }
 
-func (d *decoder) space() {
-	for d.pos < len(d.data) {
+func (d *decoder) space() { d.pos = jsontext.SkipSpace(d.data, d.pos) }
+
+// open steps over the opening bracket of a container and reports whether end closes
+// it at once.
+func (d *decoder) open(end byte) (empty bool) {
+	d.pos++
+	d.space()
+	if d.pos < len(d.data) && d.data[d.pos] == end {
+		d.pos++
+		return true
+	}
+	return false
+}
+
+// after reads what follows a member of a container closed by end: a comma (more
+// members) or end (done).
+func (d *decoder) after(end byte) (done bool, err error) {
+	d.space()
+	if d.pos < len(d.data) {
 		switch d.data[d.pos] {
-		case ' ', '\t', '\n', '\r':
+		case ',':
 			d.pos++
-		default:
-			return
+			return false, nil
+		case end:
+			d.pos++
+			return true, nil
 		}
 	}
+	return false, errBadJSON
 }
 
 func (d *decoder) literal(word string, v goja.Value) (goja.Value, error) {
@@ -238,31 +258,22 @@ func (d *decoder) str() (string, error) {
 }
 
 func (d *decoder) array() (goja.Value, error) {
-	d.pos++ // [
-	var items []any
-	d.space()
-	if d.pos < len(d.data) && d.data[d.pos] == ']' {
-		d.pos++
+	if d.open(']') {
 		return d.vm.NewArray(), nil
 	}
+	var items []any
 	for {
 		v, err := d.value()
 		if err != nil {
 			return nil, err
 		}
 		items = append(items, v)
-		d.space()
-		if d.pos >= len(d.data) {
-			return nil, errBadJSON
+		done, err := d.after(']')
+		if err != nil {
+			return nil, err
 		}
-		switch d.data[d.pos] {
-		case ',':
-			d.pos++
-		case ']':
-			d.pos++
+		if done {
 			return d.vm.NewArray(items...), nil
-		default:
-			return nil, errBadJSON
 		}
 	}
 }
@@ -291,7 +302,7 @@ func (d *decoder) setKey(o *goja.Object, k string, v goja.Value) error {
 }
 
 func (d *decoder) object() (goja.Value, error) {
-	d.pos++ // {
+	empty := d.open('}')
 	d.objects++
 	o := d.vm.NewObject()
 	if d.objects == 2 {
@@ -301,9 +312,7 @@ func (d *decoder) object() (goja.Value, error) {
 			d.protoNames[n] = struct{}{}
 		}
 	}
-	d.space()
-	if d.pos < len(d.data) && d.data[d.pos] == '}' {
-		d.pos++
+	if empty {
 		return o, nil
 	}
 	for {
@@ -327,18 +336,12 @@ func (d *decoder) object() (goja.Value, error) {
 		if err := d.setKey(o, k, v); err != nil {
 			return nil, err
 		}
-		d.space()
-		if d.pos >= len(d.data) {
-			return nil, errBadJSON
+		done, err := d.after('}')
+		if err != nil {
+			return nil, err
 		}
-		switch d.data[d.pos] {
-		case ',':
-			d.pos++
-		case '}':
-			d.pos++
+		if done {
 			return o, nil
-		default:
-			return nil, errBadJSON
 		}
 	}
 }

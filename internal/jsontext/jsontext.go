@@ -26,6 +26,20 @@ func special8(x uint64) bool {
 	return ((x-lsb*0x20)&^x|(q-lsb)&^q|(b-lsb)&^b)&msb != 0
 }
 
+// SkipSpace returns the index of the first byte at or after i that is not JSON white
+// space (space, tab, newline, carriage return); len(s) if none.
+func SkipSpace[T ~string | ~[]byte](s T, i int) int {
+	for i < len(s) {
+		switch s[i] {
+		case ' ', '\t', '\n', '\r':
+			i++
+		default:
+			return i
+		}
+	}
+	return i
+}
+
 // SkipPlain returns the index of the first byte at or after i that ends a run of
 // bytes a JSON string holds as they are: '"', '\\' or a control byte; len(s) if none.
 // Bytes of non-ASCII are plain here.

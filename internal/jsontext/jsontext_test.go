@@ -80,6 +80,17 @@ func TestSkip(t *testing.T) {
 	if got := SkipPlain("abc", 3); got != 3 {
 		t.Errorf("SkipPlain at the end = %d", got)
 	}
+	for _, tc := range []struct {
+		s        string
+		from, at int
+	}{
+		{"", 0, 0}, {" \t\r\n", 0, 4}, {" \t\r\n", 2, 4}, {"  x ", 0, 2}, {"x", 0, 0},
+		{"\v\f", 0, 0}, {"\u00a0", 0, 0}, // not JSON white space
+	} {
+		if got := SkipSpace(tc.s, tc.from); got != tc.at {
+			t.Errorf("SkipSpace(%q, %d) = %d, want %d", tc.s, tc.from, got, tc.at)
+		}
+	}
 }
 
 // FuzzString checks the escaper and the unescaper against encoding/json: what
