@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -60,17 +59,36 @@ func newJSONRun(t testing.TB) *run {
 	return r
 }
 
+// gojaCase is a program run on our JSON and on goja's own: want is our outcome, and
+// goja's too unless goja names where goja's own differs (a bug of goja's ours does not
+// copy).
+type gojaCase struct {
+	name, src, want, goja string
+}
+
+// runAgainstGoja runs every case on both and compares each outcome.
+func runAgainstGoja(t *testing.T, tests []gojaCase) {
+	t.Helper()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, oursOutcome(t, tt.src)); diff != "" {
+				t.Errorf("ours (-want +got):\n%s", diff)
+			}
+			want := tt.want
+			if tt.goja != "" {
+				want = tt.goja
+			}
+			if diff := cmp.Diff(want, gojaOutcome(t, tt.src)); diff != "" {
+				t.Errorf("goja's own (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
 // TestStringifyTable pins JSON.stringify feature by feature: the exact text, which goja's
 // own stringify must produce too (unless the case names a deviation).
 func TestStringifyTable(t *testing.T) {
-	tests := []struct {
-		name string
-		src  string
-		want string
-		// goja, when goja's own stringify differs (a bug of goja's the replacement
-		// does not copy); empty when it agrees.
-		goja string
-	}{
+	tests := []gojaCase{
 		{name: "primitives", src: "return [JSON.stringify(null), JSON.stringify(true), JSON.stringify(false), JSON.stringify(0), JSON.stringify(-0), JSON.stringify(1.5), JSON.stringify(-1e-7), JSON.stringify(1e21), JSON.stringify('a')].join(' ')", want: `ok null true false 0 0 1.5 -1e-7 1e+21 "a"`},
 		{name: "non-finite numbers are null", src: "return JSON.stringify([NaN, Infinity, -Infinity])", want: "ok [null,null,null]"},
 		{name: "top-level undefined, function, symbol", src: "return [JSON.stringify(undefined), JSON.stringify(() => 1), JSON.stringify(Symbol('s')), JSON.stringify()].map(String).join(' ')", want: "ok undefined undefined undefined undefined"},
@@ -141,20 +159,7 @@ func TestStringifyTable(t *testing.T) {
 		{name: "toJSON that throws", src: "return JSON.stringify({toJSON() { throw 'raw'; }})", want: "throw raw"},
 		{name: "function properties of the result", src: "const f = JSON.stringify; const d = Object.getOwnPropertyDescriptor(JSON, 'stringify'); return [f.name, f.length, d.writable, d.enumerable, d.configurable, typeof f.prototype].join()", want: "ok stringify,3,true,false,true,undefined"},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, oursOutcome(t, tt.src)); diff != "" {
-				t.Errorf("ours (-want +got):\n%s", diff)
-			}
-			want := tt.want
-			if tt.goja != "" {
-				want = tt.goja
-			}
-			if diff := cmp.Diff(want, gojaOutcome(t, tt.src)); diff != "" {
-				t.Errorf("goja's own (-want +got):\n%s", diff)
-			}
-		})
-	}
+	runAgainstGoja(t, tests)
 }
 
 // indentLike is goja's compact text indented the way JSON.stringify's space asks,
@@ -168,17 +173,10 @@ func indentLike(compact, gap string) (string, bool) {
 	return b.String(), true
 }
 
-var _ = strings.Contains
-
 // TestParseTable pins JSON.parse: goja's parser and its errors unchanged, the reviver
 // walked in goja's order, and the depth bound.
 func TestParseTable(t *testing.T) {
-	tests := []struct {
-		name string
-		src  string
-		want string
-		goja string // goja's own outcome, when it differs
-	}{
+	tests := []gojaCase{
 		{name: "values", src: `return JSON.stringify(JSON.parse(' {"a": [1, -0.5e1, true, null, "x\\u00e9"], "b": {}} '))`, want: `ok {"a":[1,-5,true,null,"xé"],"b":{}}`},
 		{name: "syntax error unchanged", src: "return JSON.parse('{\"a\":}')", want: "throw SyntaxError: invalid character '}' looking for beginning of value"},
 		{name: "unexpected end unchanged", src: "return JSON.parse('[1')", want: "throw SyntaxError: Unexpected end of JSON input (EOF)"},
@@ -216,20 +214,7 @@ func TestParseTable(t *testing.T) {
 		},
 		{name: "reviver key with a lone surrogate", src: `const o = JSON.parse('[0, 0]', function (k, v) { if (k === '0') this[1] = {'\ud800': 1}; if (k === '\ud800') log.push('seen'); return v; }); return JSON.stringify(o)`, want: `ok [0,{"\ud800":1}] | seen`},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, oursOutcome(t, tt.src)); diff != "" {
-				t.Errorf("ours (-want +got):\n%s", diff)
-			}
-			want := tt.want
-			if tt.goja != "" {
-				want = tt.goja
-			}
-			if diff := cmp.Diff(want, gojaOutcome(t, tt.src)); diff != "" {
-				t.Errorf("goja's own (-want +got):\n%s", diff)
-			}
-		})
-	}
+	runAgainstGoja(t, tests)
 }
 
 // TestJSONHostile runs the programs that spin, recurse or allocate inside goja's own
