@@ -77,6 +77,9 @@ var defaultLimits = Limits{
 	StackDepth:  defaultStackDepth,
 }
 
+// DefaultLimits returns the documented defaults: what each zero field of Limits means.
+func DefaultLimits() Limits { return defaultLimits }
+
 // withDefaults fills zero fields from base, then from the documented defaults, and
 // validates.
 func (l Limits) withDefaults(base *Limits) (Limits, error) {

@@ -85,3 +85,19 @@ return a + ' ' + b`, &runtime.RunOptions{Namespaces: []*runtime.Namespace{tools}
 	// ToolCallError upper INVALID_ARGS text is empty
 	// ONE TWO
 }
+
+// ExampleDefaultLimits shows the budgets a run has when its Limits leave them zero.
+func ExampleDefaultLimits() {
+	l := runtime.DefaultLimits()
+	fmt.Println("compute:", l.Compute)
+	fmt.Println("wall clock:", l.WallClock)
+	fmt.Println("output bytes:", l.OutputBytes)
+	fmt.Println("heap bytes:", l.HeapBytes)
+	fmt.Println("stack depth:", l.StackDepth)
+	// Output:
+	// compute: 1m0s
+	// wall clock: 10m0s
+	// output bytes: 1048576
+	// heap bytes: 536870912
+	// stack depth: 10000
+}

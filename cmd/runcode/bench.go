@@ -102,7 +102,7 @@ func checkBench(f *bench.Options, gc *gcPercent) string {
 // process's collector for --gc-percent, as runcode run does; the returned function puts it
 // back.
 func wireBench(f *bench.Options, gc *gcPercent) (restore func()) {
-	f.GCPercent = gc.workers()
+	f.GCPercent = gc.n
 	f.NewWorkers = func() (ptc.Runner, func() error, error) {
 		return newRunner(runnerOptions{isolation: isolationProcess, workers: 1, gcPercent: f.GCPercent})
 	}

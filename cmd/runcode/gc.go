@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/runcode-go/runcode/runtime"
 	"github.com/runcode-go/runcode/runtime/worker"
 )
 
@@ -19,7 +20,7 @@ import (
 // process's, which the command sets itself (the library leaves process-wide settings to
 // its embedder), and unset leaves GOGC as the environment has it.
 type gcPercent struct {
-	n   int
+	n   int // worker.Options.GCPercent: 0, the worker's default, when unset
 	set bool
 }
 
@@ -53,18 +54,6 @@ func (g *gcPercent) check() string {
 	return ""
 }
 
-// workers is worker.Options.GCPercent for the flag: 0 (the worker's default) when unset.
-func (g *gcPercent) workers() int {
-	if !g.set {
-		return 0
-	}
-	return g.n
-}
-
-// runHeapBudget is the heap budget of a run from the CLI: the CLI has no flag for it, so
-// runtime.Limits.HeapBytes's default.
-const runHeapBudget = 512 << 20
-
 // inProcess applies the flag to this process for the runs in it, and returns what puts the
 // collector back as it was. Unset, it does nothing. Set, it sets GOGC to the percent and,
 // when heap is positive, a memory limit of what the process maps now plus heap, as a worker
@@ -92,7 +81,8 @@ func (g *gcPercent) forOneRun() (restore func()) {
 	if os.Getenv("GOMEMLIMIT") != "" {
 		return g.inProcess(0)
 	}
-	return g.inProcess(runHeapBudget)
+	// The CLI has no heap budget flag: a run has runtime's default.
+	return g.inProcess(runtime.DefaultLimits().HeapBytes)
 }
 
 // mappedBytes is the memory the Go runtime has mapped for this process, as its memory

@@ -2,12 +2,14 @@ package main
 
 import (
 	"flag"
-	"github.com/runcode-go/runcode/internal/testfs"
 	"io"
 	"runtime/debug"
 	"runtime/metrics"
 	"strings"
 	"testing"
+
+	"github.com/runcode-go/runcode/internal/testfs"
+	"github.com/runcode-go/runcode/runtime"
 )
 
 // TestGCPercentFlagErrors: run, serve and bench refuse a --gc-percent that is not a
@@ -64,10 +66,7 @@ func TestGCPercentParse(t *testing.T) {
 		if err := fs.Parse(tt.args); err != nil || g.check() != "" {
 			t.Fatalf("%v: %v %q", tt.args, err, g.check())
 		}
-		if got := g.workers(); got != tt.workers {
-			t.Errorf("%v: workers() = %d, want %d", tt.args, got, tt.workers)
-		}
-		if got := workerOptions(runnerOptions{isolation: isolationProcess, workers: 1, gcPercent: g.workers()}, "runcode"); got.GCPercent != tt.workers {
+		if got := workerOptions(runnerOptions{isolation: isolationProcess, workers: 1, gcPercent: g.n}, "runcode"); got.GCPercent != tt.workers {
 			t.Errorf("%v: worker options %+v, want GCPercent %d", tt.args, got, tt.workers)
 		}
 	}
@@ -92,8 +91,9 @@ func TestGCPercentInProcess(t *testing.T) {
 	gotGC, gotLimit := gogc(), limit()
 	restore()
 	// What the process maps moves as it runs; a test process maps far less than 1 GiB.
-	if gotGC != 700 || gotLimit <= runHeapBudget || gotLimit > runHeapBudget+1<<30 {
-		t.Errorf("set: GOGC %d, limit %d; want 700 and %d over what the process maps", gotGC, gotLimit, runHeapBudget)
+	heap := runtime.DefaultLimits().HeapBytes
+	if gotGC != 700 || gotLimit <= heap || gotLimit > heap+1<<30 {
+		t.Errorf("set: GOGC %d, limit %d; want 700 and %d over what the process maps", gotGC, gotLimit, heap)
 	}
 	if gogc() != gc0 || limit() != limit0 {
 		t.Errorf("after restore: GOGC %d, limit %d; want %d and %d", gogc(), limit(), gc0, limit0)

@@ -119,7 +119,7 @@ func (f *runFlags) execute(ctx context.Context, code string, stdout, stderr io.W
 		defer closeSink()
 		opts.Events = sink
 	}
-	pool, closePool, err := newRunner(runnerOptions{isolation: f.isolation, workers: 1, warm: 1, gcPercent: f.gc.workers()})
+	pool, closePool, err := newRunner(runnerOptions{isolation: f.isolation, workers: 1, warm: 1, gcPercent: f.gc.n})
 	if err != nil {
 		return usageError(stderr, "run", err)
 	}

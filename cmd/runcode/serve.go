@@ -115,7 +115,7 @@ func serveCommand(ctx context.Context, args []string, stdin io.Reader, stdout, s
 			// doubling between collections.
 			defer debug.SetMemoryLimit(debug.SetMemoryLimit(ceiling))
 		}
-		pool, closePool, perr := newRunner(runnerOptions{isolation: f.isolation, workers: f.workers, warm: 2, memoryCeiling: ceiling, gcPercent: f.gc.workers()})
+		pool, closePool, perr := newRunner(runnerOptions{isolation: f.isolation, workers: f.workers, warm: 2, memoryCeiling: ceiling, gcPercent: f.gc.n})
 		if perr != nil {
 			return usageError(stderr, "serve", perr)
 		}
