@@ -337,10 +337,10 @@ func (r *run) makeHostGlobal(name string) goja.Value {
 	case "URL", "URLSearchParams":
 		return r.urlModule().Get(name)
 	case "TextEncoder":
-		r.guardTypedArrays() // its results are typed arrays
+		r.installLazy(familyTyped) // its results are typed arrays
 		return r.encoding().Get("0")
 	case "TextDecoder":
-		r.guardTypedArrays()
+		r.installLazy(familyTyped)
 		return r.encoding().Get("1")
 	case "structuredClone":
 		v, err := r.vm.RunProgram(clonePrg())

@@ -85,24 +85,50 @@ func installGuards(r *run) error {
 // or a Function constructor is about to run code whose text does (eval_guard.go).
 // Families reachable from ordinary values (arrays, strings, functions, any object) are
 // guarded when the VM is built.
-var lazyFamilies = []struct {
+// A VM installs each family once (installLazy), whatever reaches it first.
+var lazyFamilies = [...]struct {
 	words   []string
 	matches func(code string) bool // more than words, if set
 	literal bool                   // a regular expression literal reaches it too
 	install func(*run)
 }{
-	{words: typedTriggers, install: (*run).guardTypedArrays},
-	{words: []string{"JSON"}, install: (*run).guardJSON},
+	familyTyped: {words: typedTriggers, install: (*run).guardTypedArrays},
+	familyJSON:  {words: []string{"JSON"}, install: (*run).guardJSON},
 	// Reflect.defineProperty defines accessors as Object.defineProperty does, and the
 	// Proxy guards capture Reflect's originals before a program could replace them.
-	{words: []string{"Proxy", "Reflect"}, install: (*run).guardProxy},
-	{words: []string{"Date"}, install: (*run).guardDate},
+	familyProxy: {words: []string{"Proxy", "Reflect"}, install: (*run).guardProxy},
+	familyDate:  {words: []string{"Date"}, install: (*run).guardDate},
 	// BigInt values also come from literals, from BigInt64Array and BigUint64Array and
 	// from DataView's getBigInt64 and getBigUint64.
-	{words: []string{"BigInt", "BigUint64Array", "DataView"}, matches: hasBigIntLiteral, install: (*run).guardBigInt},
-	{words: regexpWords, literal: true, install: (*run).guardRegExps},
-	{words: uriWords, install: (*run).guardURIs},
+	familyBigInt: {words: []string{"BigInt", "BigUint64Array", "DataView"}, matches: hasBigIntLiteral, install: (*run).guardBigInt},
+	familyRegExp: {words: regexpWords, literal: true, install: (*run).guardRegExps},
+	familyURI:    {words: uriWords, install: (*run).guardURIs},
 }
+
+// lazyFamily is a family's index in lazyFamilies and its bit in run.lazy.
+type lazyFamily uint8
+
+const (
+	familyTyped lazyFamily = iota
+	familyJSON
+	familyProxy
+	familyDate
+	familyBigInt
+	familyRegExp
+	familyURI
+)
+
+// installLazy installs family f on this VM unless it already is. VM goroutine only.
+func (r *run) installLazy(f lazyFamily) {
+	if r.lazy&(1<<f) != 0 {
+		return
+	}
+	r.lazy |= 1 << f
+	lazyFamilies[f].install(r)
+}
+
+// lazyInstalled reports whether family f is installed on this VM.
+func (r *run) lazyInstalled(f lazyFamily) bool { return r.lazy&(1<<f) != 0 }
 
 // globalWords reach the global object, and so every lazy family.
 var globalWords = []string{"globalThis", "this"}
@@ -111,9 +137,9 @@ var globalWords = []string{"globalThis", "this"}
 // holds a regular expression literal (the nesting scan knows). VM goroutine only.
 func (r *run) guardLazyFor(code string, regexLiteral bool) {
 	all := containsAny(code, globalWords)
-	for _, f := range lazyFamilies {
+	for i, f := range lazyFamilies {
 		if all || containsAny(code, f.words) || f.literal && regexLiteral || f.matches != nil && f.matches(code) {
-			f.install(r)
+			r.installLazy(lazyFamily(i))
 		}
 	}
 }

@@ -41,10 +41,6 @@ func (r *run) maxBigIntBits() int64 { return min(1<<30, r.limits.HeapBytes*2) }
 
 // guardBigInt guards BigInt, its statics and its prototype's toString, once per VM.
 func (r *run) guardBigInt() {
-	if r.objects.bigintGuarded {
-		return
-	}
-	r.objects.bigintGuarded = true
 	vm := r.vm
 	g := vm.GlobalObject()
 	orig, ok := g.Get("BigInt").(*goja.Object)

@@ -37,9 +37,6 @@ const (
 // objectGuards is the state of the object guards of one run (the run struct's objects
 // field). VM goroutine only.
 type objectGuards struct {
-	// Lazy families already installed.
-	proxyGuarded, dateGuarded, bigintGuarded bool
-
 	// The intrinsics the guards call, captured when the VM is built.
 	defineProperty, defineProperties, bind goja.Callable
 	bigint                                 goja.Callable // the original BigInt, once guarded

@@ -142,7 +142,7 @@ func TestObjectFamiliesLazy(t *testing.T) {
 			t.Fatal(err)
 		}
 		r.guardLazyFor(tt.code, false)
-		got := [3]bool{r.objects.proxyGuarded, r.objects.dateGuarded, r.objects.bigintGuarded}
+		got := [3]bool{r.lazyInstalled(familyProxy), r.lazyInstalled(familyDate), r.lazyInstalled(familyBigInt)}
 		if want := [3]bool{tt.proxy, tt.date, tt.bigint}; got != want {
 			t.Errorf("%q: guarded (proxy, date, bigint) = %v, want %v", tt.code, got, want)
 		}

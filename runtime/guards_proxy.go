@@ -86,10 +86,6 @@ func (f *forwarder) Keys() []string              { return nil }
 // guardProxy replaces Proxy and guards Reflect.defineProperty and Reflect.ownKeys, once
 // per VM.
 func (r *run) guardProxy() {
-	if r.objects.proxyGuarded {
-		return
-	}
-	r.objects.proxyGuarded = true
 	vm := r.vm
 	g := vm.GlobalObject()
 	reflect, ok := g.Get("Reflect").(*goja.Object)

@@ -331,10 +331,6 @@ func (r *run) installConversionCounters() {
 // guardDate counts Date.prototype.toJSON, which calls its receiver's toISOString: a
 // program can make that toJSON itself. Once per VM.
 func (r *run) guardDate() {
-	if r.objects.dateGuarded {
-		return
-	}
-	r.objects.dateGuarded = true
 	date, ok := r.vm.GlobalObject().Get("Date").(*goja.Object)
 	if !ok {
 		return

@@ -128,10 +128,6 @@ type regexpIntrinsics struct {
 // guardRegExps installs the RegExp guards, once per VM. VM goroutine only.
 func (r *run) guardRegExps() {
 	t := r.textState()
-	if t.regexps {
-		return
-	}
-	t.regexps = true
 	vm := r.vm
 	g := vm.GlobalObject()
 	orig := g.Get("RegExp").ToObject(vm)
@@ -350,7 +346,7 @@ func (r *run) guardPatternTakers(proto *goja.Object) {
 				if r.isRegExp(o) {
 					// goja builds a RegExp from the object's source and flags.
 					src, flags, _ := r.regexpSource(o, goja.Undefined(), true)
-					r.guardRegExps()
+					r.installLazy(familyRegExp)
 					return r.call(take, call.This, construct(r.text.re.ctor, nil, src, flags))
 				}
 				arg = r.strOf(o)

@@ -131,7 +131,7 @@ func FuzzRegExpOps(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r.guardRegExps()
+		r.installLazy(familyRegExp)
 		r.textState().emulate = true
 		if _, err := r.vm.RunString(showSrc); err != nil {
 			t.Fatal(err)

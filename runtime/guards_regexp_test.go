@@ -244,7 +244,7 @@ func TestRegExpGuardsLazy(t *testing.T) {
 			t.Fatal(err)
 		}
 		r.guardLazyFor(prg.code, prg.regexps)
-		if got := r.text != nil && r.text.regexps; got != tt.want {
+		if got := r.lazyInstalled(familyRegExp); got != tt.want {
 			t.Errorf("%q: RegExp guarded = %v, want %v", tt.code, got, tt.want)
 		}
 	}
@@ -272,7 +272,7 @@ func TestRegExpInternals(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.guardRegExps()
+	r.installLazy(familyRegExp)
 	if r.text.re.stdProto == 0 {
 		t.Fatal("goja's RegExp.prototype marker was not found")
 	}

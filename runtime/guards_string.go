@@ -32,8 +32,6 @@ import (
 
 // textGuards is one VM's state for the string and regexp guards, made on first use.
 type textGuards struct {
-	regexps  bool // the RegExp guards are installed (guards_regexp.go)
-	uri      bool // encodeURI, encodeURIComponent and escape are guarded
 	iterNext bool // %RegExpStringIteratorPrototype%.next is guarded
 	emulate  bool // tests: never let goja run a global RegExp operation as it is
 

@@ -79,11 +79,6 @@ func (r *run) guardConversions(proto *goja.Object) {
 // guardURIs guards the global functions whose results are up to nine times their input,
 // once per VM.
 func (r *run) guardURIs() {
-	t := r.textState()
-	if t.uri {
-		return
-	}
-	t.uri = true
 	g := r.vm.GlobalObject()
 	for _, name := range []string{"encodeURI", "encodeURIComponent", "escape"} {
 		count := uriLength

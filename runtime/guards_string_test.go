@@ -166,7 +166,7 @@ func TestStringGuardsUnchanged(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.guardLazyFor(differentialProgram(stringCases), false)
-	if r.text != nil && r.text.regexps {
+	if r.lazyInstalled(familyRegExp) {
 		t.Error("the string cases installed the RegExp guards")
 	}
 }

@@ -143,10 +143,6 @@ func (r *run) json() *jsonFuncs {
 
 // guardJSON installs the JSON guards, once per VM (a lazy family, see guards.go).
 func (r *run) guardJSON() {
-	if r.jsonGuarded {
-		return
-	}
-	r.jsonGuarded = true
 	installJSON(r)
 }
 

@@ -55,7 +55,7 @@ func newJSONRun(t testing.TB) *run {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.guardJSON() // as for a run whose program names JSON
+	r.installLazy(familyJSON) // as for a run whose program names JSON
 	return r
 }
 

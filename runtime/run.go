@@ -28,21 +28,19 @@ type run struct {
 	limits Limits
 	prg    *Program
 
-	parent    context.Context // the caller's
-	ctx       context.Context // host work; cancelled when the run ends
-	cancel    context.CancelCauseFunc
-	host      sync.WaitGroup // host goroutines of this run
-	hostCalls int
-	pool      *Pool
-	slot      int // the run's slot with the memory governor, -1 for none
-	// typedGuarded is set once the typed-array constructors are guarded (typedarrays.go).
-	typedGuarded bool
-	jsonGuarded  bool        // json.go
-	jsonFuncs    *jsonFuncs  // json.go: made on first use, see json()
-	nativeDepth  int         // guarded built-ins in progress on the VM goroutine (guards.go)
-	inHost       bool        // a host function (native) is in progress on the VM goroutine
-	text         *textGuards // the string and regexp guards' state (guards_string.go)
-	memStart     int64       // the process's live heap besides runs when it started
+	parent      context.Context // the caller's
+	ctx         context.Context // host work; cancelled when the run ends
+	cancel      context.CancelCauseFunc
+	host        sync.WaitGroup // host goroutines of this run
+	hostCalls   int
+	pool        *Pool
+	slot        int         // the run's slot with the memory governor, -1 for none
+	lazy        uint8       // the lazy guard families installed, a bit each (guards.go)
+	jsonFuncs   *jsonFuncs  // json.go: made on first use, see json()
+	nativeDepth int         // guarded built-ins in progress on the VM goroutine (guards.go)
+	inHost      bool        // a host function (native) is in progress on the VM goroutine
+	text        *textGuards // the string and regexp guards' state (guards_string.go)
+	memStart    int64       // the process's live heap besides runs when it started
 
 	objects *objectGuards // guards_object.go
 

@@ -48,10 +48,6 @@ var typedTriggers = func() []string {
 // guardTypedArrays replaces ArrayBuffer and the typed-array constructors with guarded
 // proxies, once per VM. VM goroutine only.
 func (r *run) guardTypedArrays() {
-	if r.typedGuarded {
-		return
-	}
-	r.typedGuarded = true
 	vm := r.vm
 	g := vm.GlobalObject()
 	replace := func(name string, trap func(orig goja.Constructor) func(*goja.Object, []goja.Value, *goja.Object) *goja.Object) {

@@ -68,14 +68,14 @@ func TestTypedArraysUnguardedWithoutNeed(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.guardLazyFor("const x = [1, 2].map(v => v * 2); return x", false)
-	if r.typedGuarded {
+	if r.lazyInstalled(familyTyped) {
 		t.Error("a program that names no typed array, globalThis or this guarded them")
 	}
-	if r.jsonGuarded {
+	if r.lazyInstalled(familyJSON) {
 		t.Error("a program that names neither JSON, globalThis nor this guarded it")
 	}
 	r.guardLazyFor("return new Uint8Array(2)", false)
-	if !r.typedGuarded {
+	if !r.lazyInstalled(familyTyped) {
 		t.Error("a program naming Uint8Array did not guard typed arrays")
 	}
 }
