@@ -18,6 +18,7 @@ import (
 // Example runs one Chat Completions step with run_code: the tools and system
 // message for the request, then the model's reply (here a recorded one, where a
 // client would call client.Chat.Completions.New) executed into tool messages.
+// newStep, after the examples, builds the adapter and takes its step.
 func Example() {
 	scope := registry.New()
 	scope.SetMode(registry.ModePTC)
@@ -45,19 +46,9 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	adapter, err := openai.New(exec, &openai.Options{Instructions: "You answer questions about orders."})
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
 
 	// One model step: resolve the set, take a step, build the request.
-	set, err := scope.Resolve(context.Background(), registry.Step{})
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	step, err := adapter.Step(set)
+	step, err := newStep(scope, exec, &openai.Options{Instructions: "You answer questions about orders."})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -111,17 +102,7 @@ func ExampleStep_ExecuteResponses() {
 		fmt.Println(err)
 		return
 	}
-	adapter, err := openai.New(exec, &openai.Options{Strict: true})
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	set, err := scope.Resolve(context.Background(), registry.Step{})
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	step, err := adapter.Step(set)
+	step, err := newStep(scope, exec, &openai.Options{Strict: true})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -155,4 +136,19 @@ func ExampleStep_ExecuteResponses() {
 	// call_1 42
 	// call_2 Error: invalid arguments: missing required property "b"
 	// next input items: 2
+}
+
+// newStep makes an adapter for exec with opts and takes its step on the scope's
+// tool set as resolved for the next model request. An application makes the
+// adapter once and takes a step per request; these examples make one request.
+func newStep(scope *registry.Scope, exec pipeline.Executor, opts *openai.Options) (*openai.Step, error) {
+	adapter, err := openai.New(exec, opts)
+	if err != nil {
+		return nil, err
+	}
+	set, err := scope.Resolve(context.Background(), registry.Step{})
+	if err != nil {
+		return nil, err
+	}
+	return adapter.Step(set)
 }
