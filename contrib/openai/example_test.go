@@ -18,23 +18,12 @@ import (
 // Example runs one Chat Completions step with run_code: the tools and system
 // message for the request, then the model's reply (here a recorded one, where a
 // client would call client.Chat.Completions.New) executed into tool messages.
-// newStep, after the examples, builds the adapter and takes its step.
+// getOrder and newStep, after the examples, declare its tool and build the adapter
+// and its step.
 func Example() {
 	scope := registry.New()
 	scope.SetMode(registry.ModePTC)
-	scope.Register(&registry.Tool{
-		Name:              "get_order",
-		Description:       "Look up an order by id.",
-		Parameters:        registry.Object(registry.Required("id", registry.String())).Closed(),
-		IsConcurrencySafe: func(registry.Value) bool { return true },
-		Execute: func(_ context.Context, call *registry.Call) (any, error) {
-			var in struct{ ID string }
-			if err := call.Args.Decode(&in); err != nil {
-				return nil, err
-			}
-			return map[string]any{"total": len(in.ID) * 10}, nil
-		},
-	})
+	scope.Register(getOrder())
 	pool, err := runtime.NewPool(&runtime.PoolOptions{Size: 1})
 	if err != nil {
 		fmt.Println(err)
@@ -136,6 +125,26 @@ func ExampleStep_ExecuteResponses() {
 	// call_1 42
 	// call_2 Error: invalid arguments: missing required property "b"
 	// next input items: 2
+}
+
+// getOrder is the example's tool: it looks an order up by id (its total is ten
+// per character of the id). Its parameters are closed and all required, so under
+// Options.Strict its schema qualifies for strict mode.
+func getOrder() *registry.Tool {
+	return &registry.Tool{
+		Name:              "get_order",
+		Description:       "Look up an order by id.",
+		Parameters:        registry.Object(registry.Required("id", registry.String())).Closed(),
+		Output:            registry.Output{Schema: registry.Object(registry.Required("id", registry.String()), registry.Required("total", registry.Number()))},
+		IsConcurrencySafe: func(registry.Value) bool { return true },
+		Execute: func(_ context.Context, call *registry.Call) (any, error) {
+			var in struct{ ID string }
+			if err := call.Args.Decode(&in); err != nil {
+				return nil, err
+			}
+			return map[string]any{"id": in.ID, "total": len(in.ID) * 10}, nil
+		},
+	}
 }
 
 // newStep makes an adapter for exec with opts and takes its step on the scope's
