@@ -15,35 +15,16 @@ import (
 
 // Example is an agent loop on the Messages API with run_code as its one tool. A real
 // agent calls client.Messages.New(ctx, params) where this one calls model, which
-// replays two recorded responses: a run_code call, then the final answer.
+// replays two recorded responses: a run_code call, then the final answer. Its set-up
+// (newOrderScope, newRunCode, stepTools) is declared after the examples.
 func Example() {
-	scope := registry.New()
-	scope.SetMode(registry.ModePTC)
-	scope.Register(&registry.Tool{
-		Name:              "get_order",
-		Description:       "Look up an order by id.",
-		Parameters:        registry.Object(registry.Required("id", registry.String())),
-		Output:            registry.Output{Schema: registry.Object(registry.Required("total", registry.Number()))},
-		IsConcurrencySafe: func(registry.Value) bool { return true },
-		Execute: func(ctx context.Context, call *registry.Call) (any, error) {
-			var in struct{ ID string }
-			if err := call.Args.Decode(&in); err != nil {
-				return nil, err
-			}
-			return map[string]float64{"total": float64(len(in.ID)) * 10}, nil
-		},
-	})
-	pool, err := runtime.NewPool(&runtime.PoolOptions{Size: 1})
+	scope := newOrderScope()
+	pool, exec, err := newRunCode()
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	defer pool.Close()
-	exec, err := ptc.New(pipeline.New(&pipeline.Options{Wrappers: []pipeline.Middleware{pipeline.Timeout()}}), &ptc.Options{Pool: pool})
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
 
 	ctx := context.Background()
 	params := sdk.MessageNewParams{
@@ -53,12 +34,7 @@ func Example() {
 	}
 	for {
 		// Each model step: resolve the tool set, describe it in the request.
-		set, err := scope.Resolve(ctx, registry.Step{})
-		if err != nil {
-			fmt.Println(err)
-			return
-		}
-		tools, err := anthropic.New(exec, set, nil)
+		tools, err := stepTools(ctx, scope, exec)
 		if err != nil {
 			fmt.Println(err)
 			return
@@ -96,6 +72,62 @@ func Example() {
 	// answer: Orders A1 and B22 add up to 50.
 }
 
+// getOrder is the examples' tool: it looks an order up by id (its total is ten
+// per character of the id) and fails for the id "missing".
+func getOrder() *registry.Tool {
+	return &registry.Tool{
+		Name:              "get_order",
+		Description:       "Look up an order by id.",
+		Parameters:        registry.Object(registry.Required("id", registry.String())),
+		Output:            registry.Output{Schema: registry.Object(registry.Required("total", registry.Number()))},
+		IsConcurrencySafe: func(registry.Value) bool { return true },
+		Execute: func(ctx context.Context, call *registry.Call) (any, error) {
+			var in struct{ ID string }
+			if err := call.Args.Decode(&in); err != nil {
+				return nil, err
+			}
+			if in.ID == "missing" {
+				return nil, fmt.Errorf("order %q not found", in.ID)
+			}
+			return map[string]float64{"total": float64(len(in.ID)) * 10}, nil
+		},
+	}
+}
+
+// newOrderScope returns a scope in mode ptc (the model sees only run_code) with
+// get_order registered.
+func newOrderScope() *registry.Scope {
+	scope := registry.New()
+	scope.SetMode(registry.ModePTC)
+	scope.Register(getOrder())
+	return scope
+}
+
+// newRunCode returns a run_code executor on a one-runtime pool, with the timeout
+// wrapper in its pipeline. The caller closes the pool.
+func newRunCode() (*runtime.Pool, *ptc.Executor, error) {
+	pool, err := runtime.NewPool(&runtime.PoolOptions{Size: 1})
+	if err != nil {
+		return nil, nil, err
+	}
+	exec, err := ptc.New(pipeline.New(&pipeline.Options{Wrappers: []pipeline.Middleware{pipeline.Timeout()}}), &ptc.Options{Pool: pool})
+	if err != nil {
+		pool.Close()
+		return nil, nil, err
+	}
+	return pool, exec, nil
+}
+
+// stepTools resolves the scope's tool set for one model step and wraps it in an
+// Adapter, which describes the set to the Messages API and runs its tool_use blocks.
+func stepTools(ctx context.Context, scope *registry.Scope, exec pipeline.Executor) (*anthropic.Adapter, error) {
+	set, err := scope.Resolve(ctx, registry.Step{})
+	if err != nil {
+		return nil, err
+	}
+	return anthropic.New(exec, set, nil)
+}
+
 // model stands in for client.Messages.New: it answers the first request with a
 // run_code call and the next with text, as the API would.
 func model(ctx context.Context, params sdk.MessageNewParams) (*sdk.Message, error) {
@@ -120,25 +152,13 @@ func model(ctx context.Context, params sdk.MessageNewParams) (*sdk.Message, erro
 // (see BetaTools for what that gives up against Execute's one batch).
 func ExampleAdapter_BetaTools() {
 	ctx := context.Background()
-	scope := registry.New()
-	scope.SetMode(registry.ModePTC)
-	pool, err := runtime.NewPool(nil)
+	pool, exec, err := newRunCode()
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	defer pool.Close()
-	exec, err := ptc.New(pipeline.New(nil), &ptc.Options{Pool: pool})
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	set, err := scope.Resolve(ctx, registry.Step{})
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	tools, err := anthropic.New(exec, set, nil)
+	tools, err := stepTools(ctx, newOrderScope(), exec)
 	if err != nil {
 		fmt.Println(err)
 		return

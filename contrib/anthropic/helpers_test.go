@@ -3,7 +3,6 @@ package anthropic_test
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
@@ -23,26 +22,11 @@ func TestMain(m *testing.M) { testleak.VerifyTestMain(m) }
 // pngPixel is a 1x1 PNG, base64.
 const pngPixel = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
 
-// fixtures are the tests' tools: get_order (parallel-safe; id "missing" fails),
-// render_chart (answers with text and an image) and archive_orders (deferred).
+// fixtures are the tests' tools: get_order (the examples' tool, in example_test.go:
+// parallel-safe; id "missing" fails), render_chart (answers with text and an image)
+// and archive_orders (deferred).
 func fixtures() []*registry.Tool {
-	return []*registry.Tool{{
-		Name:              "get_order",
-		Description:       "Look up an order by id.",
-		Parameters:        registry.Object(registry.Required("id", registry.String())),
-		Output:            registry.Output{Schema: registry.Object(registry.Required("total", registry.Number()))},
-		IsConcurrencySafe: func(registry.Value) bool { return true },
-		Execute: func(ctx context.Context, call *registry.Call) (any, error) {
-			var in struct{ ID string }
-			if err := call.Args.Decode(&in); err != nil {
-				return nil, err
-			}
-			if in.ID == "missing" {
-				return nil, fmt.Errorf("order %q not found", in.ID)
-			}
-			return map[string]float64{"total": float64(len(in.ID)) * 10}, nil
-		},
-	}, {
+	return []*registry.Tool{getOrder(), {
 		Name:        "render_chart",
 		Description: "Render a chart as a PNG.",
 		Parameters:  registry.Object(registry.Required("title", registry.String())),

@@ -18,22 +18,12 @@ import (
 // Example runs one Chat Completions step with run_code: the tools and system
 // message for the request, then the model's reply (here a recorded one, where a
 // client would call client.Chat.Completions.New) executed into tool messages.
+// getOrder and newStep, after the examples, declare its tool and build the adapter
+// and its step.
 func Example() {
 	scope := registry.New()
 	scope.SetMode(registry.ModePTC)
-	scope.Register(&registry.Tool{
-		Name:              "get_order",
-		Description:       "Look up an order by id.",
-		Parameters:        registry.Object(registry.Required("id", registry.String())).Closed(),
-		IsConcurrencySafe: func(registry.Value) bool { return true },
-		Execute: func(_ context.Context, call *registry.Call) (any, error) {
-			var in struct{ ID string }
-			if err := call.Args.Decode(&in); err != nil {
-				return nil, err
-			}
-			return map[string]any{"total": len(in.ID) * 10}, nil
-		},
-	})
+	scope.Register(getOrder())
 	pool, err := runtime.NewPool(&runtime.PoolOptions{Size: 1})
 	if err != nil {
 		fmt.Println(err)
@@ -45,19 +35,9 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	adapter, err := openai.New(exec, &openai.Options{Instructions: "You answer questions about orders."})
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
 
 	// One model step: resolve the set, take a step, build the request.
-	set, err := scope.Resolve(context.Background(), registry.Step{})
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	step, err := adapter.Step(set)
+	step, err := newStep(scope, exec, &openai.Options{Instructions: "You answer questions about orders."})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -111,17 +91,7 @@ func ExampleStep_ExecuteResponses() {
 		fmt.Println(err)
 		return
 	}
-	adapter, err := openai.New(exec, &openai.Options{Strict: true})
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	set, err := scope.Resolve(context.Background(), registry.Step{})
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	step, err := adapter.Step(set)
+	step, err := newStep(scope, exec, &openai.Options{Strict: true})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -155,4 +125,39 @@ func ExampleStep_ExecuteResponses() {
 	// call_1 42
 	// call_2 Error: invalid arguments: missing required property "b"
 	// next input items: 2
+}
+
+// getOrder is the example's tool: it looks an order up by id (its total is ten
+// per character of the id). Its parameters are closed and all required, so under
+// Options.Strict its schema qualifies for strict mode.
+func getOrder() *registry.Tool {
+	return &registry.Tool{
+		Name:              "get_order",
+		Description:       "Look up an order by id.",
+		Parameters:        registry.Object(registry.Required("id", registry.String())).Closed(),
+		Output:            registry.Output{Schema: registry.Object(registry.Required("id", registry.String()), registry.Required("total", registry.Number()))},
+		IsConcurrencySafe: func(registry.Value) bool { return true },
+		Execute: func(_ context.Context, call *registry.Call) (any, error) {
+			var in struct{ ID string }
+			if err := call.Args.Decode(&in); err != nil {
+				return nil, err
+			}
+			return map[string]any{"id": in.ID, "total": len(in.ID) * 10}, nil
+		},
+	}
+}
+
+// newStep makes an adapter for exec with opts and takes its step on the scope's
+// tool set as resolved for the next model request. An application makes the
+// adapter once and takes a step per request; these examples make one request.
+func newStep(scope *registry.Scope, exec pipeline.Executor, opts *openai.Options) (*openai.Step, error) {
+	adapter, err := openai.New(exec, opts)
+	if err != nil {
+		return nil, err
+	}
+	set, err := scope.Resolve(context.Background(), registry.Step{})
+	if err != nil {
+		return nil, err
+	}
+	return adapter.Step(set)
 }

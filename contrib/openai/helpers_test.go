@@ -26,26 +26,13 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // pixel is a 1x1 PNG, the image the chart tool returns.
 const pixel = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
 
-// tools are the registry tools every test registers: get_order (closed, every
-// property required: strict-able), search (an optional property: not strict-able)
-// and chart (renders an image).
+// tools are the registry tools every test registers: get_order (the example's
+// tool, in example_test.go: closed, every property required: strict-able),
+// search (an optional property: not strict-able) and chart (renders an image).
 func tools() []*registry.Tool {
 	safe := func(registry.Value) bool { return true }
 	return []*registry.Tool{
-		{
-			Name:              "get_order",
-			Description:       "Look up an order by id.",
-			Parameters:        registry.Object(registry.Required("id", registry.String())).Closed(),
-			Output:            registry.Output{Schema: registry.Object(registry.Required("id", registry.String()), registry.Required("total", registry.Number()))},
-			IsConcurrencySafe: safe,
-			Execute: func(_ context.Context, call *registry.Call) (any, error) {
-				var in struct{ ID string }
-				if err := call.Args.Decode(&in); err != nil {
-					return nil, err
-				}
-				return map[string]any{"id": in.ID, "total": len(in.ID) * 10}, nil
-			},
-		},
+		getOrder(),
 		{
 			Name:        "search",
 			Description: "Search orders by customer.",
