@@ -118,7 +118,7 @@ func TestMemoryCeiling(t *testing.T) {
 	goruntime.GC()
 	_, live := heapSample()
 	p, err := NewPool(&PoolOptions{Size: 2, Grace: 100 * time.Millisecond, MemoryCeiling: live + 120<<20,
-		Limits: &Limits{HeapBytes: 1 << 30, Compute: 20 * time.Second, WallClock: 60 * time.Second}})
+		Limits: &Limits{HeapBytes: 1 << 30, Compute: 60 * time.Second, WallClock: 120 * time.Second}})
 	if err != nil {
 		t.Fatal(err)
 	}
