@@ -27,7 +27,8 @@ type proc struct {
 	fw      frameWriter
 	rmu     sync.Mutex    // held while a frame of the bound run is handled
 	run     *hostRun      // the run the reader hands frames to; guarded by rmu
-	frames  chan *message // frames read while no run was bound (ready, or unsolicited)
+	spoke   bool          // it sent a frame while no run was bound, and was killed; guarded by rmu
+	hello   chan *message // the worker's first frame, which must be ready
 	readErr chan error    // the reader's last error
 	exited  chan struct{}
 	stderr  *headBuffer
@@ -68,7 +69,7 @@ func (p *Pool) spawn(heap int64) (*proc, error) {
 		return nil, err
 	}
 	w := &proc{
-		p: p, in: inW, out: outR, fw: frameWriter{w: inW, max: p.maxFrame}, frames: make(chan *message), readErr: make(chan error, 1),
+		p: p, in: inW, out: outR, fw: frameWriter{w: inW, max: p.maxFrame}, hello: make(chan *message), readErr: make(chan error, 1),
 		exited: make(chan struct{}), gone: make(chan struct{}), stderr: &headBuffer{max: 8 << 10},
 	}
 	cmd := exec.Command(p.argv[0], p.argv[1:]...)
@@ -138,7 +139,7 @@ func (p *Pool) spawn(heap int64) (*proc, error) {
 	t := time.NewTimer(p.startTimeout)
 	defer t.Stop()
 	select {
-	case m := <-w.frames:
+	case m := <-w.hello:
 		if m.T != tReady {
 			return fail(fmt.Errorf("worker broke the protocol: a %q frame instead of ready", m.T))
 		}
@@ -161,25 +162,26 @@ func (p *Pool) spawn(heap int64) (*proc, error) {
 	}
 }
 
-// read handles the worker's frames until its stdout ends or a frame is bad: those of the
-// bound run itself (dispatch), any other on the frames channel.
-// A call's result is written by a goroutine of its own (see handle), since a call may take
-// as long as it likes.
+// read handles the worker's frames until its stdout ends or a frame is bad: the first on
+// the hello channel (spawn checks it is ready), every later one itself (dispatch).
 func (w *proc) read(fr *frameReader) {
+	m, err := fr.read()
+	if err != nil {
+		w.readErr <- err
+		return
+	}
+	select {
+	case w.hello <- m:
+	case <-w.gone:
+		return
+	}
 	for {
 		m, err := fr.read()
 		if err != nil {
 			w.readErr <- err
 			return
 		}
-		if w.dispatch(m) {
-			continue
-		}
-		select {
-		case w.frames <- m:
-		case <-w.gone:
-			return
-		}
+		w.dispatch(m)
 	}
 }
 
@@ -211,12 +213,9 @@ func (w *proc) healthy() bool {
 		return false
 	default:
 	}
-	select {
-	case <-w.frames:
-		return false
-	default:
-		return true
-	}
+	w.rmu.Lock()
+	defer w.rmu.Unlock()
+	return !w.spoke
 }
 
 // kill kills the worker with SIGKILL, remembering the first reason given.

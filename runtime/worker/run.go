@@ -92,21 +92,6 @@ func (p *Pool) exec(ctx context.Context, w *proc, code string, limits runtime.Li
 		select {
 		case res := <-rs.done:
 			return ended(res)
-		case m := <-w.frames:
-			// A frame the reader held before this run was bound (one the worker sent while
-			// idle): handled as a frame of this run, which it cannot validly be.
-			if res := w.take(rs, m); res != nil {
-				return ended(res)
-			}
-			// Or one the reader read after this run's done unbound it (take drops it): the
-			// worker spoke unasked, and is not reused. Without this, select's random
-			// choice could drop it here, and the next run take it as its own
-			// (TestUnsolicitedFrame, about 1 run in 100-300).
-			select {
-			case res := <-rs.done:
-				return res, false
-			default:
-			}
 		case err := <-readErr:
 			readErr = nil
 			if errors.Is(err, errProtocol) {
@@ -164,30 +149,39 @@ type hostRun struct {
 
 // bind makes rs the run the reader hands the worker's frames to (nil: none). Once bind(nil)
 // returns, the reader is not inside a frame of the previous run and starts no more of its
-// calls.
+// calls. A worker that spoke unasked was killed: nothing it says counts for rs either.
 func (w *proc) bind(rs *hostRun) {
 	w.rmu.Lock()
+	if rs != nil && w.spoke {
+		rs.broken = true
+	}
 	w.run = rs
 	w.sp.on.Store(rs != nil)
 	w.rmu.Unlock()
 }
 
-// dispatch handles m on the reader goroutine if a run is bound, and reports whether it did.
-// Handling a call there (validate, start through the namespace, hand its wait to a goroutine
+// dispatch handles m on the reader goroutine. Between runs the worker has nothing to say: a
+// frame then (a second done, a call after its run ended) was sent unasked, and the worker is
+// killed, so that no later run can take the frame for its own.
+//
+// Handling a call here (validate, start through the namespace, hand its wait to a goroutine
 // that writes the result) instead of passing the frame to the run's goroutine saves one
 // goroutine hand-off per sub-call, and a hand-off that wakes another thread is a large part
 // of a sub-call's cost (BENCHMARKS.md, "runtime/worker design notes").
-func (w *proc) dispatch(m *message) bool {
+func (w *proc) dispatch(m *message) {
 	w.rmu.Lock()
 	rs := w.run
+	if rs == nil && !w.spoke {
+		w.spoke = true
+		w.kill(&runtime.Failure{Kind: runtime.KindWorkerExit, Message: fmt.Sprintf("worker broke the protocol and was killed: a %q frame while no run was in flight", m.T)})
+	}
 	w.rmu.Unlock()
 	if rs == nil {
-		return false
+		return
 	}
 	if res := w.take(rs, m); res != nil {
 		rs.done <- res // at most one: take unbinds the run with its result
 	}
-	return true
 }
 
 // take handles one frame of run rs and returns the run's result if m ended it. A frame that

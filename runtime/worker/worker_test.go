@@ -256,8 +256,9 @@ func TestUnsolicitedFrame(t *testing.T) {
 		t.Fatalf("first run = %q, want 1", got.Text())
 	}
 	res := runCode(t, p, "return 3", nil)
-	// Either the pool saw the idle worker speak and gave the run a fresh one (which answers
-	// 1), or the run read the stale done and killed the worker.
+	// The worker was killed for the frame it sent between runs: either before the second run
+	// took a worker (a fresh one answers 1), or after it was bound, when the run fails with
+	// the worker (the stale frame is never taken for the run's own).
 	if string(res.Value) != "1" && (res.Failure == nil || res.Failure.Kind != runtime.KindWorkerExit) {
 		t.Errorf("second run = %q, want 1 from a fresh worker or a worker-exit", res.Text())
 	}
