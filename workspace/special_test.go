@@ -1,4 +1,6 @@
-//go:build unix
+//go:build unix && !freebsd
+
+// Not on FreeBSD: syscall.Mknod takes its device as a uint64 there.
 
 package workspace
 

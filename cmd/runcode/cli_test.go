@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -254,4 +255,22 @@ func TestServeIsolationDefault(t *testing.T) {
 	if code != exitUsage || !strings.Contains(stderr, `--isolation must be in-process or process, got "vm"`) {
 		t.Errorf("bad --isolation: exit %d, stderr %q", code, stderr)
 	}
+}
+
+// syncBuffer is a bytes.Buffer safe for a writer and a reader on different goroutines.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }

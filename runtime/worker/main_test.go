@@ -8,7 +8,6 @@ import (
 	"os"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -188,14 +187,13 @@ func fakeWorker(mode string) {
 			names = append(names, fd.Name()+"="+l)
 		}
 		wd, _ := os.Getwd()
-		pgid, _ := syscall.Getpgid(0)
-		v, _ := json.Marshal(map[string]any{"env": os.Environ(), "wd": wd, "fds": names, "ownGroup": pgid == os.Getpid()})
+		v, _ := json.Marshal(map[string]any{"env": os.Environ(), "wd": wd, "fds": names, "ownGroup": ownGroup()})
 		send(&message{T: tDone, ID: run.ID, Value: v})
 		_, _ = readFrame(in, DefaultMaxFrame) // until the host closes the channel
 	case "exit7":
 		os.Exit(7)
 	case "sigterm":
-		_ = syscall.Kill(os.Getpid(), syscall.SIGTERM)
+		terminate()
 		time.Sleep(time.Minute)
 	case "oom":
 		fmt.Fprintln(os.Stderr, "fatal error: out of memory")
