@@ -240,11 +240,6 @@ func fakeWorker(mode string) {
 // children lists the live child processes of this test process ("pid state").
 func children(t *testing.T) []string {
 	t.Helper()
-	return scanChildren(t)
-}
-
-func scanChildren(t *testing.T) []string {
-	t.Helper()
 	ents, err := os.ReadDir("/proc")
 	if err != nil {
 		t.Skip("no /proc")
