@@ -3,5 +3,6 @@
 // isolation modes. It is for the tests of packages runtime and runtime/worker only.
 //
 // It owns hostile.txtar (the programs, each with the outcome it must get, and the budgets
-// to run them with) and its parser. It may import only the standard library.
+// to run them with), its parser, and Run, which runs the corpus through either runtime as
+// subtests. It may import only the standard library.
 package hostile
