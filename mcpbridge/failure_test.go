@@ -193,12 +193,11 @@ func TestCloseWhileStarting(t *testing.T) {
 		}
 		return false
 	})
-	done := make(chan error)
-	go func() { done <- b.client.Connect(context.Background(), "h", fake(t, "hang")) }()
+	done := testwait.Go(func() error { return b.client.Connect(context.Background(), "h", fake(t, "hang")) })
 	testwait.Receive(t, asked, "the hung server's start")
 	b.client.Close() // ends the start underway (which would wait 30s for the hung server)
 	var se *ServerError
-	if err := <-done; !errors.As(err, &se) || !errors.Is(err, context.Canceled) {
+	if err := testwait.MustReceive(t, done, "Connect to end once the client closed"); !errors.As(err, &se) || !errors.Is(err, context.Canceled) {
 		t.Errorf("Connect: %v, want a *ServerError wrapping context.Canceled", err)
 	}
 	if got := len(b.set(t).Tools()); got != 0 {

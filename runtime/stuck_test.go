@@ -3,9 +3,10 @@ package runtime
 import (
 	"context"
 	"encoding/json"
-	"github.com/runcode-go/runcode/internal/testwait"
 	"testing"
 	"time"
+
+	"github.com/runcode-go/runcode/internal/testwait"
 )
 
 // TestStuckHostCall: a host call that ignores cancellation holds neither Run, which
@@ -34,35 +35,21 @@ func TestStuckHostCall(t *testing.T) {
 		res *Result
 		err error
 	}
-	ran := make(chan outcome, 1)
-	go func() {
+	ran := testwait.Go(func() outcome {
 		res, err := p.Run(context.Background(), `console.log("got " + await host.hang({}))`, &RunOptions{
 			Namespaces: []*Namespace{ns},
 			Limits:     &Limits{WallClock: 100 * time.Millisecond},
 			OnLog:      func(s string) { logs = append(logs, s) },
 		})
-		ran <- outcome{res, err}
-	}()
-	// Generous bounds: a regression fails the test instead of hanging it.
-	var o outcome
-	select {
-	case o = <-ran:
-	case <-time.After(time.Minute):
-		t.Fatal("Run did not return after its wall clock with a host call stuck")
-	}
+		return outcome{res, err}
+	})
+	o := testwait.MustReceive(t, ran, "Run to return after its wall clock, with a host call stuck")
 	testwait.Receive(t, entered, "the stuck host call to start")
 	if o.err != nil || o.res.Failure == nil || o.res.Failure.Kind != KindTimeout {
 		t.Fatalf("Run = %+v, %v; want a timeout", o.res, o.err)
 	}
-	closed := make(chan error, 1)
-	go func() { closed <- p.Close() }()
-	select {
-	case err := <-closed:
-		if err != nil {
-			t.Errorf("Close: %v", err)
-		}
-	case <-time.After(time.Minute):
-		t.Fatal("Close blocked on a host call that never returns")
+	if err := testwait.MustReceive(t, testwait.Go(p.Close), "Close to return, with a host call that never does"); err != nil {
+		t.Errorf("Close: %v", err)
 	}
 	if len(logs) != 0 {
 		t.Errorf("the program saw the stuck call settle: %q", logs)

@@ -37,3 +37,11 @@ func receive[T any](t testing.TB, ch <-chan T, what string, fail func(format str
 		return zero
 	}
 }
+
+// Go calls f on a goroutine of its own and returns a channel that receives its result: a
+// call that may hang, awaited with Receive or MustReceive.
+func Go[T any](f func() T) <-chan T {
+	ch := make(chan T, 1)
+	go func() { ch <- f() }()
+	return ch
+}

@@ -36,35 +36,21 @@ func TestStuckHostCall(t *testing.T) {
 		res *runtime.Result
 		err error
 	}
-	ran := make(chan outcome, 1)
-	go func() {
+	ran := testwait.Go(func() outcome {
 		res, err := p.Run(context.Background(), `console.log("asking"); console.log("got " + await host.hang({}))`, &runtime.RunOptions{
 			Namespaces: []*runtime.Namespace{ns},
 			Limits:     &runtime.Limits{WallClock: 200 * time.Millisecond},
 		})
-		ran <- outcome{res, err}
-	}()
-	// Generous bounds: a regression fails the test instead of hanging it.
-	var o outcome
-	select {
-	case o = <-ran:
-	case <-time.After(time.Minute):
-		t.Fatal("Run did not return after its wall clock with a host call stuck")
-	}
+		return outcome{res, err}
+	})
+	o := testwait.MustReceive(t, ran, "Run to return after its wall clock, with a host call stuck")
 	testwait.Receive(t, entered, "the stuck host call to start")
 	want := runtime.Failure{Kind: runtime.KindTimeout, Message: "wall-clock ceiling reached (200ms)"}
 	if o.err != nil || o.res.Failure == nil || *o.res.Failure != want || len(o.res.Logs) != 1 {
 		t.Errorf("Run = %q, %v; want %v after one log entry", o.res.Text(), o.err, want)
 	}
-	closed := make(chan error, 1)
-	go func() { closed <- p.Close() }()
-	select {
-	case err := <-closed:
-		if err != nil {
-			t.Errorf("Close: %v", err)
-		}
-	case <-time.After(time.Minute):
-		t.Fatal("Close blocked on a host call that never returns")
+	if err := testwait.MustReceive(t, testwait.Go(p.Close), "Close to return, with a host call that never does"); err != nil {
+		t.Errorf("Close: %v", err)
 	}
 	if c := children(t); len(c) > 0 {
 		t.Errorf("child processes left after Close: %q", c)
