@@ -42,6 +42,7 @@ var allowed = map[string][]string{
 	"internal/procfd":   {},
 	"internal/jsontext": {},
 	"internal/editdist": {},
+	"internal/procstat": {},
 	"bindings":          {"runtime", "pipeline", "registry", "sdkgen", "github.com/dop251/goja"},
 	"ptc":               {"bindings", "runtime", "pipeline", "registry", "sdkgen"},
 	"workspace":         {"registry", "github.com/bmatcuk/doublestar/v4"},

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/runcode-go/runcode/internal/procstat"
 )
 
 // What TestServeLoad measures of the server: its goroutines through --debug-addr, and on
@@ -123,22 +125,25 @@ func (s *server) measure(t *testing.T) holdings {
 	u.goroutines, u.stacks = parseGoroutines(t, string(profile))
 
 	pid := s.cmd.Process.Pid
-	status, err := procStatus(pid)
-	if err != nil {
+	threads, ok := procstat.Status(pid, "Threads")
+	if !ok {
 		return u // not Linux: goroutines only
 	}
 	u.linux = true
-	u.threads = int(status["Threads"])
-	u.rss, u.hwm = status["VmRSS"]<<10, status["VmHWM"]<<10
+	u.threads = int(threads)
+	rss, _ := procstat.Status(pid, "VmRSS")
+	hwm, _ := procstat.Status(pid, "VmHWM")
+	u.rss, u.hwm = rss<<10, hwm<<10
 	fds, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
 	if err != nil {
 		t.Fatal(err)
 	}
 	u.fds = len(fds)
-	u.children = childrenOf(pid)
-	for _, c := range u.children {
-		if st, err := procStatus(c); err == nil {
-			u.childRSS += st["VmRSS"] << 10
+	children, _ := procstat.Children(pid)
+	for _, c := range children {
+		u.children = append(u.children, c.PID)
+		if kb, ok := procstat.Status(c.PID, "VmRSS"); ok {
+			u.childRSS += kb << 10
 		}
 	}
 	return u
@@ -186,44 +191,6 @@ func stackDiff(before, after map[string]int) string {
 		}
 	}
 	return b.String()
-}
-
-// procStatus reads the numeric fields of /proc/PID/status (kB for sizes).
-func procStatus(pid int) (map[string]int64, error) {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return nil, err
-	}
-	out := map[string]int64{}
-	for _, line := range strings.Split(string(data), "\n") {
-		key, val, ok := strings.Cut(line, ":")
-		if !ok {
-			continue
-		}
-		if fields := strings.Fields(val); len(fields) > 0 {
-			if n, err := strconv.ParseInt(fields[0], 10, 64); err == nil {
-				out[key] = n
-			}
-		}
-	}
-	return out, nil
-}
-
-// childrenOf returns the processes whose parent is pid.
-func childrenOf(pid int) []int {
-	return processes(func(child int) bool {
-		data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", child))
-		if err != nil {
-			return false
-		}
-		// pid (comm) state ppid …; comm may hold spaces and parentheses.
-		i := strings.LastIndexByte(string(data), ')')
-		if i < 0 {
-			return false
-		}
-		fields := strings.Fields(string(data[i+1:]))
-		return len(fields) > 1 && fields[1] == strconv.Itoa(pid)
-	})
 }
 
 // running returns the processes running the executable bin: the server and its

@@ -1,17 +1,15 @@
 package bench
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"os"
 	"path/filepath"
 	"runtime/debug"
 	"runtime/metrics"
 	"strconv"
-	"strings"
 	"testing"
 
+	"github.com/runcode-go/runcode/internal/procstat"
 	"github.com/runcode-go/runcode/ptc"
 	"github.com/runcode-go/runcode/runtime/worker"
 )
@@ -88,32 +86,11 @@ func mappedBytes() int64 {
 // childrenPeakRSSMB is the largest peak resident set (VmHWM) of this process's live child
 // processes (its workers), or 0 without /proc.
 func childrenPeakRSSMB() float64 {
-	ents, err := os.ReadDir("/proc")
-	if err != nil {
-		return 0
-	}
-	me := strconv.Itoa(os.Getpid())
+	children, _ := procstat.Children(0)
 	var kb int64
-	for _, e := range ents {
-		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid ...
-		f := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
-		if len(f) < 2 || f[1] != me {
-			continue
-		}
-		status, err := os.ReadFile("/proc/" + e.Name() + "/status")
-		if err != nil {
-			continue
-		}
-		sc := bufio.NewScanner(bytes.NewReader(status))
-		for sc.Scan() {
-			if v, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {
-				n, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
-				kb = max(kb, n)
-			}
+	for _, c := range children {
+		if n, ok := procstat.Status(c.PID, "VmHWM"); ok {
+			kb = max(kb, n)
 		}
 	}
 	return round3(float64(kb) * 1024 / mb)

@@ -1,15 +1,14 @@
 package bench
 
 import (
-	"bufio"
-	"bytes"
 	"math"
 	"os"
 	goruntime "runtime"
 	"runtime/debug"
 	"slices"
-	"strconv"
 	"time"
+
+	"github.com/runcode-go/runcode/internal/procstat"
 )
 
 // stats summarise samples in milliseconds (or MB) by the nearest-rank method: the value
@@ -71,7 +70,7 @@ func readMem() memSnapshot {
 	var m goruntime.MemStats
 	goruntime.ReadMemStats(&m)
 	return memSnapshot{
-		RSSMB:      round3(float64(procStatusKB("VmRSS:")) * 1024 / mb),
+		RSSMB:      round3(float64(statusKB("VmRSS")) * 1024 / mb),
 		HeapUsedMB: round3(float64(m.HeapAlloc) / mb),
 		ExternalMB: round3(float64(m.Sys-m.HeapSys) / mb),
 	}
@@ -86,26 +85,10 @@ func resetMemory() {
 }
 
 // peakRSSMB is the process's peak resident set (VmHWM), or 0 where /proc is missing.
-func peakRSSMB() float64 { return round3(float64(procStatusKB("VmHWM:")) * 1024 / mb) }
+func peakRSSMB() float64 { return round3(float64(statusKB("VmHWM")) * 1024 / mb) }
 
-// procStatusKB reads one kB field of /proc/self/status, or 0.
-func procStatusKB(field string) int64 {
-	data, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	for sc.Scan() {
-		line := sc.Bytes()
-		if !bytes.HasPrefix(line, []byte(field)) {
-			continue
-		}
-		f := bytes.Fields(line[len(field):])
-		if len(f) == 0 {
-			return 0
-		}
-		n, _ := strconv.ParseInt(string(f[0]), 10, 64)
-		return n
-	}
-	return 0
+// statusKB is a kB figure of this process's status, or 0 where /proc is missing.
+func statusKB(field string) int64 {
+	kb, _ := procstat.Status(0, field)
+	return kb
 }

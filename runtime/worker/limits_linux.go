@@ -1,14 +1,12 @@
 package worker
 
 import (
-	"bufio"
-	"bytes"
-	"os"
 	"runtime/debug"
-	"strconv"
 	"syscall"
 	"time"
 	"unsafe"
+
+	"github.com/runcode-go/runcode/internal/procstat"
 )
 
 // applyLimits sets the worker's own hard limits, once it is warm, for runs whose heap budget
@@ -78,27 +76,10 @@ func (l *memLimits) forRun(heap int64) {
 // stacks of the runtime itself.
 func heapAllowance(heap int64) int64 { return 2*heap + 256<<20 }
 
-// vmBytes reads VmSize from /proc/self/status (0 if it cannot).
+// vmBytes is this process's VmSize (0 if it cannot be read).
 func vmBytes() int64 {
-	data, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	for sc.Scan() {
-		if v, ok := bytes.CutPrefix(sc.Bytes(), []byte("VmSize:")); ok {
-			f := bytes.Fields(v)
-			if len(f) == 0 {
-				return 0
-			}
-			kb, err := strconv.ParseInt(string(f[0]), 10, 64)
-			if err != nil {
-				return 0
-			}
-			return kb << 10
-		}
-	}
-	return 0
+	kb, _ := procstat.Status(0, "VmSize")
+	return kb << 10
 }
 
 // waitExit blocks until process pid has exited, without reaping it (waitid with WNOWAIT):

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/runcode-go/runcode/internal/procfd"
+	"github.com/runcode-go/runcode/internal/procstat"
 	"github.com/runcode-go/runcode/runtime"
 	"go.uber.org/goleak"
 )
@@ -240,27 +241,13 @@ func fakeWorker(mode string) {
 // children lists the live child processes of this test process ("pid state").
 func children(t *testing.T) []string {
 	t.Helper()
-	ents, err := os.ReadDir("/proc")
-	if err != nil {
+	cs, ok := procstat.Children(0)
+	if !ok {
 		t.Skip("no /proc")
 	}
-	me := os.Getpid()
 	var out []string
-	for _, e := range ents {
-		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid ...
-		s := string(stat)
-		i := strings.LastIndexByte(s, ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(s[i+1:])
-		if len(f) > 1 && f[1] == fmt.Sprint(me) {
-			out = append(out, e.Name()+" "+f[0])
-		}
+	for _, c := range cs {
+		out = append(out, fmt.Sprint(c.PID, " ", c.State))
 	}
 	return out
 }
