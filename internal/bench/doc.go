@@ -10,5 +10,5 @@
 // what it starts. The package never reads the environment, exits or closes descriptors;
 // the cold child's side (reading SpawnEnv, its flags, its exit status) is the command's.
 //
-// It imports ptc, pipeline, registry, runtime and internal/rtlink.
+// It imports ptc, pipeline, registry, runtime, internal/rtlink and internal/procstat.
 package bench

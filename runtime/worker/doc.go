@@ -21,6 +21,7 @@
 //     strictly on both sides (see protocol.go). A worker that breaks it is killed.
 //
 // It does not know about tools: namespaces are the runtime's. It may import only the
-// standard library, runtime and internal/rtlink (runtime's API for its siblings: a
-// namespace's members and StartFunc, limit defaults, the host-panic outcome).
+// standard library, runtime, internal/rtlink (runtime's API for its siblings: a
+// namespace's members and StartFunc, limit defaults, the host-panic outcome) and
+// internal/procstat (its VmSize, which sizes the memory limits).
 package worker
