@@ -100,10 +100,12 @@ func runOnSlot(slot int, f func()) {
 // for concurrent use.
 type governor struct {
 	mu    sync.Mutex
-	runs  map[int]*run // in flight, by slot
-	free  []int        // free slots, least recently released first
-	timer *time.Timer
+	runs  map[int]*run    // in flight, by slot
+	free  []int           // free slots, least recently released first
 	pools map[*Pool]int64 // the ceiling of every open pool (0: none)
+	// lastSample is when a run's sampler last sampled the heap; the others skip their
+	// tick until sampleEvery/2 has passed.
+	lastSample time.Time
 	// base is the heap the process holds besides its runs, as of the last attribution
 	// (or the first run's start).
 	base int64
@@ -211,8 +213,11 @@ func (g *governor) start(r *run) int {
 		g.runs[slot] = r
 	}
 	r.memStart = g.base
-	if g.timer == nil {
-		g.timer = time.AfterFunc(sampleEvery, g.tick)
+	if slot >= 0 {
+		// A sampler of the run's own rather than one for the process: a timer belongs to
+		// the synctest bubble it was made in (if any), where it stops when the bubble ends,
+		// and may not be touched from outside it. The run's goroutines are in its bubble.
+		r.sampler = time.AfterFunc(sampleEvery, func() { g.tick(r) })
 	}
 	return slot
 }
@@ -256,6 +261,7 @@ func (g *governor) stop(r *run) {
 	if r.slot >= 0 && g.runs[r.slot] == r {
 		delete(g.runs, r.slot)
 		g.free = append(g.free, r.slot)
+		r.sampler.Stop()
 	}
 	if len(g.runs) == 0 {
 		g.setOverLocked(false) // nothing in flight can give memory back; let runs start
@@ -272,13 +278,39 @@ func (g *governor) setOverLocked(over bool) {
 	g.over = over
 }
 
-// tick samples the heap and, when the process holds more than its runs' smallest budget
+// tick is run r's sampler: it samples the heap unless another run's sampler just did, and
+// re-arms while r is in flight.
+func (g *governor) tick(r *run) {
+	g.mu.Lock()
+	if g.runs[r.slot] != r {
+		g.mu.Unlock()
+		return // stopped
+	}
+	// Every run's sampler ticks, but the heap is sampled about once per sampleEvery. A
+	// time from another bubble's clock is ignored rather than trusted.
+	now := time.Now()
+	d := now.Sub(g.lastSample)
+	sample := d < 0 || d >= sampleEvery/2
+	if sample {
+		g.lastSample = now
+	}
+	g.mu.Unlock()
+	if sample {
+		g.sample()
+	}
+	g.mu.Lock()
+	if g.runs[r.slot] == r {
+		r.sampler.Reset(sampleEvery)
+	}
+	g.mu.Unlock()
+}
+
+// sample reads the heap and, when the process holds more than its runs' smallest budget
 // beyond its base (or more than the ceiling), attributes the heap to the runs.
-func (g *governor) tick() {
+func (g *governor) sample() {
 	objects, live := heapSample()
 	g.mu.Lock()
 	if len(g.runs) == 0 {
-		g.timer = nil
 		g.mu.Unlock()
 		return
 	}
@@ -292,21 +324,15 @@ func (g *governor) tick() {
 	}
 	look := objects-g.base > minBudget || ceiling > 0 && objects > ceiling
 	// Read the profile again only after it could have changed enough to matter: a pause,
-	// or growth by a good part of the smallest budget.
-	if look && time.Since(g.lastLook) < 10*sampleEvery && objects-g.lastLookHeap < minBudget/4 {
+	// or growth by a good part of the smallest budget. (A last look timed by another
+	// synctest bubble's clock holds nothing back.)
+	if since := time.Since(g.lastLook); look && since >= 0 && since < 10*sampleEvery && objects-g.lastLookHeap < minBudget/4 {
 		look = false
 	}
 	g.mu.Unlock()
 	if look {
 		g.attribute(objects, live, minBudget, ceiling)
 	}
-	g.mu.Lock()
-	if len(g.runs) == 0 {
-		g.timer = nil
-	} else {
-		g.timer.Reset(sampleEvery)
-	}
-	g.mu.Unlock()
 }
 
 // attribute reads what each run holds and fails the runs over their budget, and the

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
@@ -163,4 +164,20 @@ func TestGovernorAdmit(t *testing.T) {
 	if err := <-admitted; err != nil {
 		t.Errorf("admit after the heap went below the ceiling: %v", err)
 	}
+}
+
+// TestGovernorOutlivesABubble: runs inside a synctest bubble (an embedder testing its own
+// code with fake time) leave the heap governor working for the runs after the bubble. Its
+// sampling timer once lived in the first bubbled run's bubble, and stopped for good when
+// the bubble ended: no run of the process met its heap budget after that.
+func TestGovernorOutlivesABubble(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := newTestPool(t, nil)
+		if got := runCode(t, p, "return 1", nil).Text(); got != "1" {
+			t.Errorf("a run in the bubble = %q, want 1", got)
+		}
+	})
+	p := newTestPool(t, &Limits{HeapBytes: 32 << 20, Compute: 30 * time.Second, WallClock: time.Minute})
+	res := runCode(t, p, "const a = []; const s = 'x'.repeat(100000); while (true) a.push(s + a.length)", nil)
+	checkFailure(t, res, KindMemoryLimit, "heap limit of 32 MiB exceeded")
 }

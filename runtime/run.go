@@ -35,6 +35,7 @@ type run struct {
 	hostCalls   int
 	pool        *Pool
 	slot        int         // the run's slot with the memory governor, -1 for none
+	sampler     *time.Timer // the governor's heap sampler while the run is in flight (memory.go)
 	lazy        uint8       // the lazy guard families installed, a bit each (guards.go)
 	jsonFuncs   *jsonFuncs  // json.go: made on first use, see json()
 	nativeDepth int         // guarded built-ins in progress on the VM goroutine (guards.go)
