@@ -103,9 +103,10 @@ type governor struct {
 	runs  map[int]*run    // in flight, by slot
 	free  []int           // free slots, least recently released first
 	pools map[*Pool]int64 // the ceiling of every open pool (0: none)
-	// lastSample is when a run's sampler last sampled the heap; the others skip their
-	// tick until sampleEvery/2 has passed.
+	// lastSample is when a run's sampler last sampled the heap, and sampling is set while
+	// one does: the others skip their tick then, and until sampleEvery/2 has passed.
 	lastSample time.Time
+	sampling   bool
 	// base is the heap the process holds besides its runs, as of the last attribution
 	// (or the first run's start).
 	base int64
@@ -286,19 +287,23 @@ func (g *governor) tick(r *run) {
 		g.mu.Unlock()
 		return // stopped
 	}
-	// Every run's sampler ticks, but the heap is sampled about once per sampleEvery. A
-	// time from another bubble's clock is ignored rather than trusted.
+	// Every run's sampler ticks, but one at a time samples the heap, about once per
+	// sampleEvery: reading the heap profile is costly, and concurrent reads contend. A time
+	// from another bubble's clock is ignored rather than trusted.
 	now := time.Now()
 	d := now.Sub(g.lastSample)
-	sample := d < 0 || d >= sampleEvery/2
+	sample := !g.sampling && (d < 0 || d >= sampleEvery/2)
 	if sample {
-		g.lastSample = now
+		g.lastSample, g.sampling = now, true
 	}
 	g.mu.Unlock()
 	if sample {
 		g.sample()
 	}
 	g.mu.Lock()
+	if sample {
+		g.sampling = false
+	}
 	if g.runs[r.slot] == r {
 		r.sampler.Reset(sampleEvery)
 	}
