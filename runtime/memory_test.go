@@ -167,9 +167,9 @@ func TestGovernorAdmit(t *testing.T) {
 }
 
 // TestGovernorOutlivesABubble: runs inside a synctest bubble (an embedder testing its own
-// code with fake time) leave the heap governor working for the runs after the bubble. Its
-// sampling timer once lived in the first bubbled run's bubble, and stopped for good when
-// the bubble ended: no run of the process met its heap budget after that.
+// code with fake time) leave the heap governor working for the runs after the bubble: a
+// timer made in a bubble stops for good when the bubble ends, so no sampler may outlive
+// the run that made it.
 func TestGovernorOutlivesABubble(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		p := newTestPool(t, nil)

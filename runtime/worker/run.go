@@ -173,7 +173,7 @@ func (w *proc) dispatch(m *message) {
 	rs := w.run
 	if rs == nil && !w.spoke {
 		w.spoke = true
-		w.kill(&runtime.Failure{Kind: runtime.KindWorkerExit, Message: fmt.Sprintf("worker broke the protocol and was killed: a %q frame while no run was in flight", m.T)})
+		w.killBroken(fmt.Sprintf("a %q frame while no run was in flight", m.T))
 	}
 	w.rmu.Unlock()
 	if rs == nil {
@@ -214,5 +214,10 @@ func (w *proc) broke(rs *hostRun, err error) {
 func (w *proc) brokeLocked(rs *hostRun, err error) {
 	rs.broken = true
 	rs.logs = nil // nothing a worker that broke the protocol said is kept
-	w.kill(&runtime.Failure{Kind: runtime.KindWorkerExit, Message: "worker broke the protocol and was killed: " + err.Error()})
+	w.killBroken(err.Error())
+}
+
+// killBroken kills a worker that broke the protocol in the way what says.
+func (w *proc) killBroken(what string) {
+	w.kill(&runtime.Failure{Kind: runtime.KindWorkerExit, Message: "worker broke the protocol and was killed: " + what})
 }
