@@ -255,10 +255,14 @@ func serveHTTP(ctx context.Context, srv *mcpbridge.Server, addr string, access *
 	}
 	// The handler's calls are cancelled as soon as serve is told to stop, so that the
 	// shutdown below waits for their answers, not for their runs' wall clocks.
-	hs := &http.Server{Handler: access.guard(addr, srv.HandlerContext(ctx)), ReadHeaderTimeout: 10 * time.Second}
+	silent := &silentConns{conns: map[net.Conn]struct{}{}}
+	hs := &http.Server{Handler: access.guard(addr, srv.HandlerContext(ctx)), ReadHeaderTimeout: 10 * time.Second, ConnState: silent.track}
 	// Shutdown waits for every connection to go idle, and a client's stream of server
 	// messages never does: end the sessions, and their streams with them.
-	hs.RegisterOnShutdown(srv.CloseSessions)
+	hs.RegisterOnShutdown(func() {
+		silent.close()
+		srv.CloseSessions()
+	})
 	fmt.Fprintf(stderr, "runcode serve: MCP over streamable HTTP at http://%s/\n", ln.Addr())
 	access.warn(ln.Addr(), stderr)
 	done := make(chan error, 1)
@@ -280,6 +284,41 @@ func serveHTTP(ctx context.Context, srv *mcpbridge.Server, addr string, access *
 		return exitFail
 	}
 	return exitOK
+}
+
+// silentConns tracks the connections that have not sent a request yet. Shutdown
+// counts such a connection as busy for its first five seconds, so a client that
+// dialled ahead, or gave up before sending, would hold serve's stop that long: close
+// them, and any that arrive after, once serve stops.
+type silentConns struct {
+	mu      sync.Mutex
+	conns   map[net.Conn]struct{}
+	closing bool
+}
+
+// track is the server's ConnState hook.
+func (s *silentConns) track(c net.Conn, state http.ConnState) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case state != http.StateNew:
+		delete(s.conns, c)
+	case s.closing:
+		c.Close()
+	default:
+		s.conns[c] = struct{}{}
+	}
+}
+
+// close closes the silent connections and those that connect from now on.
+func (s *silentConns) close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.closing = true
+	for c := range s.conns {
+		c.Close()
+	}
+	clear(s.conns)
 }
 
 // servedScope is serve's scope, whose upstream servers may change its tools.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"io"
 	"net"
@@ -103,6 +104,49 @@ func TestServeHTTPGuard(t *testing.T) {
 	cancel()
 	if code := testwait.Receive(t, done, "serve's exit"); code != exitOK {
 		t.Errorf("exit %d", code)
+	}
+}
+
+// TestServeHTTPStopSilentConn: a connection that never sends a request does not hold
+// serve's stop (net/http's Shutdown counts it busy for five seconds, longer than
+// serve's grace, which serve would report on stderr).
+func TestServeHTTPStopSilentConn(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	ctx, cancel := context.WithCancel(context.Background())
+	errR, errW := io.Pipe()
+	done := make(chan int, 1)
+	go func() {
+		code := run(ctx, []string{"serve", "--isolation", "in-process", "--root", t.TempDir(), "--http", "127.0.0.1:0"}, strings.NewReader(""), io.Discard, errW)
+		errW.Close()
+		done <- code
+	}()
+	lines := bufio.NewScanner(errR)
+	if !lines.Scan() {
+		t.Fatal("serve ended without a word on stderr")
+	}
+	url, ok := strings.CutPrefix(lines.Text(), "runcode serve: MCP over streamable HTTP at ")
+	if !ok {
+		t.Fatalf("stderr %q", lines.Text())
+	}
+	conn, err := net.Dial("tcp", strings.TrimSuffix(strings.TrimPrefix(url, "http://"), "/"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	// A request on a second connection shows the server has accepted the silent one.
+	res, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	http.DefaultClient.CloseIdleConnections()
+	cancel()
+	var rest []string
+	for lines.Scan() {
+		rest = append(rest, lines.Text())
+	}
+	if code := testwait.Receive(t, done, "serve's exit"); code != exitOK || len(rest) > 0 {
+		t.Errorf("exit %d, stderr after the address %q", code, rest)
 	}
 }
 
