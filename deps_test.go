@@ -29,7 +29,7 @@ var allowed = map[string][]string{
 	"sdkgen":            {"registry"},
 	"manifest":          {"registry"},
 	"native":            {"pipeline", "registry"},
-	"runtime":           {"github.com/dop251/goja", "github.com/dop251/goja_nodejs", "github.com/evanw/esbuild", "golang.org/x/sync", "github.com/dlclark/regexp2"},
+	"runtime":           {"github.com/dop251/goja", "github.com/dop251/goja_nodejs", "github.com/evanw/esbuild", "golang.org/x/sync", "github.com/dlclark/regexp2", "github.com/google/pprof"},
 	"runtime/worker":    {"runtime"},
 	"internal/hostile":  {},
 	"internal/testwait": {},

@@ -1,7 +1,6 @@
 package runtime
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"fmt"
@@ -10,9 +9,11 @@ import (
 	"runtime/debug"
 	"runtime/metrics"
 	"runtime/pprof"
-	"strconv"
+	"slices"
 	"sync"
 	"time"
+
+	"github.com/google/pprof/profile"
 )
 
 // The heap budget of in-process runs. The Go heap is one per process and goja has no
@@ -61,29 +62,34 @@ func markSlot(slot uint, n int, f func(), _ int) {
 	}
 }
 
-// markers are the return addresses markSlot leaves on a stack: inner is the one of its
+// markers are the addresses a heap profile gives markSlot's frames: inner is that of its
 // call of f, digit[d] that of its call site for base-4 digit d. ok is false if they could
 // not be told apart, and then no run is attributed.
 var markers = sync.OnceValue(func() (m struct {
-	inner uintptr
-	digit [4]uintptr
+	inner uint64
+	digit [4]uint64
 	ok    bool
 }) {
+	// runtime/pprof gives a location the PC of the frame its return address expands to.
+	addr := func(pc uintptr) uint64 {
+		f, _ := goruntime.CallersFrames([]uintptr{pc}).Next()
+		return uint64(f.PC)
+	}
 	for d := range 4 {
 		var pcs [8]uintptr
 		markSlot(uint(d), 1, func() { goruntime.Callers(0, pcs[:]) }, 0)
 		// pcs: Callers, the closure, markSlot(n=0) returning into its call of f,
 		// markSlot(n=1) returning into the call site for digit d.
-		m.inner, m.digit[d] = pcs[2], pcs[3]
+		m.inner, m.digit[d] = addr(pcs[2]), addr(pcs[3])
 	}
-	seen := map[uintptr]bool{m.inner: true}
-	for _, pc := range m.digit {
-		if pc == 0 || seen[pc] {
+	seen := map[uint64]bool{m.inner: true}
+	for _, a := range m.digit {
+		if a == 0 || seen[a] {
 			return m
 		}
-		seen[pc] = true
+		seen[a] = true
 	}
-	m.ok = true
+	m.ok = m.inner != 0
 	return m
 })
 
@@ -344,18 +350,15 @@ func (g *governor) sample() {
 // largest holder while the process is over its ceiling. The profile and the live heap are
 // as of the last collection; when they cannot explain the growth it forces one.
 func (g *governor) attribute(objects, live, minBudget, ceiling int64) {
-	held, ok := g.held()
 	collected := false
-	g.mu.Lock()
-	base := g.base
-	g.mu.Unlock()
-	if objects-base-sumOf(held) > minBudget/2 {
-		// Growth the last collection did not see: garbage, or a run that grew since.
+	if objects-live > minBudget/2 {
+		// Growth the last collection did not see, and so neither does the profile: garbage,
+		// or a run that grew since. Collect first rather than read a stale profile.
 		goruntime.GC()
 		objects, live = heapSample()
-		held, ok = g.held()
 		collected = true
 	}
+	held, ok := g.held()
 	g.mu.Lock()
 	victims, largest, over := g.judgeLocked(held, ok, live, ceiling)
 	if (len(victims) > 0 || largest != nil) && !collected {
@@ -433,83 +436,59 @@ func sumOf(held map[int]int64) int64 {
 }
 
 // held returns the live bytes each slot's allocations hold as of the last collection, and
-// false when the heap profile cannot say (profiling off, or markers not recognisable).
+// false when the heap profile cannot say (profiling off, or markers not recognisable). It
+// reads the profile in its protobuf form, which symbolizes each distinct PC once; the text
+// form symbolizes every frame of every record, a cost that grows with the process's life.
 func (g *governor) held() (map[int]int64, bool) {
 	m := markers()
-	rate := goruntime.MemProfileRate
-	if !m.ok || rate <= 0 {
+	if !m.ok || goruntime.MemProfileRate <= 0 {
 		return nil, false
 	}
 	var buf bytes.Buffer
-	if err := pprof.Lookup("heap").WriteTo(&buf, 1); err != nil {
+	if err := pprof.Lookup("heap").WriteTo(&buf, 0); err != nil {
 		return nil, false
 	}
-	return parseHeldBySlot(buf.Bytes(), rate, m.inner, m.digit), true
+	p, err := profile.Parse(&buf)
+	if err != nil {
+		return nil, false
+	}
+	return heldBySlot(p, m.inner, m.digit)
 }
 
-// parseHeldBySlot sums, per slot, the estimated live bytes of the records of a heap
-// profile in the legacy text format (pprof.Lookup("heap").WriteTo(w, 1)): a record line
-// "<inuse objects>: <inuse bytes> [<alloc objects>: <alloc bytes>] @ <pc> <pc> ..." lists
-// the allocation's stack from the allocating frame outwards. Sampled counts are scaled
-// to estimates the way pprof does: a sample of an average size s stands for
-// 1/(1-exp(-s/rate)) of its bytes.
-func parseHeldBySlot(profile []byte, rate int, inner uintptr, digit [4]uintptr) map[int]int64 {
-	held := map[int]int64{}
-	sc := bufio.NewScanner(bytes.NewReader(profile))
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
-		line := sc.Bytes()
-		at := bytes.Index(line, []byte(" @ "))
-		if at < 0 || len(line) == 0 || line[0] == '#' {
-			continue
-		}
-		head := bytes.Fields(line[:at])
-		if len(head) < 2 {
-			continue
-		}
-		objs, err1 := strconv.ParseFloat(string(bytes.TrimSuffix(head[0], []byte(":"))), 64)
-		size, err2 := strconv.ParseFloat(string(head[1]), 64)
-		if err1 != nil || err2 != nil || objs <= 0 || size <= 0 {
-			continue
-		}
-		slot, ok := slotOf(bytes.Fields(line[at+3:]), inner, digit)
-		if !ok {
-			continue
-		}
-		held[slot] += int64(size / (1 - math.Exp(-size/objs/float64(rate))))
+// heldBySlot sums, per slot, the live bytes of a heap profile's samples (already scaled
+// to estimates by runtime/pprof) whose stacks carry the slot's markers. It is false when
+// the profile has no in-use bytes.
+func heldBySlot(p *profile.Profile, inner uint64, digit [4]uint64) (map[int]int64, bool) {
+	vi := slices.IndexFunc(p.SampleType, func(t *profile.ValueType) bool { return t.Type == "inuse_space" })
+	if vi < 0 {
+		return nil, false
 	}
-	return held
+	held := map[int]int64{}
+	for _, s := range p.Sample {
+		if vi >= len(s.Value) || s.Value[vi] <= 0 {
+			continue
+		}
+		if slot, ok := slotOf(s.Location, inner, digit); ok {
+			held[slot] += s.Value[vi]
+		}
+	}
+	return held, true
 }
 
 // slotOf finds markSlot's frames in a stack (innermost first) and decodes the slot.
-func slotOf(pcs [][]byte, inner uintptr, digit [4]uintptr) (int, bool) {
-	for i, f := range pcs {
-		pc, err := strconv.ParseUint(string(bytes.TrimPrefix(f, []byte("0x"))), 16, 64)
-		if err != nil || uintptr(pc) != inner {
-			continue
-		}
-		if i+slotDigits >= len(pcs) {
-			return 0, false // truncated: the marker frames did not fit
-		}
-		slot := 0
-		for k := 0; k < slotDigits; k++ {
-			// Frames outward from the inner call: the most significant digit first.
-			v, err := strconv.ParseUint(string(bytes.TrimPrefix(pcs[i+1+k], []byte("0x"))), 16, 64)
-			if err != nil {
-				return 0, false
-			}
-			d := -1
-			for j, pc := range digit {
-				if uintptr(v) == pc {
-					d = j
-				}
-			}
-			if d < 0 {
-				return 0, false
-			}
-			slot = slot<<2 | d
-		}
-		return slot, true
+func slotOf(locs []*profile.Location, inner uint64, digit [4]uint64) (int, bool) {
+	i := slices.IndexFunc(locs, func(l *profile.Location) bool { return l.Address == inner })
+	if i < 0 || i+slotDigits >= len(locs) {
+		return 0, false // not a run's, or truncated: the marker frames did not fit
 	}
-	return 0, false
+	slot := 0
+	// Frames outward from the inner call: the most significant digit first.
+	for _, l := range locs[i+1 : i+1+slotDigits] {
+		d := slices.Index(digit[:], l.Address)
+		if d < 0 {
+			return 0, false
+		}
+		slot = slot<<2 | d
+	}
+	return slot, true
 }
