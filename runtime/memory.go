@@ -319,7 +319,7 @@ func (g *governor) tick(r *run) {
 // sample reads the heap and, when the process holds more than its runs' smallest budget
 // beyond its base (or more than the ceiling), attributes the heap to the runs.
 func (g *governor) sample() {
-	objects, live := heapSample()
+	objects, _ := heapSample()
 	g.mu.Lock()
 	if len(g.runs) == 0 {
 		g.mu.Unlock()
@@ -342,36 +342,21 @@ func (g *governor) sample() {
 	}
 	g.mu.Unlock()
 	if look {
-		g.attribute(objects, live, minBudget, ceiling)
+		g.attribute(ceiling)
 	}
 }
 
 // attribute reads what each run holds and fails the runs over their budget, and the
-// largest holder while the process is over its ceiling. The profile and the live heap are
-// as of the last collection; when they cannot explain the growth it forces one.
-func (g *governor) attribute(objects, live, minBudget, ceiling int64) {
-	collected := false
-	if objects-live > minBudget/2 {
-		// Growth the last collection did not see, and so neither does the profile: garbage,
-		// or a run that grew since. Collect first rather than read a stale profile.
-		goruntime.GC()
-		objects, live = heapSample()
-		collected = true
-	}
+// largest holder while the process is over its ceiling. It collects first: the heap
+// profile is as of a collection up to two cycles back, so it misses what a run grew by
+// since and counts as held what a run has dropped since. A collection brings it up to
+// date, so a run fails for what it holds, never for its garbage.
+func (g *governor) attribute(ceiling int64) {
+	goruntime.GC()
+	objects, live := heapSample()
 	held, ok := g.held()
 	g.mu.Lock()
 	victims, largest, over := g.judgeLocked(held, ok, live, ceiling)
-	if (len(victims) > 0 || largest != nil) && !collected {
-		// What the profile counts is what was live at the last collection: a run's
-		// buffers outgrown since then are garbage it no longer holds. Collect before
-		// failing anyone, so a run fails for what it holds, never for its garbage.
-		g.mu.Unlock()
-		goruntime.GC()
-		objects, live = heapSample()
-		held, ok = g.held()
-		g.mu.Lock()
-		victims, largest, over = g.judgeLocked(held, ok, live, ceiling)
-	}
 	g.lastLook, g.lastLookHeap = time.Now(), objects
 	g.setOverLocked(over)
 	if ok {
