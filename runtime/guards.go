@@ -136,12 +136,71 @@ var globalWords = []string{"globalThis", "this"}
 // guardLazyFor installs every lazy family code can reach; regexLiteral says whether it
 // holds a regular expression literal (the nesting scan knows). VM goroutine only.
 func (r *run) guardLazyFor(code string, regexLiteral bool) {
+	code = withEscapesDecoded(code)
 	all := containsAny(code, globalWords)
 	for i, f := range lazyFamilies {
 		if all || containsAny(code, f.words) || f.literal && regexLiteral || f.matches != nil && f.matches(code) {
 			r.installLazy(lazyFamily(i))
 		}
 	}
+}
+
+// withEscapesDecoded returns code followed by a copy with its Unicode escapes decoded,
+// if it has any: an identifier may spell its name with them (\u004aSON is JSON,
+// \u{46}loat64Array is Float64Array), and a family's words must be found either way.
+// Escapes in strings and comments are decoded too, which can only install more.
+func withEscapesDecoded(code string) string {
+	if !strings.Contains(code, `\u`) {
+		return code
+	}
+	var b strings.Builder
+	b.Grow(2*len(code) + 1)
+	b.WriteString(code)
+	b.WriteByte('\n')
+	for rest := code; ; {
+		i := strings.Index(rest, `\u`)
+		if i < 0 {
+			b.WriteString(rest)
+			break
+		}
+		b.WriteString(rest[:i])
+		rest = rest[i+2:]
+		c, n := unicodeEscape(rest)
+		if n == 0 {
+			b.WriteString(`\u`) // not an escape: kept as written
+			continue
+		}
+		b.WriteRune(c)
+		rest = rest[n:]
+	}
+	return b.String()
+}
+
+// unicodeEscape decodes what follows a \u: four hex digits, or hex digits in braces
+// naming a code point (any number of them: leading zeros are allowed). n is how many
+// bytes it took, 0 if it is not an escape. It reads each byte once.
+func unicodeEscape(s string) (c rune, n int) {
+	if !strings.HasPrefix(s, "{") {
+		if len(s) < 4 {
+			return 0, 0
+		}
+		v, err := strconv.ParseUint(s[:4], 16, 32)
+		if err != nil {
+			return 0, 0
+		}
+		return rune(v), 4
+	}
+	var v uint64
+	for n = 1; n < len(s) && isHex(s[n]); n++ {
+		d, _ := strconv.ParseUint(s[n:n+1], 16, 8)
+		if v = v<<4 | d; v > 0x10FFFF {
+			return 0, 0
+		}
+	}
+	if n == 1 || n == len(s) || s[n] != '}' {
+		return 0, 0
+	}
+	return rune(v), n + 1
 }
 
 func containsAny(s string, words []string) bool {

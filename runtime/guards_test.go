@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -183,4 +184,47 @@ func TestBuiltinsAsConversions(t *testing.T) {
 	if got := runCode(t, p, code, nil).Text(); got != "true" {
 		t.Errorf("got %.300s, want true", got)
 	}
+}
+
+// TestWithEscapesDecoded: the text the lazy families' words are looked for in is the
+// program followed by a copy with every Unicode escape decoded; what only looks like an
+// escape stays as written.
+func TestWithEscapesDecoded(t *testing.T) {
+	tests := []struct{ in, decoded string }{
+		{`\u004aSON.parse(s)`, `JSON.parse(s)`},
+		{`new \u{46}loat64Array(1)`, `new Float64Array(1)`},
+		{`\u{000000000046}loat64Array`, `Float64Array`},
+		{`'\\u0044ate'`, `'\Date'`},
+		{`\u{1F600} \uD83D\uDE00`, "\U0001F600 \uFFFD\uFFFD"},
+		{`\u{110000} \u{} \u{46 \u12 \uZZZZ \u`, `\u{110000} \u{} \u{46 \u12 \uZZZZ \u`},
+		{`\u\u0041`, `\uA`},
+	}
+	for _, tt := range tests {
+		if got, want := withEscapesDecoded(tt.in), tt.in+"\n"+tt.decoded; got != want {
+			t.Errorf("withEscapesDecoded(%q) = %q, want %q", tt.in, got, want)
+		}
+	}
+	if got := withEscapesDecoded("JSON.parse(s)"); got != "JSON.parse(s)" {
+		t.Errorf("without an escape: %q, want the text as it is", got)
+	}
+}
+
+// FuzzWithEscapesDecoded: any text decodes without a panic to itself, a line break and
+// a copy no longer than itself (an escape is never shorter than what it stands for).
+func FuzzWithEscapesDecoded(f *testing.F) {
+	for _, s := range []string{`\u004aSON`, `\u{46}`, `\u{`, `\u{0000000000000041}`, `\u\u{110000}\uzzzz`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got := withEscapesDecoded(s)
+		if !strings.Contains(s, `\u`) {
+			if got != s {
+				t.Fatalf("%q without an escape gave %q", s, got)
+			}
+			return
+		}
+		if !strings.HasPrefix(got, s+"\n") || len(got) > 2*len(s)+1 {
+			t.Fatalf("%q gave %q", s, got)
+		}
+	})
 }
