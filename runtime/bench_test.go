@@ -225,3 +225,17 @@ func BenchmarkCompletion(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkIterate times the loops that step built-in iterators: for-of over an array
+// and over a string, and an array spread, 10,000 elements each.
+func BenchmarkIterate(b *testing.B) {
+	for _, tt := range []struct{ name, code string }{
+		{"for-of array", "const a = Array.from({length: 1e4}, (_, i) => i); let s = 0; for (const x of a) s += x; return s"},
+		{"for-of string", "const t = 'abcdefghij'.repeat(1e3); let n = 0; for (const c of t) n += c.length; return n"},
+		{"spread", "const a = Array.from({length: 1e4}, (_, i) => i); return [...a].length"},
+	} {
+		b.Run(tt.name, func(b *testing.B) {
+			runBench(b, benchPool(b), mustPrepare(b, tt.code), nil)
+		})
+	}
+}

@@ -98,8 +98,8 @@ func (r *run) scanSource(src string, prefix int, hashbang bool) {
 	r.guardLazyFor(src, s.regexps) // code known only now may name them
 }
 
-// guardGenerators guards GeneratorFunction, once per VM. A program with generator syntax
-// calls it before it runs.
+// guardGenerators guards GeneratorFunction and the generator methods (guards_iter.go),
+// once per VM. A program with generator syntax calls it before it runs.
 func (r *run) guardGenerators() error {
 	if r.generatorsGuarded {
 		return nil
@@ -109,7 +109,9 @@ func (r *run) guardGenerators() error {
 	if err != nil {
 		return err
 	}
-	_, err = r.guardFunctionKind(kindGenerator, gen.ToObject(r.vm).Prototype())
+	proto := gen.ToObject(r.vm).Prototype()
+	r.guardGeneratorMethods(proto.Get("prototype").ToObject(r.vm))
+	_, err = r.guardFunctionKind(kindGenerator, proto)
 	return err
 }
 

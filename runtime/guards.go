@@ -74,6 +74,7 @@ func installGuards(r *run) error {
 	installArrayGuards(r)
 	installCallGuards(r)
 	installObjectGuards(r)
+	installIteratorGuards(r)
 	return installEvalGuards(r)
 }
 
@@ -239,16 +240,21 @@ func (r *run) callOriginal(orig goja.Callable, this goja.Value, args ...goja.Val
 // guardCall replaces obj[name] with wrap, keeping the original's name, length and
 // attributes (writable, configurable, not enumerable).
 func (r *run) guardCall(obj *goja.Object, name string, wrap func(goja.FunctionCall, goja.Callable) goja.Value) {
-	origV := obj.Get(name)
-	orig, ok := goja.AssertFunction(origV)
+	orig, ok := goja.AssertFunction(obj.Get(name))
 	if !ok {
 		return
 	}
-	length := origV.ToObject(r.vm).Get("length")
-	f := r.native(r.counted(func(call goja.FunctionCall) goja.Value { return wrap(call, orig) })).ToObject(r.vm)
-	_ = f.DefineDataProperty("name", r.vm.ToValue(name), goja.FLAG_FALSE, goja.FLAG_TRUE, goja.FLAG_FALSE)
-	_ = f.DefineDataProperty("length", length, goja.FLAG_FALSE, goja.FLAG_TRUE, goja.FLAG_FALSE)
-	_ = obj.DefineDataProperty(name, f, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+	r.replaceMethod(obj, name, r.native(r.counted(func(call goja.FunctionCall) goja.Value { return wrap(call, orig) })))
+}
+
+// replaceMethod replaces obj[name] with f under the original's name and length, with
+// a method's attributes (writable, configurable, not enumerable).
+func (r *run) replaceMethod(obj *goja.Object, name string, f goja.Value) {
+	length := obj.Get(name).ToObject(r.vm).Get("length")
+	fo := f.ToObject(r.vm)
+	_ = fo.DefineDataProperty("name", r.vm.ToValue(name), goja.FLAG_FALSE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+	_ = fo.DefineDataProperty("length", length, goja.FLAG_FALSE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+	_ = obj.DefineDataProperty(name, fo, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
 }
 
 func (r *run) rangeError(msg string) *goja.Object {

@@ -1,0 +1,47 @@
+package runtime
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/dop251/goja"
+)
+
+// TestIteratorsStopFailedRun: once a run has failed, the next step of a built-in array or
+// string iterator ends it with goja's uncatchable interrupt, where goja's native loops
+// (spread, Array.from, new Set) would otherwise go on to the last element; before, they
+// step as they always do.
+func TestIteratorsStopFailedRun(t *testing.T) {
+	for _, src := range []string{"[1, 2, 3][Symbol.iterator]()", "'abc'[Symbol.iterator]()"} {
+		t.Run(src, func(t *testing.T) {
+			limits, err := Limits{}.withDefaults(nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := newRun(&Pool{limits: limits})
+			if err != nil {
+				t.Fatal(err)
+			}
+			it, err := r.vm.RunString(src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			next, _ := goja.AssertFunction(it.ToObject(r.vm).Get("next"))
+			v, err := next(it)
+			if err != nil || v.ToObject(r.vm).Get("done").ToBoolean() {
+				t.Fatalf("first step: %v %v", v, err)
+			}
+			r.fail(KindTimeout, "compute budget exhausted")
+			var ie *goja.InterruptedError
+			if _, err := next(it); !errors.As(err, &ie) {
+				t.Errorf("a step after the run failed: %v, want goja's InterruptedError", err)
+			}
+			// In JavaScript too: a catch does not see it.
+			r.vm.ClearInterrupt()
+			r.stopping.Store(true)
+			if v, err := r.vm.RunString("try { [...'abcdef'].length } catch (e) { 'caught ' + e }"); !errors.As(err, &ie) {
+				t.Errorf("a spread after the run failed: %v %v, want goja's InterruptedError", v, err)
+			}
+		})
+	}
+}
