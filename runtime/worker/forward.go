@@ -36,6 +36,14 @@ func (p *Pool) handle(ctx context.Context, w *proc, rs *hostRun, nss []rtlink.Na
 		if len(m.Args) == 0 {
 			return nil, protocolError("call %d has no arguments", m.ID)
 		}
+		// In process, a call's arguments and its result are the run's own memory; here the
+		// host holds them, from the call frame until the result is written back, and a
+		// program that makes calls faster than they end, or than it reads their results,
+		// would grow the host, not its worker. They count against the run's heap budget.
+		args := int64(len(m.Args))
+		if !rs.hold(w, args) {
+			return nil, nil
+		}
 		rs.calls.Add(1)
 		p.calls.Add(1)
 		id := m.ID
@@ -44,13 +52,22 @@ func (p *Pool) handle(ctx context.Context, w *proc, rs *hostRun, nss []rtlink.Na
 			if !once.CompareAndSwap(false, true) {
 				return
 			}
+			res := reply(id, out, err)
+			size := res.heldSize()
+			if !rs.hold(w, size-args) {
+				rs.held.Add(-size)
+				p.calls.Done()
+				rs.calls.Done()
+				return
+			}
 			// A goroutine for the write: done may be called on a scheduler's goroutine,
 			// which must not block on a full pipe.
 			go func() {
 				defer p.calls.Done()
 				defer rs.calls.Done()
+				defer rs.held.Add(-size)
 				var fse *frameSizeError
-				if err := w.sendIf(rs, reply(id, out, err)); errors.As(err, &fse) {
+				if err := w.sendIf(rs, res); errors.As(err, &fse) {
 					// Too large to send: the call fails with that rather than never ending
 					// (the worker would wait for it until the run's wall clock).
 					w.sendIf(rs, reply(id, nil, fmt.Errorf("the tool's result is too large to pass to the worker process: %d bytes framed, over the %d-byte limit", fse.n, fse.max)))
@@ -98,6 +115,21 @@ func (p *Pool) handle(ctx context.Context, w *proc, rs *hostRun, nss []rtlink.Na
 	return nil, protocolError("an unexpected %q frame during a run", m.T)
 }
 
+// msgHeld is the failure of a run whose calls in flight hold more than its heap budget.
+const msgHeld = "heap limit of %d MiB exceeded by the arguments and results of calls in flight"
+
+// hold counts n more bytes the host holds for the run (fewer if n < 0). Over the run's
+// heap budget it kills the worker, and nothing the worker says after counts (as for a
+// broken one, but its logs are kept). Safe for concurrent use.
+func (rs *hostRun) hold(w *proc, n int64) bool {
+	if rs.held.Add(n) <= rs.maxHeld {
+		return true
+	}
+	rs.cutOff.Store(true)
+	w.kill(&runtime.Failure{Kind: runtime.KindMemoryLimit, Message: fmt.Sprintf(msgHeld, rs.maxHeld>>20)})
+	return false
+}
+
 // start calls the namespace's StartFunc, turning a panic into its outcome.
 func start(ctx context.Context, ns rtlink.Namespace, member string, args json.RawMessage, done func(json.RawMessage, error)) {
 	defer func() {
@@ -106,6 +138,18 @@ func start(ctx context.Context, ns rtlink.Namespace, member string, args json.Ra
 		}
 	}()
 	ns.Start(ctx, member, args, done)
+}
+
+// heldSize is what a result frame holds: its value or its error's text.
+func (m *message) heldSize() int64 {
+	n := len(m.Value) + len(m.Panic)
+	if m.Error != nil {
+		n += len(m.Error.Message)
+		for k, v := range m.Error.Fields {
+			n += len(k) + len(v)
+		}
+	}
+	return int64(n)
 }
 
 // reply encodes a call's outcome as a result frame.

@@ -224,6 +224,12 @@ func fakeWorker(mode string) {
 		for i := 0; i < 2000; i++ {
 			send(&message{T: tLog, ID: run.ID, Logs: []string{strings.Repeat("x", 1024)}})
 		}
+	case "unread-results":
+		// Calls with small arguments and 1 MiB results, and never a read of a result: the
+		// host must not hold more of them than the run's heap budget.
+		for i := 1; i <= 200; i++ {
+			send(&message{T: tCall, ID: uint64(i), Member: "repeat", Args: json.RawMessage(`{"n": 1048576}`)})
+		}
 	case "spin":
 		// Burn CPU and never answer, like a worker whose runtime no longer stops programs.
 		for x := 0; ; x++ {

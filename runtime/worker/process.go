@@ -228,6 +228,13 @@ func (w *proc) kill(why *runtime.Failure) {
 	_ = w.cmd.Process.Kill()
 }
 
+// killed reports whether the host has killed the worker with a reason (see kill).
+func (w *proc) killed() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.why != nil
+}
+
 // retire kills the worker and releases it once it has exited.
 func (p *Pool) retire(w *proc) {
 	w.retired.Do(func() {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/runcode-go/runcode/internal/rtlink"
@@ -33,7 +34,7 @@ func (p *Pool) exec(ctx context.Context, w *proc, code string, limits runtime.Li
 	// told why, so that a call ending because of the cancellation cannot overtake it.
 	hostCtx, cancelHost := context.WithCancelCause(context.WithoutCancel(ctx))
 	w.runs++
-	rs := &hostRun{id: w.runs, maxLog: limits.OutputBytes, ctx: hostCtx, nss: nss, done: make(chan *runtime.Result, 1), onLog: opts.OnLog}
+	rs := &hostRun{id: w.runs, maxLog: limits.OutputBytes, maxHeld: limits.HeapBytes, ctx: hostCtx, nss: nss, done: make(chan *runtime.Result, 1), onLog: opts.OnLog}
 	w.bind(rs)
 	defer func() {
 		w.bind(nil) // no call of this run starts after this
@@ -94,7 +95,9 @@ func (p *Pool) exec(ctx context.Context, w *proc, code string, limits runtime.Li
 			return ended(res)
 		case err := <-readErr:
 			readErr = nil
-			if errors.Is(err, errProtocol) {
+			// A frame torn by the host's own kill (of a worker over a budget) is not the
+			// worker breaking the protocol: the kill's reason stands, and the logs stay.
+			if errors.Is(err, errProtocol) && !w.killed() {
 				w.broke(rs, err)
 			}
 			// Otherwise its stdout closed: it is exiting; wait for that.
@@ -145,6 +148,12 @@ type hostRun struct {
 	maxLog   int
 	onLog    func(string) // RunOptions.OnLog, called on the reader goroutine
 	broken   bool         // the worker broke the protocol: nothing more it says counts
+	// held is what the host holds for the run's calls in flight: their arguments, then
+	// their results until written; past maxHeld (the run's heap budget) the worker is
+	// killed and cut off: as for broken, nothing more it says counts, but its logs stay.
+	held    atomic.Int64
+	maxHeld int64
+	cutOff  atomic.Bool
 }
 
 // bind makes rs the run the reader hands the worker's frames to (nil: none). Once bind(nil)
@@ -189,7 +198,7 @@ func (w *proc) dispatch(m *message) {
 func (w *proc) take(rs *hostRun, m *message) *runtime.Result {
 	w.rmu.Lock()
 	defer w.rmu.Unlock()
-	if rs.broken || w.run != rs {
+	if rs.broken || rs.cutOff.Load() || w.run != rs {
 		return nil // a frame that raced the run's end; a killed worker's frames never count
 	}
 	res, err := w.p.handle(rs.ctx, w, rs, rs.nss, m)

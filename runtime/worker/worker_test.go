@@ -153,6 +153,40 @@ func TestMemoryLimitMessage(t *testing.T) {
 	}
 }
 
+// TestHeldArguments: the arguments of a run's calls in flight, which the host holds for
+// the worker, count against the run's heap budget: calls that never end, each with 1 MiB
+// of arguments, fail the run with memory-limit once they hold more than its 64 MiB (the
+// host would otherwise hold all 200 MiB), and the log entries streamed before survive.
+// (Results waiting to be written count too: TestHeldResults.)
+func TestHeldArguments(t *testing.T) {
+	p := newTestPool(t, 1)
+	var f fakeTools
+	res := runCode(t, p, "console.log('queued'); const s = 'x'.repeat(1 << 20); const ps = []; for (let i = 0; i < 200; i++) ps.push(tools.hang({ s })); await Promise.all(ps)",
+		&runtime.RunOptions{Namespaces: []*runtime.Namespace{f.namespace(t)}, Limits: &runtime.Limits{HeapBytes: 64 << 20, Compute: 20 * time.Second, WallClock: time.Minute}})
+	want := "Error: code run failed (memory-limit): heap limit of 64 MiB exceeded by the arguments and results of calls in flight\nCaptured output:\nqueued"
+	if got := res.Text(); got != want {
+		t.Errorf("text = %q, want %q", got, want)
+	}
+	if n := len(f.calls()); n > 64 {
+		t.Errorf("%d calls started, want at most the 64 whose arguments fit the budget", n)
+	}
+}
+
+// TestHeldResults: results the host has not yet written back to a worker that does not
+// read them count against the run's heap budget too, from a worker that makes calls with
+// small arguments and 1 MiB results: the run fails with memory-limit once they hold more
+// than its 64 MiB, rather than at its wall clock with a writer and a result held for each
+// of the 200.
+func TestHeldResults(t *testing.T) {
+	p := newTestPool(t, 1, "__fake", "unread-results")
+	var f fakeTools
+	res := runCode(t, p, "return 1", &runtime.RunOptions{Namespaces: []*runtime.Namespace{f.namespace(t)}})
+	want := runtime.Failure{Kind: runtime.KindMemoryLimit, Message: "heap limit of 64 MiB exceeded by the arguments and results of calls in flight"}
+	if res.Failure == nil || *res.Failure != want {
+		t.Errorf("result = %q, want %v", res.Text(), want)
+	}
+}
+
 // TestWorkerDeaths: a worker that exits, is killed by a signal or dies of the Go runtime's
 // out-of-memory error fails its run with the mapped kind and message, and is replaced.
 func TestWorkerDeaths(t *testing.T) {
