@@ -14,14 +14,7 @@ import (
 func TestIteratorsStopFailedRun(t *testing.T) {
 	for _, src := range []string{"[1, 2, 3][Symbol.iterator]()", "'abc'[Symbol.iterator]()"} {
 		t.Run(src, func(t *testing.T) {
-			limits, err := Limits{}.withDefaults(nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			r, err := newRun(&Pool{limits: limits})
-			if err != nil {
-				t.Fatal(err)
-			}
+			r := newDefaultRun(t)
 			it, err := r.vm.RunString(src)
 			if err != nil {
 				t.Fatal(err)

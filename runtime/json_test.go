@@ -44,17 +44,10 @@ func oursOutcome(t testing.TB, src string) string {
 	return v.String()
 }
 
-// newJSONRun builds a VM of ours with the default limits, as the pool would.
+// newJSONRun builds a VM of ours with the default limits and the JSON guards.
 func newJSONRun(t testing.TB) *run {
 	t.Helper()
-	limits, err := Limits{}.withDefaults(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := newRun(&Pool{limits: limits})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := newDefaultRun(t)
 	r.installLazy(familyJSON) // as for a run whose program names JSON
 	return r
 }
