@@ -41,6 +41,8 @@ import (
 //   - Promise.all and its kin (input count): guards_promise.go;
 //   - BigInt (parse, toString, asIntN/asUintN): guards_bigint.go;
 //   - typed arrays and ArrayBuffer: typedarrays*.go;
+//   - the array and string iterators (a failed run stops at their next step) and the
+//     generator methods (native nesting): guards_iter.go;
 //   - JSON: json*.go; eval and the Function constructors: eval_guard.go.
 // The hostile corpus (internal/hostile) runs a shape of each family in both isolation
 // modes.
