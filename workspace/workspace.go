@@ -29,6 +29,13 @@ const (
 	DefaultLines = 2000
 	// MaxResults bounds glob paths, grep matches and list_dir entries.
 	MaxResults = 1000
+	// MaxPathBytes bounds a path argument (Linux's PATH_MAX): a longer one names no file,
+	// and is refused without being repeated in the error.
+	MaxPathBytes = 4096
+	// MaxGlobAlternatives bounds how many patterns a glob's {a,b} groups expand to: the
+	// matcher tries them one by one for every name, so twenty groups of two take seconds
+	// per directory and forty would run for days.
+	MaxGlobAlternatives = 256
 )
 
 // Workspace is a directory tree the tools are jailed to. It is safe for concurrent
@@ -159,6 +166,9 @@ func present(intent registry.Intent, kind string, args registry.Value) registry.
 func clean(p string) (string, error) {
 	if p == "" {
 		return "", errors.New("path is empty; use \".\" for the workspace root")
+	}
+	if len(p) > MaxPathBytes {
+		return "", fmt.Errorf("path is %d bytes long, over the limit of %d", len(p), MaxPathBytes)
 	}
 	if filepath.IsAbs(p) || strings.HasPrefix(p, "/") {
 		return "", fmt.Errorf("path %q is absolute; paths are relative to the workspace root", p)
@@ -383,6 +393,8 @@ func checkGlob(pattern string) error {
 	switch {
 	case pattern == "":
 		return errors.New("glob pattern is empty")
+	case len(pattern) > MaxPathBytes:
+		return fmt.Errorf("glob pattern is %d bytes long, over the limit of %d", len(pattern), MaxPathBytes)
 	case strings.HasPrefix(pattern, "/"):
 		return fmt.Errorf("glob pattern %q is absolute; patterns are relative to the workspace root", pattern)
 	case pattern == ".." || strings.HasPrefix(pattern, "../") || strings.Contains(pattern, "/../") || strings.HasSuffix(pattern, "/.."):
@@ -400,7 +412,52 @@ func checkGlob(pattern string) error {
 	if !doublestar.ValidatePattern(pattern) {
 		return fmt.Errorf("glob pattern %q is malformed (an unclosed [ or {, or a trailing \\)", pattern)
 	}
+	if n, _ := alternatives(pattern, 0, false); n > MaxGlobAlternatives {
+		return fmt.Errorf("glob pattern %q expands to more than %d alternatives; use fewer {a,b} groups, or * and ?", pattern, MaxGlobAlternatives)
+	}
 	return nil
+}
+
+// alternatives counts the patterns that the {a,b} groups of a valid pattern expand to,
+// from i up to the end (or, inGroup, up to the , or } that ends an alternative), and
+// returns where it stopped. Counts stop growing past MaxGlobAlternatives.
+func alternatives(p string, i int, inGroup bool) (n, end int) {
+	n = 1
+	for i < len(p) {
+		switch p[i] {
+		case '\\':
+			i += 2
+		case '[': // a class: braces in it are characters
+			j := i + 1
+			if j < len(p) && (p[j] == '!' || p[j] == '^') {
+				j++
+			}
+			if j < len(p) && p[j] == ']' {
+				j++
+			}
+			for j < len(p) && p[j] != ']' {
+				j++
+			}
+			i = j + 1
+		case '{':
+			sum := 0
+			for i < len(p) && p[i] != '}' {
+				m, next := alternatives(p, i+1, true)
+				sum = min(sum+m, MaxGlobAlternatives+1)
+				i = next
+			}
+			n = min(n*sum, MaxGlobAlternatives+1)
+			i++
+		case ',', '}':
+			if inGroup {
+				return n, i
+			}
+			i++
+		default:
+			i++
+		}
+	}
+	return n, i
 }
 
 func (w *Workspace) grep(ctx context.Context, call *registry.Call) (any, error) {

@@ -128,6 +128,9 @@ func TestJail(t *testing.T) {
 		{"binary", "read_file", `{"path":"bin.dat"}`, `bin.dat: not a text file (binary content)`},
 		{"bad regexp", "grep", `{"pattern":"("}`, `invalid regular expression "("`},
 		{"empty path", "list_dir", `{"path":""}`, `path is empty`},
+		{"path over PATH_MAX", "stat", `{"path":"` + strings.Repeat("a/", 2500) + `"}`, `path is 5000 bytes long, over the limit of 4096`},
+		{"brace explosion", "glob", `{"pattern":"` + strings.Repeat("{a,b}", 9) + `"}`, `expands to more than 256 alternatives; use fewer {a,b} groups, or * and ?`},
+		{"brace explosion in grep's glob", "grep", `{"pattern":"x","glob":"` + strings.Repeat("{a,b,c}", 6) + `"}`, `expands to more than 256 alternatives`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -144,5 +147,31 @@ func TestJail(t *testing.T) {
 	res := run(t, set, p, "grep", `{"pattern":"secret"}`)
 	if res.IsError() || strings.Contains(res.Value.String(), "secret.txt") {
 		t.Errorf("grep followed a symlink out of the root: %s %v", res.Value, res.Content)
+	}
+}
+
+// TestAlternatives counts what a pattern's {a,b} groups expand to: groups in a row
+// multiply, nested ones add up within their group, and escaped braces and braces in a
+// class are characters.
+func TestAlternatives(t *testing.T) {
+	tests := []struct {
+		pattern string
+		want    int
+	}{
+		{"*.md", 1},
+		{"*.{md,go}", 2},
+		{"{a,b}/{c,d,e}", 6},
+		{"{a,{b,c},d}", 4},
+		{"{a,{b,c}{d,e}}", 5},
+		{`\{a,b}`, 1},
+		{"[{]x{a,b}", 2},
+		{"[!}]{a,b}", 2},
+		{strings.Repeat("{a,b}", 8), 256},
+		{strings.Repeat("{a,b}", 40), MaxGlobAlternatives + 1},
+	}
+	for _, tt := range tests {
+		if got, _ := alternatives(tt.pattern, 0, false); got != tt.want {
+			t.Errorf("alternatives(%q) = %d, want %d", tt.pattern, got, tt.want)
+		}
 	}
 }
