@@ -193,14 +193,15 @@ func unicodeEscape(s string) (c rune, n int) {
 		}
 		return rune(v), 4
 	}
-	var v uint64
-	for n = 1; n < len(s) && isHex(s[n]); n++ {
-		d, _ := strconv.ParseUint(s[n:n+1], 16, 8)
-		if v = v<<4 | d; v > 0x10FFFF {
-			return 0, 0
-		}
+	n = 1
+	for n < len(s) && isHex(s[n]) {
+		n++
 	}
 	if n == 1 || n == len(s) || s[n] != '}' {
+		return 0, 0
+	}
+	v, err := strconv.ParseUint(s[1:n], 16, 32)
+	if err != nil || v > 0x10FFFF {
 		return 0, 0
 	}
 	return rune(v), n + 1
