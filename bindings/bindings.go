@@ -73,6 +73,13 @@ type Options struct {
 	// so a tool that ignores cancellation cannot hold run_code past its budgets. Zero
 	// means runtime.DefaultGrace; negative is an error.
 	Grace time.Duration
+	// RecordBytes bounds what the run's sub-call records hold, which the host keeps until
+	// the run ends (the canonical JSON of each call's arguments, and its result's value,
+	// content, error message and attached contexts): past it the run fails with memory-limit `heap
+	// limit of <N> MiB exceeded by the arguments and results of its tool calls` (N is
+	// RecordBytes in MiB). ptc passes the run's heap budget. Zero means no bound;
+	// negative is an error.
+	RecordBytes int64
 }
 
 // SubCall is the record of one sub-call of a run, complete once [Run.End] returned. At
@@ -120,6 +127,10 @@ type Run struct {
 	// scheduler's lock; an atomic keeps it off r.mu (start takes r.mu, then the
 	// scheduler's lock in Submit).
 	reason atomic.Pointer[string]
+	// held is what the records hold (Options.RecordBytes), against maxHeld; atomic because
+	// results are counted on the scheduler's goroutines.
+	held    atomic.Int64
+	maxHeld int64
 }
 
 // Begin starts the bridge for one run of a program under ctx; [Tools.Bind] gives the
@@ -138,13 +149,16 @@ func Begin(ctx context.Context, p *pipeline.Pipeline, set *registry.ResolvedTool
 	if o.Grace < 0 {
 		return nil, fmt.Errorf("the sub-call grace must not be negative, got %v", o.Grace)
 	}
+	if o.RecordBytes < 0 {
+		return nil, fmt.Errorf("the sub-call record budget must not be negative, got %d", o.RecordBytes)
+	}
 	if o.Grace == 0 {
 		o.Grace = runtime.DefaultGrace
 	}
 	if o.Parent.RootID == "" {
 		o.Parent.RootID = o.Parent.ID
 	}
-	r := &Run{parent: o.Parent, max: o.MaxCalls, outer: ctx}
+	r := &Run{parent: o.Parent, max: o.MaxCalls, maxHeld: o.RecordBytes, outer: ctx}
 	schedCtx, cancel := context.WithCancelCause(ctx)
 	r.cancel = cancel
 	sched, err := p.NewScheduler(schedCtx, set, &pipeline.SchedulerOptions{
@@ -239,12 +253,21 @@ func (r *Run) start(ctx context.Context, name string, args json.RawMessage, done
 		reject(pipeline.CodeAbortedBeforeDispatch, fmt.Sprintf("sub-call budget of %d calls exhausted", r.max))
 		return
 	}
+	if !r.hold(int64(len(v.String()))) {
+		r.mu.Unlock()
+		done(nil, r.overHeld())
+		return
+	}
 	r.n++
 	rec := &SubCall{ID: r.parent.ID + ":code:" + strconv.Itoa(r.n), Name: name, Args: v}
 	// Submitting under the lock keeps submission order equal to id order.
 	rec.pending = r.sched.SubmitThen(registry.Call{
 		ID: rec.ID, RootID: r.parent.RootID, ParentID: r.parent.ID, Name: name, Args: v, Agent: r.parent.Agent,
 	}, func(res *pipeline.Result) {
+		if !r.hold(recordSize(res)) {
+			done(nil, r.overHeld())
+			return
+		}
 		if res.Error != nil {
 			reject(res.Error.Code, res.Error.Message)
 			return
@@ -253,4 +276,38 @@ func (r *Run) start(ctx context.Context, name string, args json.RawMessage, done
 	})
 	r.calls = append(r.calls, rec)
 	r.mu.Unlock()
+}
+
+// hold counts n more bytes the records hold, and reports whether they are within the
+// budget. Safe for concurrent use.
+func (r *Run) hold(n int64) bool {
+	return r.held.Add(n) <= r.maxHeld || r.maxHeld == 0
+}
+
+// overHeld is the failure of a run whose records hold more than the budget: the runtime
+// ends the run with it (runtime.StartFunc).
+func (r *Run) overHeld() *runtime.Failure {
+	return &runtime.Failure{Kind: runtime.KindMemoryLimit,
+		Message: fmt.Sprintf("heap limit of %d MiB exceeded by the arguments and results of its tool calls", r.maxHeld>>20)}
+}
+
+// recordSize is what a sub-call's result adds to its record: the bytes of its value,
+// content, error message and attached contexts.
+func recordSize(res *pipeline.Result) int64 {
+	n := len(res.Value.String()) + contentSize(res.Content)
+	if res.Error != nil {
+		n += len(res.Error.Message)
+	}
+	for _, c := range res.Contexts {
+		n += contentSize(c.Content)
+	}
+	return int64(n)
+}
+
+func contentSize(cs []registry.Content) int {
+	n := 0
+	for _, c := range cs {
+		n += len(c.Text) + len(c.Data) + len(c.MIMEType) + len(c.URI)
+	}
+	return n
 }

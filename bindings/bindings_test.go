@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -27,6 +28,7 @@ func TestBeginValidatesOptions(t *testing.T) {
 	}{
 		{Options{MaxParallel: -1}, "maxParallelSubCalls must be a positive integer, got -1"},
 		{Options{MaxCalls: -1}, "the sub-call budget must not be negative, got -1"},
+		{Options{RecordBytes: -1}, "the sub-call record budget must not be negative, got -1"},
 	} {
 		if _, err := Begin(context.Background(), p, set, &tt.opts); err == nil || err.Error() != tt.want {
 			t.Errorf("Begin(%+v) = %v, want %q", tt.opts, err, tt.want)
@@ -84,6 +86,66 @@ func TestNamespace(t *testing.T) {
 	res, _ = pool.Run(context.Background(), `try { await tools["my-tool"]({}) } catch (e) { return e.message }`, &runtime.RunOptions{Namespaces: []*runtime.Namespace{tools.Namespace()}})
 	if got := string(res.Value); !strings.Contains(got, "only be called inside a run_code run") || ran != before {
 		t.Errorf("outside a run: %s, body ran %d times", got, ran-before)
+	}
+}
+
+// TestRecordBudget: the records the host keeps of a run's sub-calls are bounded. With a
+// 1 MiB budget, 300 KB arguments end the run before the fourth call is dispatched, and
+// 100 KB results (held as the value and as its text) end it at the sixth result; the
+// program cannot catch either, and the records then hold no more than the budget and
+// one result.
+func TestRecordBudget(t *testing.T) {
+	pool, err := runtime.NewPool(&runtime.PoolOptions{Size: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	var sank, made atomic.Int32
+	set := testreg.Resolve(t,
+		&registry.Tool{Name: "sink", Execute: func(context.Context, *registry.Call) (any, error) { sank.Add(1); return "ok", nil }},
+		&registry.Tool{Name: "big", Execute: func(context.Context, *registry.Call) (any, error) { made.Add(1); return strings.Repeat("x", 100_000), nil }},
+	)
+	tools, err := New(set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := pipeline.New(nil)
+	const budget = 1 << 20
+	for _, tt := range []struct {
+		name  string
+		code  string
+		count *atomic.Int32
+		want  int32
+	}{
+		{"arguments", `const s = 'x'.repeat(300000); for (let i = 0; i < 10; i++) try { await tools.sink({s}) } catch {}`, &sank, 3},
+		{"results", `for (let i = 0; i < 10; i++) try { await tools.big({}) } catch {}`, &made, 6},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			run, err := Begin(context.Background(), p, set, &Options{Parent: registry.Call{ID: "c"}, RecordBytes: budget})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := pool.Run(context.Background(), tt.code, &runtime.RunOptions{Namespaces: []*runtime.Namespace{tools.Bind(run)}})
+			run.End("")
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := runtime.Failure{Kind: runtime.KindMemoryLimit, Message: "heap limit of 1 MiB exceeded by the arguments and results of its tool calls"}
+			if res.Failure == nil || *res.Failure != want {
+				t.Errorf("result %q, want %v", res.Text(), want)
+			}
+			if n := tt.count.Load(); n != tt.want {
+				t.Errorf("the tool ran %d times, want %d", n, tt.want)
+			}
+			var held, last int64
+			for _, c := range run.Calls() {
+				last = recordSize(c.Result)
+				held += int64(len(c.Args.String())) + last
+			}
+			if held-last > budget {
+				t.Errorf("the records hold %d bytes, %d before the last result", held, held-last)
+			}
+		})
 	}
 }
 

@@ -22,6 +22,8 @@ import (
 // must be safe for concurrent use.
 type Runner interface {
 	Run(ctx context.Context, code string, opts *runtime.RunOptions) (*runtime.Result, error)
+	// Limits returns the budgets of a run whose RunOptions.Limits leave them zero.
+	Limits() runtime.Limits
 }
 
 var _ Runner = (*runtime.Pool)(nil)
@@ -302,6 +304,15 @@ func (b *step) run(ctx context.Context, call *registry.Call) (any, error) {
 	return registry.Answer{Value: v, Content: []registry.Content{registry.Text(res.Text())}}, nil
 }
 
+// heapBytes is a run's heap budget, which also bounds what the host keeps of its
+// sub-calls: the executor's, or else the runner's.
+func (e *Executor) heapBytes() int64 {
+	if e.o.Limits != nil && e.o.Limits.HeapBytes > 0 {
+		return e.o.Limits.HeapBytes
+	}
+	return e.o.Pool.Limits().HeapBytes
+}
+
 func (b *step) runProgram(ctx context.Context, call *registry.Call, code string, rep *Report) (*runtime.Result, error) {
 	// The run's own context ends when the program settles, cancelling sub-calls still
 	// in flight; End then abandons the queued ones and waits for the rest, up to the
@@ -310,6 +321,7 @@ func (b *step) runProgram(ctx context.Context, call *registry.Call, code string,
 	defer cancel(nil)
 	run, err := bindings.Begin(runCtx, b.e.p, b.set, &bindings.Options{
 		Parent: *call, MaxParallel: b.e.o.MaxParallelSubCalls, MaxCalls: b.e.o.MaxSubCalls, Grace: b.e.o.Grace,
+		RecordBytes: b.e.heapBytes(),
 	})
 	if err != nil {
 		return nil, err

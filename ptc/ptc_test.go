@@ -451,6 +451,45 @@ func TestImagesAttributed(t *testing.T) {
 	}
 }
 
+// TestRecordsCountAgainstHeap: what the host keeps of a run's sub-calls is bounded by the
+// run's heap budget, the executor's or else the pool's: 300 KB results (600 KB with their
+// text) end a run under 1 MiB at the second call and one under 2 MiB at the fourth.
+func TestRecordsCountAgainstHeap(t *testing.T) {
+	blob := &registry.Tool{Name: "blob", Execute: func(context.Context, *registry.Call) (any, error) { return strings.Repeat("b", 300_000), nil }}
+	for _, tt := range []struct {
+		name     string
+		executor *runtime.Limits
+		pool     *runtime.Limits
+		want     string
+		calls    int
+	}{
+		{"executor's budget", &runtime.Limits{HeapBytes: 1 << 20}, nil, "heap limit of 1 MiB", 2},
+		{"pool's budget", nil, &runtime.Limits{HeapBytes: 2 << 20}, "heap limit of 2 MiB", 4},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t)
+			if tt.pool != nil {
+				pool, err := runtime.NewPool(&runtime.PoolOptions{Size: 1, Limits: tt.pool})
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { pool.Close() })
+				e.pool = pool
+			}
+			e.ptc.Limits = tt.executor
+			e.register(blob)
+			res, rep := e.run(context.Background(), `for (let i = 0; i < 10; i++) try { await tools.blob({}) } catch {}`)
+			want := "Error: code run failed (memory-limit): " + tt.want + " exceeded by the arguments and results of its tool calls"
+			if got := resultText(res); got != want {
+				t.Errorf("text = %q, want %q", got, want)
+			}
+			if len(rep.Calls) != tt.calls {
+				t.Errorf("%d sub-calls, want %d", len(rep.Calls), tt.calls)
+			}
+		})
+	}
+}
+
 func TestModesAndDescribe(t *testing.T) {
 	e := newEnv(t)
 	e.register(echoTool())

@@ -27,9 +27,10 @@ import (
 // namespace's error class. ctx is cancelled when the run ends; the runtime waits for
 // done before Run returns, up to PoolOptions.Grace, and then gives up on the call: its
 // outcome is dropped whenever it comes, and Pool.Close waits for it only up to Grace
-// more. A panic in StartFunc fails the run
-// as an internal error. One StartFunc serves every run its namespace is installed in, so
-// it must be safe for concurrent use.
+// more. An outcome whose error is a *Failure ends the run with that failure instead of
+// settling the call: a budget the host enforces (for example on what it keeps of the
+// run's calls). A panic in StartFunc fails the run as an internal error. One StartFunc
+// serves every run its namespace is installed in, so it must be safe for concurrent use.
 //
 // A callback rather than a blocking wait function: waiting would cost a goroutine per
 // call and one more hand-off between goroutines before the VM hears of the result.
@@ -365,8 +366,11 @@ func (r *run) hostCall(o *nsObject, member string, call goja.FunctionCall) goja.
 		}
 		defer r.pool.calls.Done()
 		defer r.host.Done()
+		var f *Failure
 		if hp, ok := err.(*hostPanic); ok {
 			r.fail(KindException, fmt.Sprintf("internal error: %s %q panicked: %v", o.ns.noun, member, hp.value))
+		} else if errors.As(err, &f) {
+			r.fail(f.Kind, f.Message)
 		}
 		settle(func() error {
 			r.unsettled[slot] = ""

@@ -130,6 +130,33 @@ func TestNamespacePanics(t *testing.T) {
 	}
 }
 
+// TestNamespaceFailure: a call whose outcome is a *Failure (wrapped or not) ends the run
+// with it, whether done comes inside StartFunc or later; the program cannot catch it.
+func TestNamespaceFailure(t *testing.T) {
+	p := newTestPool(t, nil)
+	over := &Failure{Kind: KindMemoryLimit, Message: "held too much"}
+	for _, tt := range []struct {
+		name  string
+		start StartFunc
+	}{
+		{"inside start", func(_ context.Context, _ string, _ json.RawMessage, done func(json.RawMessage, error)) {
+			done(nil, over)
+		}},
+		{"later, wrapped", Async(func(context.Context, string, json.RawMessage) (json.RawMessage, error) {
+			return nil, fmt.Errorf("tool x: %w", over)
+		})},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ns, err := NewNamespace("tools", []string{"x"}, tt.start, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := runCode(t, p, "try { await tools.x({}) } catch { return 'caught' }", &RunOptions{Namespaces: []*Namespace{ns}})
+			checkFailure(t, res, KindMemoryLimit, "held too much")
+		})
+	}
+}
+
 func TestNewNamespaceRejects(t *testing.T) {
 	start := Async(func(context.Context, string, json.RawMessage) (json.RawMessage, error) { return nil, nil })
 	tests := []struct {

@@ -157,6 +157,10 @@ func (p *Pool) refillLoop() {
 	}
 }
 
+// Limits returns the pool's budgets: those of a run whose RunOptions.Limits leave them
+// zero.
+func (p *Pool) Limits() Limits { return p.limits }
+
 // acquire takes a warm VM, or builds one when the pool is drained.
 func (p *Pool) acquire() (*run, error) {
 	select {

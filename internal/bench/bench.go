@@ -234,7 +234,7 @@ func newBenchEnv(ctx context.Context, sc *scenario, f *Options) (*benchEnv, erro
 		if e.pool, err = runtime.NewPool(&runtime.PoolOptions{Size: 1}); err != nil {
 			return nil, err
 		}
-		e.runner = &sandboxRunner{}
+		e.runner = &sandboxRunner{limits: e.pool.Limits()}
 		runner = e.runner
 	}
 	e.ex, err = ptc.New(pipeline.New(&pipeline.Options{Wrappers: []pipeline.Middleware{pipeline.Timeout()}}), &ptc.Options{
@@ -294,9 +294,12 @@ func (e *benchEnv) exec(ctx context.Context, call pipeline.RawCall) (json.RawMes
 // sandboxRunner is the ptc.Runner of runcode bench: each program runs on the sandbox the
 // driver created for it.
 type sandboxRunner struct {
-	mu   sync.Mutex
-	next benchSandbox
+	limits runtime.Limits // the pool's, whose sandboxes these are
+	mu     sync.Mutex
+	next   benchSandbox
 }
+
+func (r *sandboxRunner) Limits() runtime.Limits { return r.limits }
 
 // benchSandbox is a sandbox of the in-process runtime (runtime's sibling-only API).
 type benchSandbox = rtlink.Sandbox[*runtime.RunOptions, *runtime.Result]

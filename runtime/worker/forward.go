@@ -52,6 +52,17 @@ func (p *Pool) handle(ctx context.Context, w *proc, rs *hostRun, nss []rtlink.Na
 			if !once.CompareAndSwap(false, true) {
 				return
 			}
+			var f *runtime.Failure
+			if errors.As(err, &f) {
+				// The host ends the run (runtime.StartFunc): the worker is stopped with
+				// the failure, as when the calls in flight hold too much.
+				rs.cutOff.Store(true)
+				w.kill(f)
+				rs.held.Add(-args)
+				p.calls.Done()
+				rs.calls.Done()
+				return
+			}
 			res := reply(id, out, err)
 			size := res.heldSize()
 			if !rs.hold(w, size-args) {

@@ -63,9 +63,12 @@ func newTestPool(t testing.TB, size int, argv ...string) *Pool {
 	return p
 }
 
-func runCode(t testing.TB, p interface {
+// ptcRunner is what runs programs: a runtime.Pool or a worker Pool.
+type ptcRunner interface {
 	Run(context.Context, string, *runtime.RunOptions) (*runtime.Result, error)
-}, code string, opts *runtime.RunOptions) *runtime.Result {
+}
+
+func runCode(t testing.TB, p ptcRunner, code string, opts *runtime.RunOptions) *runtime.Result {
 	t.Helper()
 	res, err := p.Run(context.Background(), code, opts)
 	if err != nil {
@@ -83,7 +86,8 @@ func runCode(t testing.TB, p interface {
 //   - raw: resolves with its argument "text", as it is, JSON or not;
 //   - repeat: resolves with a JSON string of its argument "n" x's;
 //   - none: resolves with no value (undefined);
-//   - boom: its wait function panics.
+//   - boom: its wait function panics;
+//   - stop: ends the run with a memory-limit Failure (a budget the host enforces).
 type fakeTools struct {
 	mu      sync.Mutex
 	started []string
@@ -91,7 +95,7 @@ type fakeTools struct {
 
 func (f *fakeTools) namespace(t testing.TB) *runtime.Namespace {
 	t.Helper()
-	ns, err := runtime.NewNamespace("tools", []string{"echo", "fail", "plain", "hang", "bad", "raw", "repeat", "none", "boom", "__proto__"}, f.start, &runtime.NamespaceOptions{
+	ns, err := runtime.NewNamespace("tools", []string{"echo", "fail", "plain", "hang", "bad", "raw", "repeat", "none", "boom", "stop", "__proto__"}, f.start, &runtime.NamespaceOptions{
 		ErrorClass: "ToolCallError", MemberProperty: "toolName", Noun: "tool",
 	})
 	if err != nil {
@@ -135,6 +139,8 @@ func (f *fakeTools) call(ctx context.Context, member string, args json.RawMessag
 		return nil, nil
 	case "boom":
 		panic("wait exploded")
+	case "stop":
+		return nil, &runtime.Failure{Kind: runtime.KindMemoryLimit, Message: "the host ended the run"}
 	}
 	return args, nil
 }

@@ -166,6 +166,10 @@ func New(opts *Options) (*Pool, error) {
 	return p, nil
 }
 
+// Limits returns the pool's budgets: those of a run whose RunOptions.Limits leave them
+// zero.
+func (p *Pool) Limits() runtime.Limits { return p.limits }
+
 // Run prepares and runs code in a worker, with the semantics of runtime.Pool.Run: program
 // outcomes are in Result.Failure (plus kind worker-exit when the worker died); the error is
 // non-nil only for misuse: a closed pool (runtime.ErrClosed), bad options or namespaces.

@@ -187,6 +187,25 @@ func TestHeldResults(t *testing.T) {
 	}
 }
 
+// TestHostEndsRun: a call whose outcome is a *runtime.Failure ends its run with that
+// failure in both modes, uncatchable, keeping the logs before it.
+func TestHostEndsRun(t *testing.T) {
+	code := `console.log('before'); try { await tools.stop({}) } catch (e) { return 'caught' }`
+	in, err := runtime.NewPool(&runtime.PoolOptions{Size: 1, Limits: testLimits, Grace: 100 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	want := "Error: code run failed (memory-limit): the host ended the run\nCaptured output:\nbefore"
+	for _, p := range []ptcRunner{in, newTestPool(t, 1)} {
+		var f fakeTools
+		res := runCode(t, p, code, &runtime.RunOptions{Namespaces: []*runtime.Namespace{f.namespace(t)}})
+		if got := res.Text(); got != want {
+			t.Errorf("%T: text = %q, want %q", p, got, want)
+		}
+	}
+}
+
 // TestWorkerDeaths: a worker that exits, is killed by a signal or dies of the Go runtime's
 // out-of-memory error fails its run with the mapped kind and message, and is replaced.
 func TestWorkerDeaths(t *testing.T) {
