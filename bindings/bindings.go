@@ -74,8 +74,8 @@ type Options struct {
 	// means runtime.DefaultGrace; negative is an error.
 	Grace time.Duration
 	// RecordBytes bounds what the run's sub-call records hold, which the host keeps until
-	// the run ends (the canonical JSON of each call's arguments, and its result's value,
-	// content, error message and attached contexts): past it the run fails with memory-limit `heap
+	// the run ends (the canonical JSON of each call's arguments, its result's value,
+	// content, error message and attached contexts, and 1 KiB for the record itself): past it the run fails with memory-limit `heap
 	// limit of <N> MiB exceeded by the arguments and results of its tool calls` (N is
 	// RecordBytes in MiB). ptc passes the run's heap budget. Zero means no bound;
 	// negative is an error.
@@ -253,7 +253,7 @@ func (r *Run) start(ctx context.Context, name string, args json.RawMessage, done
 		reject(pipeline.CodeAbortedBeforeDispatch, fmt.Sprintf("sub-call budget of %d calls exhausted", r.max))
 		return
 	}
-	if !r.hold(int64(len(v.String()))) {
+	if !r.hold(recordOverhead + int64(len(v.String()))) {
 		r.mu.Unlock()
 		done(nil, r.overHeld())
 		return
@@ -290,6 +290,12 @@ func (r *Run) overHeld() *runtime.Failure {
 	return &runtime.Failure{Kind: runtime.KindMemoryLimit,
 		Message: fmt.Sprintf("heap limit of %d MiB exceeded by the arguments and results of its tool calls", r.maxHeld>>20)}
 }
+
+// recordOverhead is what the host holds per sub-call record besides its payload: the
+// record, the scheduler's Pending with its call and channels, the result's structure
+// (BenchmarkRecordHeld measures it). It bounds the number of calls a run may make with
+// tiny arguments and results too.
+const recordOverhead = 1 << 10
 
 // recordSize is what a sub-call's result adds to its record: the bytes of its value,
 // content, error message and attached contexts.

@@ -90,10 +90,10 @@ func TestNamespace(t *testing.T) {
 }
 
 // TestRecordBudget: the records the host keeps of a run's sub-calls are bounded. With a
-// 1 MiB budget, 300 KB arguments end the run before the fourth call is dispatched, and
-// 100 KB results (held as the value and as its text) end it at the sixth result; the
-// program cannot catch either, and the records then hold no more than the budget and
-// one result.
+// 1 MiB budget, 300 KB arguments end the run before the fourth call is dispatched,
+// 100 KB results (held as the value and as its text) end it at the sixth result, and
+// tiny calls (1 KiB a record and 8 bytes of payload) before the 1017th; the program
+// cannot catch it, and the records then hold no more than the budget and one result.
 func TestRecordBudget(t *testing.T) {
 	pool, err := runtime.NewPool(&runtime.PoolOptions{Size: 1})
 	if err != nil {
@@ -119,8 +119,10 @@ func TestRecordBudget(t *testing.T) {
 	}{
 		{"arguments", `const s = 'x'.repeat(300000); for (let i = 0; i < 10; i++) try { await tools.sink({s}) } catch {}`, &sank, 3},
 		{"results", `for (let i = 0; i < 10; i++) try { await tools.big({}) } catch {}`, &made, 6},
+		{"many calls", `for (let i = 0; i < 5000; i++) try { await tools.sink({}) } catch {}`, &sank, 1016},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
+			tt.count.Store(0)
 			run, err := Begin(context.Background(), p, set, &Options{Parent: registry.Call{ID: "c"}, RecordBytes: budget})
 			if err != nil {
 				t.Fatal(err)
@@ -140,7 +142,7 @@ func TestRecordBudget(t *testing.T) {
 			var held, last int64
 			for _, c := range run.Calls() {
 				last = recordSize(c.Result)
-				held += int64(len(c.Args.String())) + last
+				held += recordOverhead + int64(len(c.Args.String())) + last
 			}
 			if held-last > budget {
 				t.Errorf("the records hold %d bytes, %d before the last result", held, held-last)

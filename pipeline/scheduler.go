@@ -230,9 +230,18 @@ func (s *Scheduler) abandonLocked(j *Pending) {
 	j.res = &Result{CallID: j.call.ID, Name: j.call.Name, Error: err, Content: errorContent(err)}
 	j.settled = time.Now()
 	close(j.done)
-	if j.then != nil {
-		go j.then(j.res) // not under the scheduler's lock; abandonment is rare
+	if then := j.takeThen(); then != nil {
+		go then(j.res) // not under the scheduler's lock; abandonment is rare
 	}
+}
+
+// takeThen returns the call's callback and forgets it, so that a Pending kept after its
+// call (a run's sub-call records) does not keep what the callback reaches (the run's
+// VM, in run_code). Each call settles through exactly one path, which calls it.
+func (j *Pending) takeThen() func(*Result) {
+	then := j.then
+	j.then = nil
+	return then
 }
 
 // abandonLive gives up on the calls started and not committed: each Pending is done
@@ -252,8 +261,8 @@ func (s *Scheduler) abandonLive() {
 	for _, j := range late {
 		close(j.done)
 		s.p.abandoned(j.call, j.res)
-		if j.then != nil {
-			j.then(j.res)
+		if then := j.takeThen(); then != nil {
+			then(j.res)
 		}
 	}
 }
@@ -366,8 +375,8 @@ func (s *Scheduler) finish(j *Pending, x *execution, prev chan struct{}, safe bo
 	if i < 0 {
 		return // abandoned: its Pending already holds the abandonment
 	}
-	if j.then != nil {
-		j.then(j.res)
+	if then := j.takeThen(); then != nil {
+		then(j.res)
 	}
 }
 

@@ -427,3 +427,27 @@ func TestSchedulerSubmitThen(t *testing.T) {
 		}
 	})
 }
+
+// TestPendingForgetsCallback: once a call's callback has run, its Pending no longer
+// holds it, whether the call committed or was abandoned before it started, so a Pending
+// kept after its call (run_code's sub-call records) does not keep what the callback
+// reaches.
+func TestPendingForgetsCallback(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g := newGate(1, false)
+		s, _ := New(nil).NewScheduler(context.Background(), resolve(t, g.tool("t")), nil)
+		called := make(chan struct{}, 2)
+		then := func(*Result) { called <- struct{}{} }
+		committed := s.SubmitThen(gateCall("t", 1), then)
+		g.open(1)
+		<-called
+		s.Close()
+		abandoned := s.SubmitThen(gateCall("t", 2), then)
+		<-called
+		for name, j := range map[string]*Pending{"committed": committed, "abandoned": abandoned} {
+			if j.then != nil {
+				t.Errorf("the %s call's Pending still holds its callback", name)
+			}
+		}
+	})
+}

@@ -57,6 +57,19 @@ type hostPanic struct{ value any }
 
 func (p *hostPanic) Error() string { return fmt.Sprint("host function panicked: ", p.value) }
 
+// failureOf returns the *Failure in err's chain, or nil. It allocates only for an
+// error, not on every call's outcome.
+func failureOf(err error) *Failure {
+	if err == nil {
+		return nil
+	}
+	var f *Failure
+	if errors.As(err, &f) {
+		return f
+	}
+	return nil
+}
+
 // CallError is an error a call's outcome carries to reject the call with the namespace's
 // error class carrying extra string properties (for example a code). Other errors reject
 // with their Error() text as the message. A CallError is an immutable value.
@@ -366,10 +379,9 @@ func (r *run) hostCall(o *nsObject, member string, call goja.FunctionCall) goja.
 		}
 		defer r.pool.calls.Done()
 		defer r.host.Done()
-		var f *Failure
 		if hp, ok := err.(*hostPanic); ok {
 			r.fail(KindException, fmt.Sprintf("internal error: %s %q panicked: %v", o.ns.noun, member, hp.value))
-		} else if errors.As(err, &f) {
+		} else if f := failureOf(err); f != nil {
 			r.fail(f.Kind, f.Message)
 		}
 		settle(func() error {

@@ -52,8 +52,7 @@ func (p *Pool) handle(ctx context.Context, w *proc, rs *hostRun, nss []rtlink.Na
 			if !once.CompareAndSwap(false, true) {
 				return
 			}
-			var f *runtime.Failure
-			if errors.As(err, &f) {
+			if f := failureOf(err); f != nil {
 				// The host ends the run (runtime.StartFunc): the worker is stopped with
 				// the failure, as when the calls in flight hold too much.
 				rs.cutOff.Store(true)
@@ -149,6 +148,19 @@ func start(ctx context.Context, ns rtlink.Namespace, member string, args json.Ra
 		}
 	}()
 	ns.Start(ctx, member, args, done)
+}
+
+// failureOf returns the *runtime.Failure in err's chain, or nil (allocating only for an
+// error, not on every call's outcome).
+func failureOf(err error) *runtime.Failure {
+	if err == nil {
+		return nil
+	}
+	var f *runtime.Failure
+	if errors.As(err, &f) {
+		return f
+	}
+	return nil
 }
 
 // heldSize is what a result frame holds: its value or its error's text.
