@@ -103,7 +103,10 @@ func TestRecordBudget(t *testing.T) {
 	var sank, made atomic.Int32
 	set := testreg.Resolve(t,
 		&registry.Tool{Name: "sink", Execute: func(context.Context, *registry.Call) (any, error) { sank.Add(1); return "ok", nil }},
-		&registry.Tool{Name: "big", Execute: func(context.Context, *registry.Call) (any, error) { made.Add(1); return strings.Repeat("x", 100_000), nil }},
+		&registry.Tool{Name: "big", Execute: func(context.Context, *registry.Call) (any, error) {
+			made.Add(1)
+			return strings.Repeat("x", 100_000), nil
+		}},
 	)
 	tools, err := New(set)
 	if err != nil {
