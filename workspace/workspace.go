@@ -11,7 +11,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -124,7 +123,7 @@ func (w *Workspace) Tools() []*registry.Tool {
 				registry.Required("matches", registry.Array(registry.Object(
 					registry.Required("path", registry.String()),
 					registry.Required("line", registry.Integer()),
-					registry.Required("text", registry.String()),
+					registry.Required("text", registry.String().Describe("The line; past 1,024 bytes it is cut, ending in \"… (N more bytes)\".")),
 				).Closed())),
 				registry.Required("truncated", registry.Boolean().Describe("True when more than 1000 lines matched.")),
 			).Closed()},
@@ -458,58 +457,4 @@ func alternatives(p string, i int, inGroup bool) (n, end int) {
 		}
 	}
 	return n, i
-}
-
-func (w *Workspace) grep(ctx context.Context, call *registry.Call) (any, error) {
-	var in struct{ Pattern, Path, Glob string }
-	if err := call.Args.Decode(&in); err != nil {
-		return nil, err
-	}
-	re, err := regexp.Compile(in.Pattern)
-	if err != nil {
-		return nil, fmt.Errorf("invalid regular expression %q: %v", in.Pattern, err)
-	}
-	if in.Path == "" {
-		in.Path = "."
-	}
-	p, err := clean(in.Path)
-	if err != nil {
-		return nil, err
-	}
-	// Named explicitly, a path that is neither a directory nor a regular file is refused;
-	// met during the walk, it is skipped like any file that cannot be read.
-	if info, err := w.root.Stat(p); err == nil && !info.IsDir() && !info.Mode().IsRegular() {
-		return nil, fsError(p, &notRegularError{info.Mode()})
-	}
-	if in.Glob != "" {
-		if err := checkGlob(in.Glob); err != nil {
-			return nil, err
-		}
-	}
-	matches := []map[string]any{}
-	truncated := false
-	errFull := errors.New("full")
-	err = w.walk(ctx, p, func(fp string, d fs.DirEntry) error {
-		if !d.Type().IsRegular() || in.Glob != "" && !doublestar.MatchUnvalidated(in.Glob, fp) {
-			return nil
-		}
-		data, err := w.readSmall(fp)
-		if err != nil || !utf8.Valid(data) || bytes.IndexByte(data, 0) >= 0 {
-			return nil // unreadable, large or binary files are skipped
-		}
-		for i, line := range strings.Split(string(data), "\n") {
-			if re.MatchString(line) {
-				if len(matches) == MaxResults {
-					truncated = true
-					return errFull
-				}
-				matches = append(matches, map[string]any{"path": fp, "line": i + 1, "text": line})
-			}
-		}
-		return nil
-	})
-	if err != nil && !errors.Is(err, errFull) {
-		return nil, err
-	}
-	return map[string]any{"matches": matches, "truncated": truncated}, nil
 }

@@ -130,6 +130,7 @@ func TestJail(t *testing.T) {
 		{"empty path", "list_dir", `{"path":""}`, `path is empty`},
 		{"path over PATH_MAX", "stat", `{"path":"` + strings.Repeat("a/", 2500) + `"}`, `path is 5000 bytes long, over the limit of 4096`},
 		{"brace explosion", "glob", `{"pattern":"` + strings.Repeat("{a,b}", 9) + `"}`, `expands to more than 256 alternatives; use fewer {a,b} groups, or * and ?`},
+		{"regexp over PATH_MAX", "grep", `{"pattern":"` + strings.Repeat("[a-z]", 1000) + `"}`, `regular expression is 5000 bytes long, over the limit of 4096`},
 		{"brace explosion in grep's glob", "grep", `{"pattern":"x","glob":"` + strings.Repeat("{a,b,c}", 6) + `"}`, `expands to more than 256 alternatives`},
 	}
 	for _, tt := range tests {
