@@ -60,11 +60,16 @@ func (e *CommandError) Is(target error) bool { return target == ErrCommand }
 // ctx ends, the process and everything it started are killed and ctx's cause is
 // returned.
 func (c *command) execute(ctx context.Context, call *registry.Call) (any, error) {
-	cmd := exec.CommandContext(ctx, c.argv[0], c.argv[1:]...)
+	prog := filepath.Base(c.argv[0])
+	run, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	cmd := exec.CommandContext(run, c.argv[0], c.argv[1:]...)
 	cmd.Env = append(append([]string(nil), c.env...), "RUNCODE_TOOL="+c.name)
 	cmd.Stdin = strings.NewReader(call.Args.String())
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	tooLarge := fmt.Errorf("%s wrote more than %d bytes on stdout", prog, MaxCommandOutput)
+	stdout := &capped{max: MaxCommandOutput, over: func() { stop(tooLarge) }}
+	stderr := &capped{max: maxStderr}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
 	killGroup(cmd)
 	// A grandchild that keeps stdout open must not hold the call after a kill.
 	cmd.WaitDelay = time.Second
@@ -72,17 +77,53 @@ func (c *command) execute(ctx context.Context, call *registry.Call) (any, error)
 	if ctx.Err() != nil {
 		return nil, context.Cause(ctx)
 	}
+	if context.Cause(run) == tooLarge {
+		return nil, tooLarge
+	}
 	var exit *exec.ExitError
 	switch {
 	case errors.As(err, &exit):
-		return nil, &CommandError{ExitCode: exit.ExitCode(), Stderr: strings.TrimSpace(stderr.String()), Program: filepath.Base(c.argv[0])}
+		return nil, &CommandError{ExitCode: exit.ExitCode(), Stderr: strings.TrimSpace(stderr.buf.String()), Program: prog}
 	case err != nil && !errors.Is(err, exec.ErrWaitDelay):
 		return nil, fmt.Errorf("starting %s: %w", c.argv[0], err)
 	}
-	out := stdout.Bytes()
+	out := stdout.buf.Bytes()
 	if v, perr := registry.ParseValue(bytes.TrimSpace(out)); perr == nil && len(bytes.TrimSpace(out)) > 0 {
 		return v, nil
 	}
 	text := strings.TrimSuffix(strings.TrimSuffix(string(out), "\n"), "\r")
 	return registry.StringValue(text), nil
+}
+
+// MaxCommandOutput bounds what a command tool may write on stdout in one call: past it
+// the process is killed and the call fails, rather than the host buffering whatever a
+// runaway process writes until the run's wall clock.
+const MaxCommandOutput = 16 << 20
+
+// maxStderr is how much of stderr a failed call keeps for its message.
+const maxStderr = 64 << 10
+
+// capped keeps the first max bytes written to it. Past max it drops the rest, and calls
+// over (if set) once.
+type capped struct {
+	buf    bytes.Buffer
+	max    int
+	over   func()
+	passed bool
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	room := c.max - c.buf.Len()
+	if len(p) <= room {
+		c.buf.Write(p)
+		return len(p), nil
+	}
+	c.buf.Write(p[:max(room, 0)])
+	if !c.passed {
+		c.passed = true
+		if c.over != nil {
+			c.over()
+		}
+	}
+	return len(p), nil
 }

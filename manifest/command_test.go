@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"github.com/runcode-go/runcode/internal/testwait"
 	"os"
 	"path/filepath"
@@ -65,6 +66,30 @@ func TestCommandResults(t *testing.T) {
 				t.Errorf("value = %s, want %s", v, tt.value)
 			}
 		})
+	}
+}
+
+// TestCommandOutputCapped: a command that writes without end on stdout is killed once
+// it passes MaxCommandOutput, and the call fails saying so; up to the limit is a value.
+// A failed call's message keeps the first 64 KiB of stderr.
+func TestCommandOutputCapped(t *testing.T) {
+	set := entries(t, commandManifest(t, map[string]string{
+		"flood":  `s=$(head -c 1024 /dev/zero | tr '\0' x); while :; do echo "$s"; done`,
+		"full":   fmt.Sprintf(`head -c %d /dev/zero | tr '\0' a`, MaxCommandOutput),
+		"stderr": `head -c 1000000 /dev/zero | tr '\0' e >&2; exit 1`,
+	}), &Options{Env: []string{"PATH=" + os.Getenv("PATH")}})
+	// A deadline, so that a regression fails the test rather than filling the memory.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	_, _, err := call(t, ctx, set, "flood", `{}`)
+	if want := fmt.Sprintf("sh wrote more than %d bytes on stdout", MaxCommandOutput); err == nil || err.Error() != want {
+		t.Errorf("flood: err = %v, want %q", err, want)
+	}
+	if v, _, err := call(t, context.Background(), set, "full", `{}`); err != nil || len(v.String()) != MaxCommandOutput+2 {
+		t.Errorf("full: %d bytes, %v; want a string of %d characters", len(v.String()), err, MaxCommandOutput)
+	}
+	if _, _, err := call(t, context.Background(), set, "stderr", `{}`); err == nil || err.Error() != strings.Repeat("e", maxStderr) {
+		t.Errorf("stderr: a message of %d bytes, want the first %d", len(fmt.Sprint(err)), maxStderr)
 	}
 }
 
