@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/dop251/goja"
@@ -382,11 +383,39 @@ func (r *run) encoding() *goja.Object {
 }
 
 func (r *run) utf8Encode(call goja.FunctionCall) goja.Value {
-	s := call.Argument(0).String() // goja turns lone surrogates into U+FFFD, as the spec wants
-	if len(s) > r.maxStringBytes() {
+	// The encoding is measured before it is made: a string within the budget as UTF-16
+	// can take 1.5 times the bytes as UTF-8, and the Go string and the buffer would each
+	// hold that much before a check after them.
+	v, max := call.Argument(0).ToString(), r.maxStringBytes()
+	if in, ok := v.(goja.String); ok {
+		if n := in.Length(); n > max || 3*n > max && utf8Length(in) > max {
+			panic(r.rangeError("Invalid typed array length"))
+		}
+	}
+	s := v.String() // goja turns lone surrogates into U+FFFD, as the spec wants
+	if len(s) > max {
 		panic(r.rangeError("Invalid typed array length"))
 	}
 	return r.vm.ToValue(r.vm.NewArrayBuffer([]byte(s)))
+}
+
+// utf8Length is the length of s in UTF-8, lone surrogates counted as U+FFFD.
+func utf8Length(s goja.String) int {
+	n, units := 0, s.Length()
+	for i := 0; i < units; i++ {
+		switch c := s.CharAt(i); {
+		case c < 0x80:
+			n++
+		case c < 0x800:
+			n += 2
+		case utf16.IsSurrogate(rune(c)) && c < 0xDC00 && i+1 < units && s.CharAt(i+1) >= 0xDC00 && s.CharAt(i+1) <= 0xDFFF:
+			n += 4
+			i++
+		default:
+			n += 3
+		}
+	}
+	return n
 }
 
 func (r *run) utf8Decode(call goja.FunctionCall) goja.Value {
