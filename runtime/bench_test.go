@@ -233,6 +233,7 @@ func BenchmarkIterate(b *testing.B) {
 		{"for-of array", "const a = Array.from({length: 1e4}, (_, i) => i); let s = 0; for (const x of a) s += x; return s"},
 		{"for-of string", "const t = 'abcdefghij'.repeat(1e3); let n = 0; for (const c of t) n += c.length; return n"},
 		{"spread", "const a = Array.from({length: 1e4}, (_, i) => i); return [...a].length"},
+		{"for-of Map", "const m = new Map(); for (let i = 0; i < 1e4; i++) m.set(i, i); let s = 0; for (const [k, v] of m) s += v; return s"},
 	} {
 		b.Run(tt.name, func(b *testing.B) {
 			runBench(b, benchPool(b), mustPrepare(b, tt.code), nil)

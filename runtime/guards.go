@@ -106,6 +106,9 @@ var lazyFamilies = [...]struct {
 	familyBigInt: {words: []string{"BigInt", "BigUint64Array", "DataView"}, matches: hasBigIntLiteral, install: (*run).guardBigInt},
 	familyRegExp: {words: regexpWords, literal: true, install: (*run).guardRegExps},
 	familyURI:    {words: uriWords, install: (*run).guardURIs},
+	// Map and Set iterators come only from Map and Set values (structuredClone makes one
+	// only from another).
+	familyCollections: {words: []string{"Map", "Set"}, install: (*run).guardCollectionIterators},
 }
 
 // lazyFamily is a family's index in lazyFamilies and its bit in run.lazy.
@@ -119,6 +122,7 @@ const (
 	familyBigInt
 	familyRegExp
 	familyURI
+	familyCollections
 )
 
 // installLazy installs family f on this VM unless it already is. VM goroutine only.

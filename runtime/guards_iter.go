@@ -9,9 +9,9 @@ import (
 // goja steps iterators natively: spread, destructuring, Array.from, the collection
 // constructors, Promise.all and yield* call an iterator's next method from Go, in a loop
 // no interrupt reaches while the iterator is a built-in one. So:
-//   - the built-in array and string iterators' next methods stop a run that has failed
-//     (a budget fired) at its next element, instead of running on after the run has
-//     answered, allocating for every element ([...'x'.repeat(1e8)]);
+//   - the built-in array, string, Map and Set iterators' next methods stop a run that has
+//     failed (a budget fired) at its next element, instead of running on after the run
+//     has answered, allocating for every element ([...'x'.repeat(1e8)]);
 //   - a generator's next, return and throw count a level of native nesting: goja resumes
 //     a generator on Go frames of its own that the call stack limit does not count, so a
 //     generator that recurses through itself (function* g() { yield* g() }) would
@@ -25,22 +25,45 @@ import (
 // is built.
 func installIteratorGuards(r *run) {
 	vm := r.vm
-	stopOnFailure := func(call goja.FunctionCall, next func(goja.FunctionCall) goja.Value) goja.Value {
+	if values, ok := goja.AssertFunction(r.in.arrayProto.Get("values")); ok {
+		r.guardNextOf(values, vm.NewArray())
+	}
+	if iter, ok := goja.AssertFunction(vm.ToValue("").ToObject(vm).GetSymbol(goja.SymIterator)); ok {
+		r.guardNextOf(iter, vm.ToValue(""))
+	}
+}
+
+// guardCollectionIterators guards the Map and Set iterators' next methods, lazily (see
+// lazyFamilies): only Map and Set values lead to them.
+func (r *run) guardCollectionIterators() {
+	for _, name := range []string{"Map", "Set"} {
+		ctor, ok := r.vm.GlobalObject().Get(name).(*goja.Object)
+		if !ok {
+			continue
+		}
+		inst, err := r.vm.New(ctor)
+		if err != nil {
+			continue
+		}
+		if values, ok := goja.AssertFunction(inst.Get("values")); ok {
+			r.guardNextOf(values, inst)
+		}
+	}
+}
+
+// guardNextOf guards next on the prototype of the iterator that method returns for
+// this: a failed run stops at the next step instead of iterating on.
+func (r *run) guardNextOf(method goja.Callable, this goja.Value) {
+	it, err := method(this)
+	if err != nil {
+		return
+	}
+	r.guardNative(it.ToObject(r.vm).Prototype(), "next", func(call goja.FunctionCall, next func(goja.FunctionCall) goja.Value) goja.Value {
 		if r.failed() {
 			r.stopNow()
 		}
 		return next(call)
-	}
-	if values, ok := goja.AssertFunction(r.in.arrayProto.Get("values")); ok {
-		if it, err := values(vm.NewArray()); err == nil {
-			r.guardNative(it.ToObject(vm).Prototype(), "next", stopOnFailure)
-		}
-	}
-	if iter, ok := goja.AssertFunction(vm.ToValue("").ToObject(vm).GetSymbol(goja.SymIterator)); ok {
-		if it, err := iter(vm.ToValue("")); err == nil {
-			r.guardNative(it.ToObject(vm).Prototype(), "next", stopOnFailure)
-		}
-	}
+	})
 }
 
 // guardGeneratorMethods guards next, return and throw of %GeneratorPrototype%, what
