@@ -173,7 +173,8 @@ func BenchmarkIdleVM(b *testing.B) {
 func BenchmarkPrepare(b *testing.B) {
 	js := "const users = await tools.list({limit: 10});\nconst active = users.filter(u => u.active);\nreturn active.map(u => u.name);"
 	ts := "interface U { name: string; active: boolean }\nconst users = await tools.list({limit: 10}) as U[];\nconst active: U[] = users.filter(u => u.active);\nreturn active.map(u => u.name);"
-	for name, code := range map[string]string{"js": js, "ts": ts} {
+	ops := "const n = await tools.count({});\nconst mask = 1 << n;\nreturn [2 ** n, mask >> (n - 1), n ** 2];"
+	for name, code := range map[string]string{"js": js, "ts": ts, "js with ** and <<": ops} {
 		b.Run(name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
@@ -233,6 +234,7 @@ func BenchmarkIterate(b *testing.B) {
 		{"for-of array", "const a = Array.from({length: 1e4}, (_, i) => i); let s = 0; for (const x of a) s += x; return s"},
 		{"for-of string", "const t = 'abcdefghij'.repeat(1e3); let n = 0; for (const c of t) n += c.length; return n"},
 		{"spread", "const a = Array.from({length: 1e4}, (_, i) => i); return [...a].length"},
+		{"operators", "let s = 0; for (let i = 0; i < 1e4; i++) s += (1 << (i & 15)) + 2 ** (i & 7); return s"},
 		{"for-of Map", "const m = new Map(); for (let i = 0; i < 1e4; i++) m.set(i, i); let s = 0; for (const [k, v] of m) s += v; return s"},
 	} {
 		b.Run(tt.name, func(b *testing.B) {

@@ -53,10 +53,13 @@ func installEvalGuards(r *run) error {
 	}
 	r.in.eval = evalIntrinsic
 	guard := r.native(func(call goja.FunctionCall) goja.Value {
+		args := call.Arguments
 		if src := call.Argument(0); goja.IsString(src) {
-			r.scanSource(src.String(), 0, true)
+			if out := r.scanSource(src.String(), 0, true); out != src.String() {
+				args = append([]goja.Value{vm.ToValue(out)}, args[1:]...)
+			}
 		}
-		v, err := evalIntrinsic(goja.Undefined(), call.Arguments...)
+		v, err := evalIntrinsic(goja.Undefined(), args...)
 		if err != nil {
 			panic(err)
 		}
@@ -82,13 +85,17 @@ func installEvalGuards(r *run) error {
 	return err
 }
 
-// scanSource throws the nesting SyntaxError if src nests too deeply, and guards
-// GeneratorFunction first if src has generator syntax. VM goroutine only.
-func (r *run) scanSource(src string, prefix int, hashbang bool) {
+// scanSource throws the nesting SyntaxError if src nests too deeply, guards
+// GeneratorFunction first if src has generator syntax, and returns src with its BigInt
+// operators rewritten (bigint_ops.go). VM goroutine only.
+func (r *run) scanSource(src string, prefix int, hashbang bool) string {
 	s := nestScanner{src: src, bad: -1, prefix: prefix}
 	s.run(hashbang)
 	if s.bad >= 0 {
 		panic(r.syntaxError(nestingMessage))
+	}
+	if namesOpsGlobal(withEscapesDecoded(src)) {
+		panic(r.syntaxError(strings.TrimPrefix(msgOpsGlobal, "SyntaxError: ")))
 	}
 	if s.generators {
 		if err := r.guardGenerators(); err != nil {
@@ -96,6 +103,14 @@ func (r *run) scanSource(src string, prefix int, hashbang bool) {
 		}
 	}
 	r.guardLazyFor(src, s.regexps) // code known only now may name them
+	out, _, msg := rewriteSource(src)
+	if msg != "" {
+		panic(r.syntaxError(msg))
+	}
+	if out != src {
+		r.installOps()
+	}
+	return out
 }
 
 // guardGenerators guards GeneratorFunction and the generator methods (guards_iter.go),
@@ -164,8 +179,7 @@ func (r *run) functionGuard(kind funcKind, proto *goja.Object) *goja.Object {
 			src.WriteString("\n) {\n")
 		}
 		src.WriteString("\n})")
-		text := src.String()
-		r.scanSource(text, len(kind.prefix), false)
+		text := r.scanSource(src.String(), len(kind.prefix), false)
 		v, err := r.in.eval(goja.Undefined(), vm.ToValue(text))
 		if err != nil {
 			panic(err)

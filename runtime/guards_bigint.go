@@ -20,10 +20,11 @@ import (
 //   - BigInt.asUintN and asIntN build 2 ** bits whatever their argument: for bits over the
 //     budget the guard computes the result without it (x itself, when x fits), and refuses
 //     only a result that is itself over the budget.
-// What no wrapper reaches: the operators **, << and >>, and the implicit conversions
-// between strings and BigInts (==, <, + '', template literals), are VM instructions that
-// can allocate or compute without bound in one step (BENCHMARKS.md, "BigInt"). Only a
-// process boundary (runtime/worker) or a patch to goja's vm.go bounds these.
+// The operators **, << and >> are VM instructions that no wrapper reaches; code is
+// rewritten so that their operands are checked first (bigint_ops.go). The implicit
+// conversions between strings and BigInts (==, <, + '', template literals) are
+// instructions too, and still compute without bound in one step (BENCHMARKS.md,
+// "BigInt"): only a process boundary (runtime/worker) bounds them.
 
 // maxBigIntDigits bounds the characters of a string converted by BigInt().
 const maxBigIntDigits = 100_000

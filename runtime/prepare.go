@@ -35,6 +35,19 @@ type Program struct {
 	generators bool
 	// regexps: it has a regular expression literal, so the run guards RegExp first.
 	regexps bool
+	// ops: its BigInt operators were rewritten, so the run installs their checks first;
+	// shifts say where text was added, for the columns of its stack frames.
+	ops    bool
+	shifts []colShift
+}
+
+// column maps a column of the compiled program's line back to the model's text (before
+// the wrapper's prefix on line 1 is taken off).
+func (p *Program) column(line, col int) int {
+	if p == nil || len(p.shifts) == 0 {
+		return col
+	}
+	return originalColumn(p.shifts, line, col)
 }
 
 // TypeScript reports whether the program needed TypeScript stripping.
@@ -68,6 +81,9 @@ func Prepare(code string, opts *PrepareOptions) (*Program, error) {
 	if bad >= 0 {
 		return nil, nestingFailure(wrapped, code, bad)
 	}
+	if namesOpsGlobal(withEscapesDecoded(code)) {
+		return nil, &Failure{Kind: KindException, Message: msgOpsGlobal}
+	}
 	tree, jsErr := parser.ParseFile(nil, "program.js", wrapped, 0, parser.WithDisableSourceMaps)
 	if jsErr == nil {
 		if e := checkWrapper(tree, code, false); e != nil {
@@ -79,11 +95,15 @@ func Prepare(code string, opts *PrepareOptions) (*Program, error) {
 		if f := callFunction(tree); f != nil {
 			return nil, f
 		}
+		tree, shifts, f := rewriteProgram(wrapped, tree, "program.js")
+		if f != nil {
+			return nil, f
+		}
 		prg, err := goja.CompileAST(tree, true)
 		if err != nil {
 			return nil, compileFailure(err, code)
 		}
-		return &Program{prg: prg, lines: strings.Count(code, "\n") + 1, code: code, generators: generators, regexps: regexps}, nil
+		return &Program{prg: prg, lines: strings.Count(code, "\n") + 1, code: code, generators: generators, regexps: regexps, ops: shifts != nil, shifts: shifts}, nil
 	}
 	prg, tsTree, tsErr := stripTypeScript(wrapped, code)
 	if tsErr == nil {
@@ -156,8 +176,12 @@ func stripTypeScript(wrapped, code string) (*Program, *ast.Program, error) {
 		}
 		return nil, nil, syntaxFailure(m.Text, line, col, code)
 	}
-	src := string(res.Code) + "\n//# sourceMappingURL=" + sourceMapURL + "\n"
-	srcMap := gojaSourceMap(string(res.Code), res.Map)
+	js, shifts, msg := rewriteSource(string(res.Code))
+	if msg != "" {
+		return nil, nil, &syntaxError{failure: &Failure{Kind: KindException, Message: "SyntaxError: " + msg}, wrapper: true}
+	}
+	src := js + "\n//# sourceMappingURL=" + sourceMapURL + "\n"
+	srcMap := gojaSourceMap(string(res.Code), res.Map, shifts)
 	tree, err := parser.ParseFile(nil, "program.ts", src, 0, parser.WithSourceMapLoader(func(p string) ([]byte, error) {
 		if p == sourceMapURL {
 			return srcMap, nil
@@ -179,7 +203,7 @@ func stripTypeScript(wrapped, code string) (*Program, *ast.Program, error) {
 		return nil, nil, err
 	}
 	// esbuild lowers async generators to generators.
-	return &Program{prg: prg, typescript: true, generators: strings.Contains(string(res.Code), "function*")}, tree, nil
+	return &Program{prg: prg, typescript: true, generators: strings.Contains(string(res.Code), "function*"), ops: js != string(res.Code)}, tree, nil
 }
 
 // syntaxError is a parse error positioned in the model's own text.

@@ -47,6 +47,7 @@ type run struct {
 
 	namespaces        []*Namespace
 	generatorsGuarded bool         // eval_guard.go
+	opsInstalled      bool         // bigint_ops.go
 	onLog             func(string) // RunOptions.OnLog
 	argBytes          int          // RunOptions.ArgBytes
 	programBytes      int          // RunOptions.ProgramBytes
@@ -85,6 +86,7 @@ var warmPrg = goja.MustCompile("warm.js", "(async () => {})()", true)
 type intrinsics struct {
 	objectProto, arrayProto *goja.Object
 	errorCtor, rangeCtor    *goja.Object
+	freeze                  goja.Value    // Object.freeze, for the BigInt operators' checks
 	eval                    goja.Callable // the intrinsic, behind the guard of eval_guard.go
 	// Filled by helpers() on first use.
 	entries, date, typedName       goja.Callable
@@ -229,6 +231,9 @@ func (r *run) exec() {
 	r.scope.settleNamed(r.prg.code)
 	r.guardLazyFor(r.prg.code, r.prg.regexps)
 	r.removeGoError()
+	if r.prg.ops {
+		r.installOps()
+	}
 	if r.prg.generators {
 		if err := r.guardGenerators(); err != nil {
 			r.fail(KindException, "internal error: "+err.Error())
@@ -449,6 +454,7 @@ func (r *run) cleanStack(st string) string {
 				if r.prg != nil && line > r.prg.lines {
 					drop = true
 				}
+				col = r.prg.column(line, col)
 				if line == 1 {
 					col = max(col-len(wrapOpen), 1)
 				}

@@ -1,0 +1,374 @@
+package runtime
+
+import (
+	"encoding/json"
+	"math/big"
+	"reflect"
+	"sort"
+	"strings"
+
+	"github.com/dop251/goja"
+	"github.com/dop251/goja/ast"
+	"github.com/dop251/goja/parser"
+	"github.com/dop251/goja/token"
+)
+
+// The BigInt operators. `**`, `<<` and `>>` are VM instructions, which no wrapper reaches,
+// and with BigInt operands one step can ask for any amount of memory: 1n << 2n ** 38n
+// asks the Go runtime for 32 GiB at once, and the process dies. Code with these operators
+// (the program, and what eval and the Function constructors compile) is therefore
+// rewritten before it is compiled, so that the operands pass through the checks of
+// bigIntOpsSrc first:
+//
+//	L ** R    →  __runcode$.b(L) ** __runcode$.e(R)
+//	L << R    →  L << __runcode$.s(R)          (and >>, <<= and >>=)
+//	T **= R   →  T = __runcode$.b(T) ** __runcode$.e(R)
+//
+// b, e and s return objects that the operator itself converts, in its own order and right
+// after each other: b's conversion records the base, e's checks the exponent against it,
+// and nothing the program runs can come between the two. Evaluation order is kept, and
+// only the right operand of a shift is converted before the left one. A right operand
+// that is a Number literal needs no check (with a BigInt on the left the operator throws
+// a TypeError), nor does a BigInt literal shift within 2^20. The rewrite inserts text
+// within lines only; stack frames' columns are mapped back to the model's text
+// (Program.column, and the TypeScript source map). A program may not name __runcode$, so
+// that it cannot shadow the checks.
+
+// opsGlobal is the global that holds the checks. A program may not name it.
+const opsGlobal = "__runcode$"
+
+// bigIntOpsSrc makes the checks: powOver(x, y) and shiftOver(y) report a result over the
+// BigInt bound (installOps), and the check throws V8's RangeError for it. It reads no
+// global: checks installed when eval first needs them must not use what the program
+// replaced before (a freeze that does not freeze would let it change B's valueOf).
+const bigIntOpsSrc = `(function (powOver, shiftOver, RangeError, freeze) {
+	'use strict';
+	const msg = 'Maximum BigInt size exceeded';
+	const over = () => { throw new RangeError(msg); };
+	let base;
+	const B = freeze({ __proto__: null, valueOf() { base = -(-this.v); return base; } });
+	const E = freeze({ __proto__: null, valueOf() {
+		const x = base;
+		base = undefined;
+		const y = -(-this.v);
+		if (typeof x === 'bigint' && typeof y === 'bigint' && powOver(x, y)) over();
+		return y;
+	} });
+	const S = freeze({ __proto__: null, valueOf() {
+		const y = -(-this.v);
+		if (typeof y === 'bigint' && shiftOver(y)) over();
+		return y;
+	} });
+	// A Number operand needs no check, nor a conversion of its own.
+	return freeze({
+		__proto__: null,
+		b: (v) => typeof v === 'number' ? v : { __proto__: B, v },
+		e: (v) => typeof v === 'number' ? v : { __proto__: E, v },
+		s: (v) => typeof v === 'number' ? v : typeof v === 'bigint' ? (shiftOver(v) ? over() : v) : { __proto__: S, v },
+	});
+})`
+
+var bigIntOpsPrg = compileOnce("bigint-ops.js", bigIntOpsSrc)
+
+// installOps defines the checks' global for this run's VM, with its BigInt bound, once,
+// before rewritten code runs. It is not writable or configurable, so a program cannot
+// replace it; if a program defined the name first, installing fails with goja's
+// TypeError and the rewritten code does not run.
+func (r *run) installOps() {
+	if r.opsInstalled {
+		return
+	}
+	f, err := r.vm.RunProgram(bigIntOpsPrg())
+	if err != nil {
+		panic(err)
+	}
+	build, _ := goja.AssertFunction(f)
+	limit := r.maxBigIntBits()
+	powOver := r.native(func(call goja.FunctionCall) goja.Value {
+		x, _ := call.Argument(0).Export().(*big.Int)
+		y, _ := call.Argument(1).Export().(*big.Int)
+		if x == nil || y == nil || y.Sign() <= 0 || x.CmpAbs(big.NewInt(1)) <= 0 {
+			return r.vm.ToValue(false) // 0, 1 and -1 to any power, or a power goja refuses
+		}
+		return r.vm.ToValue(!y.IsInt64() || y.Int64() > limit || int64(x.BitLen()) > limit/y.Int64())
+	})
+	shiftOver := r.native(func(call goja.FunctionCall) goja.Value {
+		y, _ := call.Argument(0).Export().(*big.Int)
+		return r.vm.ToValue(y != nil && (!y.IsInt64() || y.Int64() > limit || y.Int64() < -limit))
+	})
+	ops, err := build(goja.Undefined(), powOver, shiftOver, r.in.rangeCtor, r.in.freeze)
+	if err != nil {
+		panic(err)
+	}
+	if err := r.vm.GlobalObject().DefineDataProperty(opsGlobal, ops, goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_FALSE); err != nil {
+		panic(r.vm.NewTypeError(err.Error()))
+	}
+	r.opsInstalled = true
+}
+
+// hasOps reports whether src may hold an operator to rewrite.
+func hasOps(src string) bool {
+	return strings.Contains(src, "**") || strings.Contains(src, "<<") || strings.Contains(src, ">>")
+}
+
+// namesOpsGlobal reports whether code names the checks' global, which would let it
+// shadow the checks.
+func namesOpsGlobal(code string) bool { return strings.Contains(code, opsGlobal) }
+
+// msgOpsGlobal is the SyntaxError of code that names it.
+const msgOpsGlobal = "SyntaxError: the name " + opsGlobal + " is reserved"
+
+// rewriteProgram rewrites the operators of a parsed program (wrapped is its text) and
+// parses the result again; shifts (non-nil if anything was rewritten) says where.
+func rewriteProgram(wrapped string, tree *ast.Program, name string) (*ast.Program, []colShift, *Failure) {
+	if !hasOps(wrapped) {
+		return tree, nil, nil
+	}
+	out, shifts, msg := rewriteBigIntOps(wrapped, tree)
+	if msg != "" {
+		return nil, nil, &Failure{Kind: KindException, Message: "SyntaxError: " + msg}
+	}
+	if out == wrapped {
+		return tree, nil, nil
+	}
+	t, err := parser.ParseFile(nil, name, out, 0, parser.WithDisableSourceMaps)
+	if err != nil {
+		return nil, nil, &Failure{Kind: KindException, Message: "internal error: the rewritten program does not parse: " + err.Error()}
+	}
+	return t, shifts, nil
+}
+
+// edit inserts text at pos, after removing del bytes there; span orders the edits at one
+// position (see rewriteBigIntOps).
+type edit struct {
+	pos, del int
+	text     string
+	span     int  // the length of the expression an insertion wraps
+	close    bool // a closing insertion
+}
+
+// colShift is text a rewrite added on a line: n bytes from the 1-based byte column col
+// of the rewritten line.
+type colShift struct{ line, col, n int }
+
+// originalColumn maps a column of a rewritten line back to the column of the source.
+func originalColumn(shifts []colShift, line, col int) int {
+	i := sort.Search(len(shifts), func(i int) bool { return shifts[i].line >= line })
+	added := 0
+	for ; i < len(shifts) && shifts[i].line == line && shifts[i].col < col; i++ {
+		if col < shifts[i].col+shifts[i].n {
+			return shifts[i].col - added // inside the added text: where it was added
+		}
+		added += shifts[i].n
+	}
+	return col - added
+}
+
+// rewriteBigIntOps rewrites src's BigInt operators as the comment above says; tree is src
+// parsed. It fails, with a message for a SyntaxError, on a **= whose target it cannot
+// evaluate twice, or on an operand whose text it cannot delimit. The rewrite adds no
+// line; shifts says where it added text.
+func rewriteBigIntOps(src string, tree *ast.Program) (string, []colShift, string) {
+	base := tree.File.Base()
+	t := opText{src: src}
+	walk(reflect.ValueOf(tree), func(n any) {
+		switch x := n.(type) {
+		case *ast.StringLiteral:
+			t.lits = append(t.lits, [2]int{int(x.Idx) - base, int(x.Idx) - base + len(x.Literal)})
+		case *ast.TemplateElement:
+			t.lits = append(t.lits, [2]int{int(x.Idx) - base, int(x.Idx) - base + len(x.Literal)})
+		case *ast.RegExpLiteral:
+			t.lits = append(t.lits, [2]int{int(x.Idx) - base, int(x.Idx) - base + len(x.Literal)})
+		}
+	})
+	sort.Slice(t.lits, func(i, j int) bool { return t.lits[i][0] < t.lits[j][0] })
+	var edits []edit
+	var fail string
+	wrap := func(s, e int, fn string) {
+		edits = append(edits,
+			edit{pos: s, text: opsGlobal + "." + fn + "(", span: e - s},
+			edit{pos: e, text: ")", span: e - s, close: true})
+	}
+	failed := func(msg string) {
+		if fail == "" {
+			fail = msg
+		}
+	}
+	const unreadable = "an operand of **, << or >> could not be delimited in code that uses them (a comment between parentheses?)"
+	// binary wraps the right operand of l op r with check, and the left one with
+	// leftCheck unless it is empty; it returns the operator's position.
+	binary := func(l, r ast.Expression, op, leftCheck, check string) int {
+		at := t.operator(exprEnd(l)-base, op)
+		if at < 0 {
+			failed(unreadable)
+			return -1
+		}
+		rs, re, ok := t.right(at+len(op), exprEnd(r)-base)
+		if !ok {
+			failed(unreadable)
+			return -1
+		}
+		if leftCheck != "" {
+			ls, le, ok := t.left(exprStart(l)-base, exprEnd(l)-base, at)
+			if !ok {
+				failed(unreadable)
+				return -1
+			}
+			wrap(ls, le, leftCheck)
+		}
+		wrap(rs, re, check)
+		return at
+	}
+	walk(reflect.ValueOf(tree), func(n any) {
+		switch x := n.(type) {
+		case *ast.BinaryExpression:
+			switch x.Operator {
+			case token.EXPONENT:
+				if !numberLiteral(x.Left) && !numberLiteral(x.Right) {
+					binary(x.Left, x.Right, "**", "b", "e")
+				}
+			case token.SHIFT_LEFT, token.SHIFT_RIGHT:
+				if !smallLiteral(x.Right) {
+					binary(x.Left, x.Right, x.Operator.String(), "", "s")
+				}
+			}
+		case *ast.AssignExpression:
+			switch x.Operator {
+			case token.EXPONENT:
+				if numberLiteral(x.Right) {
+					return
+				}
+				if !reevaluable(x.Left) {
+					failed("**= on a computed target is not supported in code that uses **; write it as an assignment with **")
+					return
+				}
+				at := binary(x.Left, x.Right, "**=", "", "e")
+				if at < 0 {
+					return
+				}
+				edits = append(edits, edit{pos: at, del: 3, text: "= " + opsGlobal + ".b(" + targetText(x.Left) + ") **"})
+			case token.SHIFT_LEFT, token.SHIFT_RIGHT:
+				if !smallLiteral(x.Right) {
+					binary(x.Left, x.Right, x.Operator.String()+"=", "", "s")
+				}
+			}
+		}
+	})
+	if fail != "" {
+		return "", nil, fail
+	}
+	if len(edits) == 0 {
+		return src, nil, ""
+	}
+	// At one position: closings before openings; closings of inner expressions first,
+	// openings of outer ones first.
+	sort.SliceStable(edits, func(i, j int) bool {
+		a, b := edits[i], edits[j]
+		if a.pos != b.pos {
+			return a.pos < b.pos
+		}
+		if a.close != b.close {
+			return a.close
+		}
+		if a.close {
+			return a.span < b.span
+		}
+		return a.span > b.span
+	})
+	var out strings.Builder
+	out.Grow(len(src) + 24*len(edits))
+	shifts := make([]colShift, 0, len(edits))
+	last, line, lineStart := 0, 1, 0 // lineStart: the output offset of the line's start
+	for _, e := range edits {
+		chunk := src[last:e.pos]
+		if n := strings.Count(chunk, "\n"); n > 0 {
+			line += n
+			lineStart = out.Len() + strings.LastIndexByte(chunk, '\n') + 1
+		}
+		out.WriteString(chunk)
+		shifts = append(shifts, colShift{line: line, col: out.Len() - lineStart + 1, n: len(e.text) - e.del})
+		out.WriteString(e.text)
+		last = e.pos + e.del
+	}
+	out.WriteString(src[last:])
+	return out.String(), shifts, ""
+}
+
+// targetText writes a reevaluable assignment target again, on one line.
+func targetText(e ast.Expression) string {
+	switch x := e.(type) {
+	case *ast.Identifier:
+		return x.Name.String()
+	case *ast.ThisExpression:
+		return "this"
+	case *ast.SuperExpression:
+		return "super"
+	case *ast.DotExpression:
+		return targetText(x.Left) + "." + x.Identifier.Name.String()
+	case *ast.PrivateDotExpression:
+		return targetText(x.Left) + ".#" + x.Identifier.Name.String()
+	case *ast.BracketExpression:
+		switch m := x.Member.(type) {
+		case *ast.StringLiteral:
+			q, _ := json.Marshal(m.Value.String())
+			return targetText(x.Left) + "[" + string(q) + "]"
+		case *ast.NumberLiteral:
+			return targetText(x.Left) + "[" + m.Literal + "]"
+		}
+	}
+	return ""
+}
+
+// numberLiteral reports whether e is a Number (not BigInt) literal.
+func numberLiteral(e ast.Expression) bool {
+	n, ok := e.(*ast.NumberLiteral)
+	if !ok {
+		return false
+	}
+	_, isBig := n.Value.(*big.Int)
+	return !isBig
+}
+
+// smallLiteral reports whether e is a literal shift amount needing no check: a Number, or
+// a BigInt of at most 2^20 either way.
+func smallLiteral(e ast.Expression) bool {
+	n, ok := e.(*ast.NumberLiteral)
+	if !ok {
+		return false
+	}
+	b, isBig := n.Value.(*big.Int)
+	return !isBig || b.IsInt64() && b.Int64() <= 1<<20 && b.Int64() >= -(1<<20)
+}
+
+// reevaluable reports whether an assignment target can be evaluated a second time
+// without a side effect of its own: a name, or members of this, super or a name by
+// names or literal keys.
+func reevaluable(e ast.Expression) bool {
+	switch x := e.(type) {
+	case *ast.Identifier, *ast.ThisExpression, *ast.SuperExpression:
+		return true
+	case *ast.DotExpression:
+		return reevaluable(x.Left)
+	case *ast.PrivateDotExpression:
+		return reevaluable(x.Left)
+	case *ast.BracketExpression:
+		switch x.Member.(type) {
+		case *ast.StringLiteral, *ast.NumberLiteral:
+			return reevaluable(x.Left)
+		}
+	}
+	return false
+}
+
+// rewriteSource parses src as a script and rewrites its operators (see above). A source
+// that does not parse is returned as it is: the intrinsic eval reports its error.
+func rewriteSource(src string) (string, []colShift, string) {
+	if !hasOps(src) {
+		return src, nil, ""
+	}
+	tree, err := parser.ParseFile(nil, "", src, 0, parser.WithDisableSourceMaps)
+	if err != nil {
+		return src, nil, ""
+	}
+	return rewriteBigIntOps(src, tree)
+}
