@@ -110,6 +110,7 @@ func TestBigIntOpsBounded(t *testing.T) {
 		{"TypeScript", "const x: bigint = 1n; try { return String(x << 2n ** 38n) } catch (e) { return String(e) }", "RangeError: Maximum BigInt size exceeded"},
 		{"TypeScript within the bound", "const x: bigint = 3n; return String(x ** 3n << 2n)", "108"},
 		{"Function", catch("new Function('a', 'return a << 2n ** 40n')(1n)"), "RangeError: Maximum BigInt size exceeded"},
+		{"uncaught", "return String(1n << 2n ** 38n)", "Error: code run failed (exception): RangeError: Maximum BigInt size exceeded\n    at program.js:1:21"},
 		{"shadowed", "const __runcode$ = {s: x => x}; return 1n << 2n", "Error: code run failed (exception): SyntaxError: the name __runcode$ is reserved"},
 		{"shadowed in eval", catch("eval('var __runcode\\\\u0024 = 1')"), "SyntaxError: the name __runcode$ is reserved"},
 		{"replaced", catch("globalThis['__run' + 'code$'] = 0; return 1n << 2n ** 38n"), "TypeError: Cannot assign to read only property '__runcode$'"},

@@ -438,13 +438,17 @@ func (r *run) globalsHint() string {
 
 var frameRe = regexp.MustCompile(`program\.(js|ts):(\d+):(\d+)(\(\d+\))?`)
 
-// cleanStack rewrites goja's stack text for the model: "    at" indentation, line-1 columns
-// without the wrapper's prefix, no bytecode offsets, and no frames of the wrapper itself.
+// cleanStack rewrites goja's stack text for the model: "    at" indentation, columns of
+// the model's text (line 1 without the wrapper's prefix), no bytecode offsets, and no
+// frames of the wrapper itself or of the BigInt operators' checks.
 func (r *run) cleanStack(st string) string {
 	lines := strings.Split(strings.TrimRight(st, "\n"), "\n")
 	out := lines[:0]
 	for i, l := range lines {
 		if i > 0 && strings.HasPrefix(l, "\tat ") {
+			if strings.Contains(l, "(bigint-ops.js:") {
+				continue // the operators' checks stand for the operator
+			}
 			l = "    at " + l[len("\tat "):]
 			drop := false
 			l = frameRe.ReplaceAllStringFunc(l, func(m string) string {
