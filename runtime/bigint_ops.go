@@ -314,6 +314,8 @@ func targetText(e ast.Expression) string {
 			return targetText(x.Left) + "[" + string(q) + "]"
 		case *ast.NumberLiteral:
 			return targetText(x.Left) + "[" + m.Literal + "]"
+		case *ast.Identifier:
+			return targetText(x.Left) + "[" + m.Name.String() + "]"
 		}
 	}
 	return ""
@@ -342,7 +344,7 @@ func smallLiteral(e ast.Expression) bool {
 
 // reevaluable reports whether an assignment target can be evaluated a second time
 // without a side effect of its own: a name, or members of this, super or a name by
-// names or literal keys.
+// names, literal keys or keys held in a name.
 func reevaluable(e ast.Expression) bool {
 	switch x := e.(type) {
 	case *ast.Identifier, *ast.ThisExpression, *ast.SuperExpression:
@@ -353,7 +355,7 @@ func reevaluable(e ast.Expression) bool {
 		return reevaluable(x.Left)
 	case *ast.BracketExpression:
 		switch x.Member.(type) {
-		case *ast.StringLiteral, *ast.NumberLiteral:
+		case *ast.StringLiteral, *ast.NumberLiteral, *ast.Identifier:
 			return reevaluable(x.Left)
 		}
 	}

@@ -41,7 +41,7 @@ func TestRewriteBigIntOps(t *testing.T) {
 			t.Errorf("rewrite(%s) = %s %q\nwant %s", tt.src, got, msg, tt.want)
 		}
 	}
-	for _, src := range []string{"o[k()] **= y", "f().p **= y", "a[b] **= c"} {
+	for _, src := range []string{"o[k()] **= y", "f().p **= y", "a[b + 1] **= c"} {
 		tree, _ := parser.ParseFile(nil, "", src, 0, parser.WithDisableSourceMaps)
 		if _, _, msg := rewriteBigIntOps(src, tree); !strings.Contains(msg, "**= on a computed target") {
 			t.Errorf("rewrite(%s): %q, want the computed-target error", src, msg)
@@ -60,6 +60,7 @@ func TestBigIntOpsSameResults(t *testing.T) {
 		"1 << 31", "1 << 32", "-1 >> 1", "5 >> -1", "1n << 64n", "-1n >> 100n", "(1n << 70n) >> 3n", "5n << -2n", "'8' << '1'",
 		"obj(1, 'a') << obj(3, 'b')", "obj(1n, 'a') << obj(3n, 'b')", "(() => { let x = 3n; x **= 4n; let y = 5; y <<= 2; y >>= 1; return [x, y] })()",
 		"(() => { const o = { p: 2n, q: [3n] }; o.p **= 10n; o.q[0] **= 2n; o['p'] <<= 1n; return [o.p, o.q[0]] })()",
+		"(() => { const a = [2, 3n], p = [5, 2n]; for (let i = 0; i < 2; i++) a[i] **= p[i]; return a.join() })()",
 		"(() => { class C { #v = 2n; f() { this.#v **= 3n; return this.#v } } return new C().f() })()",
 	}
 	throwing := []string{
