@@ -74,11 +74,11 @@ type Options struct {
 	// means runtime.DefaultGrace; negative is an error.
 	Grace time.Duration
 	// RecordBytes bounds what the run's sub-call records hold, which the host keeps until
-	// the run ends (the canonical JSON of each call's arguments, its result's value,
-	// content, error message and attached contexts, and 1 KiB for the record itself): past it the run fails with memory-limit `heap
-	// limit of <N> MiB exceeded by the arguments and results of its tool calls` (N is
-	// RecordBytes in MiB). ptc passes the run's heap budget. Zero means no bound;
-	// negative is an error.
+	// the run ends: the canonical JSON of each call's arguments, its result's value,
+	// content, error message and attached contexts, and 1 KiB for the record itself.
+	// Past it the run fails with memory-limit `heap limit of <N> MiB exceeded by the
+	// arguments and results of its tool calls` (N is RecordBytes in MiB). ptc passes the
+	// run's heap budget. Zero means no bound; negative is an error.
 	RecordBytes int64
 }
 
