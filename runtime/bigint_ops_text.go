@@ -158,40 +158,11 @@ func (t *opText) left(s, e, at int) (int, int, bool) {
 // goja says.
 func exprStart(e ast.Expression) int {
 	for {
-		switch x := e.(type) {
-		case *ast.TemplateLiteral:
-			if x.Tag == nil {
-				return int(x.Idx0())
-			}
-			e = x.Tag
-		case *ast.BinaryExpression:
-			e = x.Left
-		case *ast.AssignExpression:
-			e = x.Left
-		case *ast.ConditionalExpression:
-			e = x.Test
-		case *ast.SequenceExpression:
-			e = x.Sequence[0]
-		case *ast.DotExpression:
-			e = x.Left
-		case *ast.PrivateDotExpression:
-			e = x.Left
-		case *ast.BracketExpression:
-			e = x.Left
-		case *ast.CallExpression:
-			e = x.Callee
-		case *ast.OptionalChain:
-			e = x.Expression
-		case *ast.Optional:
-			e = x.Expression
-		case *ast.UnaryExpression:
-			if !x.Postfix {
-				return int(x.Idx0())
-			}
-			e = x.Operand
-		default:
+		child, ok := leftChild(e)
+		if !ok {
 			return int(e.Idx0())
 		}
+		e = child
 	}
 }
 

@@ -381,44 +381,51 @@ func isHelper(st ast.Statement) bool {
 // the wrapper's arrow ends up when the model's code closed it early.
 func leftmostArrow(e ast.Expression) *ast.ArrowFunctionLiteral {
 	for range MaxNesting {
-		switch x := e.(type) {
-		case *ast.ArrowFunctionLiteral:
+		if x, ok := e.(*ast.ArrowFunctionLiteral); ok {
 			return x
-		case *ast.CallExpression:
-			e = x.Callee
-		case *ast.SequenceExpression:
-			if len(x.Sequence) == 0 {
-				return nil
-			}
-			e = x.Sequence[0]
-		case *ast.BinaryExpression:
-			e = x.Left
-		case *ast.ConditionalExpression:
-			e = x.Test
-		case *ast.DotExpression:
-			e = x.Left
-		case *ast.PrivateDotExpression:
-			e = x.Left
-		case *ast.BracketExpression:
-			e = x.Left
-		case *ast.AssignExpression:
-			e = x.Left
-		case *ast.TemplateLiteral:
-			e = x.Tag
-		case *ast.OptionalChain:
-			e = x.Expression
-		case *ast.Optional:
-			e = x.Expression
-		case *ast.UnaryExpression:
-			if !x.Postfix {
-				return nil
-			}
-			e = x.Operand
-		default:
+		}
+		child, ok := leftChild(e)
+		if !ok {
 			return nil
 		}
+		e = child
 	}
 	return nil
+}
+
+// leftChild returns the expression an expression's text begins with, if it begins with
+// another: the left operand, the callee, the object of a member, a tagged template's tag.
+func leftChild(e ast.Expression) (ast.Expression, bool) {
+	switch x := e.(type) {
+	case *ast.CallExpression:
+		return x.Callee, true
+	case *ast.SequenceExpression:
+		if len(x.Sequence) == 0 {
+			return nil, false
+		}
+		return x.Sequence[0], true
+	case *ast.BinaryExpression:
+		return x.Left, true
+	case *ast.ConditionalExpression:
+		return x.Test, true
+	case *ast.DotExpression:
+		return x.Left, true
+	case *ast.PrivateDotExpression:
+		return x.Left, true
+	case *ast.BracketExpression:
+		return x.Left, true
+	case *ast.AssignExpression:
+		return x.Left, true
+	case *ast.TemplateLiteral:
+		return x.Tag, x.Tag != nil
+	case *ast.OptionalChain:
+		return x.Expression, true
+	case *ast.Optional:
+		return x.Expression, true
+	case *ast.UnaryExpression:
+		return x.Operand, x.Postfix
+	}
+	return nil, false
 }
 
 // importHint follows a syntax error on a line with import or export: models used to
