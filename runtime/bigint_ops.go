@@ -70,6 +70,11 @@ const bigIntOpsSrc = `(function (powOver, shiftOver, RangeError, freeze) {
 
 var bigIntOpsPrg = compileOnce("bigint-ops.js", bigIntOpsSrc)
 
+// maxPowBits bounds a power's result. Shifts only copy, but math/big computes a power by
+// repeated squaring, in time that grows as the result's bits to the power 1.6 inside one
+// native call: about a second at this bound, and minutes at V8's 2^30 bits.
+const maxPowBits = 1 << 24
+
 // installOps defines the checks' global for this run's VM, with its BigInt bound, once,
 // before rewritten code runs. It is not writable or configurable, so a program cannot
 // replace it; if a program defined the name first, installing fails with goja's
@@ -84,13 +89,14 @@ func (r *run) installOps() {
 	}
 	build, _ := goja.AssertFunction(f)
 	limit := r.maxBigIntBits()
+	powLimit := min(limit, maxPowBits)
 	powOver := r.native(func(call goja.FunctionCall) goja.Value {
 		x, _ := call.Argument(0).Export().(*big.Int)
 		y, _ := call.Argument(1).Export().(*big.Int)
 		if x == nil || y == nil || y.Sign() <= 0 || x.CmpAbs(big.NewInt(1)) <= 0 {
 			return r.vm.ToValue(false) // 0, 1 and -1 to any power, or a power goja refuses
 		}
-		return r.vm.ToValue(!y.IsInt64() || y.Int64() > limit || int64(x.BitLen()) > limit/y.Int64())
+		return r.vm.ToValue(!y.IsInt64() || y.Int64() > powLimit || int64(x.BitLen()) > powLimit/y.Int64())
 	})
 	shiftOver := r.native(func(call goja.FunctionCall) goja.Value {
 		y, _ := call.Argument(0).Export().(*big.Int)
