@@ -21,15 +21,17 @@ import (
 // bigIntOpsSrc first:
 //
 //	L ** R    →  __runcode$.b(L) ** __runcode$.e(R)
-//	L << R    →  L << __runcode$.s(R)          (and >>, <<= and >>=)
-//	T **= R   →  T = __runcode$.b(T) ** __runcode$.e(R)
+//	L << R    →  __runcode$.b(L) << __runcode$.l(R)        (>> with r)
+//	T op= R   →  T = __runcode$.b(T) op __runcode$.e(R)    (l, r for shifts)
+//	T <<= R   →  T <<= __runcode$.a(R)   for a target that cannot be read twice
 //
-// b, e and s return objects that the operator itself converts, in its own order and right
-// after each other: b's conversion records the base, e's checks the exponent against it,
-// and nothing the program runs can come between the two. Evaluation order is kept, and
-// only the right operand of a shift is converted before the left one. A right operand
-// that is a Number literal needs no check (with a BigInt on the left the operator throws
-// a TypeError), nor does a BigInt literal shift within 2^20. The rewrite inserts text
+// b, e, l and r return objects that the operator itself converts, in its own order and
+// right after each other: b's conversion records the left operand, e's (or l's, r's)
+// checks the right one against it, and nothing the program runs can come between the two.
+// Evaluation and conversion order are kept. A right operand that is a Number literal
+// needs no check (with a BigInt on the left the operator throws a TypeError), nor does a
+// BigInt literal shift within 2^20. The rewritten code is parsed again and every operator
+// in it must have its operands in their checks (opsChecked), or the code is refused. The rewrite inserts text
 // within lines only; stack frames' columns are mapped back to the model's text
 // (Program.column, and the TypeScript source map). A program may not name __runcode$, so
 // that it cannot shadow the checks.
@@ -41,22 +43,39 @@ const opsGlobal = "__runcode$"
 // BigInt bound (installOps), and the check throws V8's RangeError for it. It reads no
 // global: checks installed when eval first needs them must not use what the program
 // replaced before (a freeze that does not freeze would let it change B's valueOf).
-const bigIntOpsSrc = `(function (powOver, shiftOver, RangeError, freeze) {
+const bigIntOpsSrc = `(function (powOver, shiftOver, RangeError, TypeError, freeze) {
 	'use strict';
-	const msg = 'Maximum BigInt size exceeded';
-	const over = () => { throw new RangeError(msg); };
+	const over = () => { throw new RangeError('Maximum BigInt size exceeded'); };
+	// What the operator would throw for a BigInt and a Number; also the answer when the
+	// base is unknown, which only a Number base leaves.
+	const mix = () => { throw new TypeError('Cannot mix BigInt and other types, use explicit conversions'); };
 	let base;
 	const B = freeze({ __proto__: null, valueOf() { base = -(-this.v); return base; } });
 	const E = freeze({ __proto__: null, valueOf() {
 		const x = base;
 		base = undefined;
 		const y = -(-this.v);
-		if (typeof x === 'bigint' && typeof y === 'bigint' && powOver(x, y)) over();
+		if (typeof y === 'bigint') {
+			if (typeof x !== 'bigint') mix();
+			if (powOver(x, y)) over();
+		}
 		return y;
 	} });
+	// A shift's amount, d = 1 for << and -1 for >>: the result grows by d * y bits.
 	const S = freeze({ __proto__: null, valueOf() {
+		const x = base;
+		base = undefined;
 		const y = -(-this.v);
-		if (typeof y === 'bigint' && shiftOver(y)) over();
+		if (typeof y === 'bigint') {
+			if (typeof x !== 'bigint') mix();
+			if (shiftOver(x, this.d > 0 ? y : -y)) over();
+		}
+		return y;
+	} });
+	// A shift's amount alone, for a target that cannot be read twice.
+	const A = freeze({ __proto__: null, valueOf() {
+		const y = -(-this.v);
+		if (typeof y === 'bigint' && (shiftOver(0n, y) || shiftOver(0n, -y))) over();
 		return y;
 	} });
 	// A Number operand needs no check, nor a conversion of its own.
@@ -64,7 +83,9 @@ const bigIntOpsSrc = `(function (powOver, shiftOver, RangeError, freeze) {
 		__proto__: null,
 		b: (v) => typeof v === 'number' ? v : { __proto__: B, v },
 		e: (v) => typeof v === 'number' ? v : { __proto__: E, v },
-		s: (v) => typeof v === 'number' ? v : typeof v === 'bigint' ? (shiftOver(v) ? over() : v) : { __proto__: S, v },
+		l: (v) => typeof v === 'number' ? v : { __proto__: S, v, d: 1 },
+		r: (v) => typeof v === 'number' ? v : { __proto__: S, v, d: -1 },
+		a: (v) => typeof v === 'number' ? v : { __proto__: A, v },
 	});
 })`
 
@@ -99,10 +120,14 @@ func (r *run) installOps() {
 		return r.vm.ToValue(!y.IsInt64() || y.Int64() > powLimit || int64(x.BitLen()) > powLimit/y.Int64())
 	})
 	shiftOver := r.native(func(call goja.FunctionCall) goja.Value {
-		y, _ := call.Argument(0).Export().(*big.Int)
-		return r.vm.ToValue(y != nil && (!y.IsInt64() || y.Int64() > limit || y.Int64() < -limit))
+		x, _ := call.Argument(0).Export().(*big.Int)
+		y, _ := call.Argument(1).Export().(*big.Int)
+		if x == nil || y == nil || y.Sign() <= 0 {
+			return r.vm.ToValue(false) // a right shift only shrinks
+		}
+		return r.vm.ToValue(!y.IsInt64() || y.Int64() > limit-int64(x.BitLen()))
 	})
-	ops, err := build(goja.Undefined(), powOver, shiftOver, r.in.rangeCtor, r.in.freeze)
+	ops, err := build(goja.Undefined(), powOver, shiftOver, r.in.rangeCtor, r.in.typeCtor, r.in.freeze)
 	if err != nil {
 		panic(err)
 	}
@@ -138,11 +163,59 @@ func rewriteProgram(wrapped string, tree *ast.Program, name string) (*ast.Progra
 		return tree, nil, nil
 	}
 	t, err := parser.ParseFile(nil, name, out, 0, parser.WithDisableSourceMaps)
-	if err != nil {
-		return nil, nil, &Failure{Kind: KindException, Message: "internal error: the rewritten program does not parse: " + err.Error()}
+	if err != nil || !opsChecked(t) {
+		return nil, nil, &Failure{Kind: KindException, Message: "SyntaxError: " + unreadable}
 	}
 	return t, shifts, nil
 }
+
+// opsChecked reports whether every operator of a rewritten tree has its operands in
+// their checks, as rewriteBigIntOps meant: a rewrite that delimited an operand wrongly
+// can still parse, and then runs refused rather than unchecked.
+func opsChecked(tree *ast.Program) bool {
+	ok := true
+	shiftCheck := map[token.Token]string{token.SHIFT_LEFT: "l", token.SHIFT_RIGHT: "r"}
+	walk(reflect.ValueOf(tree), func(n any) {
+		switch x := n.(type) {
+		case *ast.BinaryExpression:
+			switch x.Operator {
+			case token.EXPONENT:
+				if !numberLiteral(x.Left) && !numberLiteral(x.Right) && !(opsCall(x.Left, "b") && opsCall(x.Right, "e")) {
+					ok = false
+				}
+			case token.SHIFT_LEFT, token.SHIFT_RIGHT:
+				if !smallLiteral(x.Right) && !(opsCall(x.Left, "b") && opsCall(x.Right, shiftCheck[x.Operator])) {
+					ok = false
+				}
+			}
+		case *ast.AssignExpression:
+			switch x.Operator {
+			case token.EXPONENT:
+				ok = ok && numberLiteral(x.Right)
+			case token.SHIFT_LEFT, token.SHIFT_RIGHT:
+				ok = ok && (smallLiteral(x.Right) || opsCall(x.Right, "a"))
+			}
+		}
+	})
+	return ok
+}
+
+// opsCall reports whether e is a call of the check fn with one argument.
+func opsCall(e ast.Expression, fn string) bool {
+	c, ok := e.(*ast.CallExpression)
+	if !ok || len(c.ArgumentList) != 1 {
+		return false
+	}
+	d, ok := c.Callee.(*ast.DotExpression)
+	if !ok || d.Identifier.Name.String() != fn {
+		return false
+	}
+	g, ok := d.Left.(*ast.Identifier)
+	return ok && g.Name.String() == opsGlobal
+}
+
+// unreadable is the SyntaxError of an operator whose operands the rewrite cannot find.
+const unreadable = "an operand of **, << or >> could not be delimited for its check"
 
 // edit inserts text at pos, after removing del bytes there; span orders the edits at one
 // position (see rewriteBigIntOps).
@@ -174,22 +247,14 @@ func originalColumn(shifts []colShift, line, col int) int {
 // parsed. It fails, with a message for a SyntaxError, on a **= whose target it cannot
 // evaluate twice, or on an operand whose text it cannot delimit. The rewrite adds no
 // line; shifts says where it added text.
-func rewriteBigIntOps(src string, tree *ast.Program) (string, []colShift, string) {
-	base := tree.File.Base()
-	t := opText{src: src}
-	walk(reflect.ValueOf(tree), func(n any) {
-		switch x := n.(type) {
-		case *ast.StringLiteral:
-			t.lits = append(t.lits, [2]int{int(x.Idx) - base, int(x.Idx) - base + len(x.Literal)})
-		case *ast.TemplateElement:
-			t.lits = append(t.lits, [2]int{int(x.Idx) - base, int(x.Idx) - base + len(x.Literal)})
-		case *ast.RegExpLiteral:
-			t.lits = append(t.lits, [2]int{int(x.Idx) - base, int(x.Idx) - base + len(x.Literal)})
+func rewriteBigIntOps(src string, tree *ast.Program) (out string, shifts []colShift, fail string) {
+	defer func() {
+		if x := recover(); x != nil { // a position out of the text: refuse, never crash
+			out, shifts, fail = "", nil, unreadable
 		}
-	})
-	sort.Slice(t.lits, func(i, j int) bool { return t.lits[i][0] < t.lits[j][0] })
+	}()
+	t := newOpText(src, tree)
 	var edits []edit
-	var fail string
 	wrap := func(s, e int, fn string) {
 		edits = append(edits,
 			edit{pos: s, text: opsGlobal + "." + fn + "(", span: e - s},
@@ -200,22 +265,21 @@ func rewriteBigIntOps(src string, tree *ast.Program) (string, []colShift, string
 			fail = msg
 		}
 	}
-	const unreadable = "an operand of **, << or >> could not be delimited in code that uses them (a comment between parentheses?)"
-	// binary wraps the right operand of l op r with check, and the left one with
-	// leftCheck unless it is empty; it returns the operator's position.
+	// binary wraps the operands of l op r, the left one with leftCheck unless it is
+	// empty; it returns the operator's position.
 	binary := func(l, r ast.Expression, op, leftCheck, check string) int {
-		at := t.operator(exprEnd(l)-base, op)
+		at := t.operator(t.end(l), op)
 		if at < 0 {
 			failed(unreadable)
 			return -1
 		}
-		rs, re, ok := t.right(at+len(op), exprEnd(r)-base)
+		rs, re, ok := t.right(at+len(op), t.end(r))
 		if !ok {
 			failed(unreadable)
 			return -1
 		}
 		if leftCheck != "" {
-			ls, le, ok := t.left(exprStart(l)-base, exprEnd(l)-base, at)
+			ls, le, ok := t.left(t.start(l), t.end(l), at)
 			if !ok {
 				failed(unreadable)
 				return -1
@@ -225,6 +289,18 @@ func rewriteBigIntOps(src string, tree *ast.Program) (string, []colShift, string
 		wrap(rs, re, check)
 		return at
 	}
+	// compound rewrites T op= R as T = b(T) op check(R) for a target it can read twice,
+	// and reports false for another.
+	compound := func(x *ast.AssignExpression, op, check string) bool {
+		if !reevaluable(x.Left) {
+			return false
+		}
+		if at := binary(x.Left, x.Right, op+"=", "", check); at >= 0 {
+			edits = append(edits, edit{pos: at, del: len(op) + 1, text: "= " + opsGlobal + ".b(" + targetText(x.Left) + ") " + op})
+		}
+		return true
+	}
+	shiftCheck := map[token.Token]string{token.SHIFT_LEFT: "l", token.SHIFT_RIGHT: "r"}
 	walk(reflect.ValueOf(tree), func(n any) {
 		switch x := n.(type) {
 		case *ast.BinaryExpression:
@@ -235,27 +311,18 @@ func rewriteBigIntOps(src string, tree *ast.Program) (string, []colShift, string
 				}
 			case token.SHIFT_LEFT, token.SHIFT_RIGHT:
 				if !smallLiteral(x.Right) {
-					binary(x.Left, x.Right, x.Operator.String(), "", "s")
+					binary(x.Left, x.Right, x.Operator.String(), "b", shiftCheck[x.Operator])
 				}
 			}
 		case *ast.AssignExpression:
 			switch x.Operator {
 			case token.EXPONENT:
-				if numberLiteral(x.Right) {
-					return
+				if !numberLiteral(x.Right) && !compound(x, "**", "e") {
+					failed("**= on a target whose key is an expression is not supported in code that uses **; write it as an assignment with **")
 				}
-				if !reevaluable(x.Left) {
-					failed("**= on a computed target is not supported in code that uses **; write it as an assignment with **")
-					return
-				}
-				at := binary(x.Left, x.Right, "**=", "", "e")
-				if at < 0 {
-					return
-				}
-				edits = append(edits, edit{pos: at, del: 3, text: "= " + opsGlobal + ".b(" + targetText(x.Left) + ") **"})
 			case token.SHIFT_LEFT, token.SHIFT_RIGHT:
-				if !smallLiteral(x.Right) {
-					binary(x.Left, x.Right, x.Operator.String()+"=", "", "s")
+				if !smallLiteral(x.Right) && !compound(x, x.Operator.String(), shiftCheck[x.Operator]) {
+					binary(x.Left, x.Right, x.Operator.String()+"=", "", "a")
 				}
 			}
 		}
@@ -281,23 +348,23 @@ func rewriteBigIntOps(src string, tree *ast.Program) (string, []colShift, string
 		}
 		return a.span > b.span
 	})
-	var out strings.Builder
-	out.Grow(len(src) + 24*len(edits))
-	shifts := make([]colShift, 0, len(edits))
+	var b strings.Builder
+	b.Grow(len(src) + 24*len(edits))
+	shifts = make([]colShift, 0, len(edits))
 	last, line, lineStart := 0, 1, 0 // lineStart: the output offset of the line's start
 	for _, e := range edits {
 		chunk := src[last:e.pos]
 		if n := strings.Count(chunk, "\n"); n > 0 {
 			line += n
-			lineStart = out.Len() + strings.LastIndexByte(chunk, '\n') + 1
+			lineStart = b.Len() + strings.LastIndexByte(chunk, '\n') + 1
 		}
-		out.WriteString(chunk)
-		shifts = append(shifts, colShift{line: line, col: out.Len() - lineStart + 1, n: len(e.text) - e.del})
-		out.WriteString(e.text)
+		b.WriteString(chunk)
+		shifts = append(shifts, colShift{line: line, col: b.Len() - lineStart + 1, n: len(e.text) - e.del})
+		b.WriteString(e.text)
 		last = e.pos + e.del
 	}
-	out.WriteString(src[last:])
-	return out.String(), shifts, ""
+	b.WriteString(src[last:])
+	return b.String(), shifts, ""
 }
 
 // targetText writes a reevaluable assignment target again, on one line.
@@ -378,5 +445,12 @@ func rewriteSource(src string) (string, []colShift, string) {
 	if err != nil {
 		return src, nil, ""
 	}
-	return rewriteBigIntOps(src, tree)
+	out, shifts, msg := rewriteBigIntOps(src, tree)
+	if msg != "" || out == src {
+		return out, shifts, msg
+	}
+	if t, err := parser.ParseFile(nil, "", out, 0, parser.WithDisableSourceMaps); err != nil || !opsChecked(t) {
+		return "", nil, unreadable
+	}
+	return out, shifts, ""
 }

@@ -213,6 +213,7 @@ func (r *run) installGlobals() error {
 	r.in.arrayProto = vm.NewArray().Prototype()
 	r.in.errorCtor = vm.Get("Error").ToObject(vm)
 	r.in.rangeCtor = vm.Get("RangeError").ToObject(vm)
+	r.in.typeCtor = vm.Get("TypeError").ToObject(vm)
 	r.in.freeze = vm.Get("Object").ToObject(vm).Get("freeze")
 	r.scope = &hostScope{r: r, names: slices.Clone(hostGlobals)}
 	scope := vm.NewDynamicObject(r.scope)

@@ -86,6 +86,7 @@ var warmPrg = goja.MustCompile("warm.js", "(async () => {})()", true)
 type intrinsics struct {
 	objectProto, arrayProto *goja.Object
 	errorCtor, rangeCtor    *goja.Object
+	typeCtor                *goja.Object
 	freeze                  goja.Value    // Object.freeze, for the BigInt operators' checks
 	eval                    goja.Callable // the intrinsic, behind the guard of eval_guard.go
 	// Filled by helpers() on first use.
