@@ -51,24 +51,15 @@ const bigIntOpsSrc = `(function (powOver, shiftOver, RangeError, TypeError, free
 	const mix = () => { throw new TypeError('Cannot mix BigInt and other types, use explicit conversions'); };
 	let base;
 	const B = freeze({ __proto__: null, valueOf() { base = -(-this.v); return base; } });
-	const E = freeze({ __proto__: null, valueOf() {
+	// The right operand: an exponent (d = 0), or a shift's amount, whose result grows by
+	// d * y bits (d = 1 for <<, -1 for >>).
+	const R = freeze({ __proto__: null, valueOf() {
 		const x = base;
 		base = undefined;
 		const y = -(-this.v);
 		if (typeof y === 'bigint') {
 			if (typeof x !== 'bigint') mix();
-			if (powOver(x, y)) over();
-		}
-		return y;
-	} });
-	// A shift's amount, d = 1 for << and -1 for >>: the result grows by d * y bits.
-	const S = freeze({ __proto__: null, valueOf() {
-		const x = base;
-		base = undefined;
-		const y = -(-this.v);
-		if (typeof y === 'bigint') {
-			if (typeof x !== 'bigint') mix();
-			if (shiftOver(x, this.d > 0 ? y : -y)) over();
+			if (this.d === 0 ? powOver(x, y) : shiftOver(x, this.d > 0 ? y : -y)) over();
 		}
 		return y;
 	} });
@@ -82,9 +73,9 @@ const bigIntOpsSrc = `(function (powOver, shiftOver, RangeError, TypeError, free
 	return freeze({
 		__proto__: null,
 		b: (v) => typeof v === 'number' ? v : { __proto__: B, v },
-		e: (v) => typeof v === 'number' ? v : { __proto__: E, v },
-		l: (v) => typeof v === 'number' ? v : { __proto__: S, v, d: 1 },
-		r: (v) => typeof v === 'number' ? v : { __proto__: S, v, d: -1 },
+		e: (v) => typeof v === 'number' ? v : { __proto__: R, v, d: 0 },
+		l: (v) => typeof v === 'number' ? v : { __proto__: R, v, d: 1 },
+		r: (v) => typeof v === 'number' ? v : { __proto__: R, v, d: -1 },
 		a: (v) => typeof v === 'number' ? v : { __proto__: A, v },
 	});
 })`
