@@ -165,7 +165,6 @@ func rewriteProgram(wrapped string, tree *ast.Program, name string) (*ast.Progra
 // can still parse, and then runs refused rather than unchecked.
 func opsChecked(tree *ast.Program) bool {
 	ok := true
-	shiftCheck := map[token.Token]string{token.SHIFT_LEFT: "l", token.SHIFT_RIGHT: "r"}
 	walk(reflect.ValueOf(tree), func(n any) {
 		switch x := n.(type) {
 		case *ast.BinaryExpression:
@@ -175,7 +174,7 @@ func opsChecked(tree *ast.Program) bool {
 					ok = false
 				}
 			case token.SHIFT_LEFT, token.SHIFT_RIGHT:
-				if !smallLiteral(x.Right) && !(opsCall(x.Left, "b") && opsCall(x.Right, shiftCheck[x.Operator])) {
+				if !smallLiteral(x.Right) && !(opsCall(x.Left, "b") && opsCall(x.Right, shiftChecks[x.Operator])) {
 					ok = false
 				}
 			}
@@ -204,6 +203,9 @@ func opsCall(e ast.Expression, fn string) bool {
 	g, ok := d.Left.(*ast.Identifier)
 	return ok && g.Name.String() == opsGlobal
 }
+
+// shiftChecks names the check of each shift's right operand.
+var shiftChecks = map[token.Token]string{token.SHIFT_LEFT: "l", token.SHIFT_RIGHT: "r"}
 
 // unreadable is the SyntaxError of an operator whose operands the rewrite cannot find.
 const unreadable = "an operand of **, << or >> could not be delimited for its check"
@@ -291,7 +293,6 @@ func rewriteBigIntOps(src string, tree *ast.Program) (out string, shifts []colSh
 		}
 		return true
 	}
-	shiftCheck := map[token.Token]string{token.SHIFT_LEFT: "l", token.SHIFT_RIGHT: "r"}
 	walk(reflect.ValueOf(tree), func(n any) {
 		switch x := n.(type) {
 		case *ast.BinaryExpression:
@@ -302,7 +303,7 @@ func rewriteBigIntOps(src string, tree *ast.Program) (out string, shifts []colSh
 				}
 			case token.SHIFT_LEFT, token.SHIFT_RIGHT:
 				if !smallLiteral(x.Right) {
-					binary(x.Left, x.Right, x.Operator.String(), "b", shiftCheck[x.Operator])
+					binary(x.Left, x.Right, x.Operator.String(), "b", shiftChecks[x.Operator])
 				}
 			}
 		case *ast.AssignExpression:
@@ -312,7 +313,7 @@ func rewriteBigIntOps(src string, tree *ast.Program) (out string, shifts []colSh
 					failed("**= on a target whose key is an expression is not supported in code that uses **; write it as an assignment with **")
 				}
 			case token.SHIFT_LEFT, token.SHIFT_RIGHT:
-				if !smallLiteral(x.Right) && !compound(x, x.Operator.String(), shiftCheck[x.Operator]) {
+				if !smallLiteral(x.Right) && !compound(x, x.Operator.String(), shiftChecks[x.Operator]) {
 					binary(x.Left, x.Right, x.Operator.String()+"=", "", "a")
 				}
 			}
