@@ -31,15 +31,15 @@ import (
 // Evaluation and conversion order are kept. A right operand that is a Number literal
 // needs no check (with a BigInt on the left the operator throws a TypeError), nor does a
 // BigInt literal shift within 2^20. The rewritten code is parsed again and every operator
-// in it must have its operands in their checks (opsChecked), or the code is refused. The rewrite inserts text
-// within lines only; stack frames' columns are mapped back to the model's text
-// (Program.column, and the TypeScript source map). A program may not name __runcode$, so
-// that it cannot shadow the checks.
+// in it must have its operands in their checks (opsChecked), or the code is refused. The
+// rewrite inserts text within lines only; stack frames' columns are mapped back to the
+// model's text (Program.column, and the TypeScript source map). A program may not name
+// __runcode$, so that it cannot shadow the checks.
 
 // opsGlobal is the global that holds the checks. A program may not name it.
 const opsGlobal = "__runcode$"
 
-// bigIntOpsSrc makes the checks: powOver(x, y) and shiftOver(y) report a result over the
+// bigIntOpsSrc makes the checks: powOver(x, y) and shiftOver(x, y) report a result over the
 // BigInt bound (installOps), and the check throws V8's RangeError for it. It reads no
 // global: checks installed when eval first needs them must not use what the program
 // replaced before (a freeze that does not freeze would let it change B's valueOf).
@@ -137,27 +137,38 @@ func hasOps(src string) bool {
 // shadow the checks.
 func namesOpsGlobal(code string) bool { return strings.Contains(code, opsGlobal) }
 
-// msgOpsGlobal is the SyntaxError of code that names it.
-const msgOpsGlobal = "SyntaxError: the name " + opsGlobal + " is reserved"
+// msgOpsGlobal is the SyntaxError message of code that names it.
+const msgOpsGlobal = "the name " + opsGlobal + " is reserved"
 
-// rewriteProgram rewrites the operators of a parsed program (wrapped is its text) and
-// parses the result again; shifts (non-nil if anything was rewritten) says where.
+// rewriteProgram rewrites the operators of a parsed program (wrapped is its text);
+// shifts (non-nil if anything was rewritten) says where.
 func rewriteProgram(wrapped string, tree *ast.Program, name string) (*ast.Program, []colShift, *Failure) {
 	if !hasOps(wrapped) {
 		return tree, nil, nil
 	}
-	out, shifts, msg := rewriteBigIntOps(wrapped, tree)
+	_, t, shifts, msg := rewriteChecked(wrapped, tree, name)
 	if msg != "" {
 		return nil, nil, &Failure{Kind: KindException, Message: "SyntaxError: " + msg}
 	}
-	if out == wrapped {
-		return tree, nil, nil
+	return t, shifts, nil
+}
+
+// rewriteChecked rewrites src (parsed as tree) and, if anything changed, parses the result
+// as name and checks it (opsChecked): the rewritten text and tree, or a message for the
+// SyntaxError that refuses the code.
+func rewriteChecked(src string, tree *ast.Program, name string) (string, *ast.Program, []colShift, string) {
+	out, shifts, msg := rewriteBigIntOps(src, tree)
+	if msg != "" {
+		return "", nil, nil, msg
+	}
+	if out == src {
+		return src, tree, nil, ""
 	}
 	t, err := parser.ParseFile(nil, name, out, 0, parser.WithDisableSourceMaps)
 	if err != nil || !opsChecked(t) {
-		return nil, nil, &Failure{Kind: KindException, Message: "SyntaxError: " + unreadable}
+		return "", nil, nil, unreadable
 	}
-	return t, shifts, nil
+	return out, t, shifts, ""
 }
 
 // opsChecked reports whether every operator of a rewritten tree has its operands in
@@ -437,12 +448,6 @@ func rewriteSource(src string) (string, []colShift, string) {
 	if err != nil {
 		return src, nil, ""
 	}
-	out, shifts, msg := rewriteBigIntOps(src, tree)
-	if msg != "" || out == src {
-		return out, shifts, msg
-	}
-	if t, err := parser.ParseFile(nil, "", out, 0, parser.WithDisableSourceMaps); err != nil || !opsChecked(t) {
-		return "", nil, unreadable
-	}
-	return out, shifts, ""
+	out, _, shifts, msg := rewriteChecked(src, tree, "")
+	return out, shifts, msg
 }

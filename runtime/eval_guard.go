@@ -95,7 +95,7 @@ func (r *run) scanSource(src string, prefix int, hashbang bool) string {
 		panic(r.syntaxError(nestingMessage))
 	}
 	if namesOpsGlobal(withEscapesDecoded(src)) {
-		panic(r.syntaxError(strings.TrimPrefix(msgOpsGlobal, "SyntaxError: ")))
+		panic(r.syntaxError(msgOpsGlobal))
 	}
 	if s.generators {
 		if err := r.guardGenerators(); err != nil {

@@ -82,7 +82,7 @@ func Prepare(code string, opts *PrepareOptions) (*Program, error) {
 		return nil, nestingFailure(wrapped, code, bad)
 	}
 	if namesOpsGlobal(withEscapesDecoded(code)) {
-		return nil, &Failure{Kind: KindException, Message: msgOpsGlobal}
+		return nil, &Failure{Kind: KindException, Message: "SyntaxError: " + msgOpsGlobal}
 	}
 	tree, jsErr := parser.ParseFile(nil, "program.js", wrapped, 0, parser.WithDisableSourceMaps)
 	if jsErr == nil {
