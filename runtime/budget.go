@@ -3,38 +3,16 @@ package runtime
 import (
 	"cmp"
 	"fmt"
-	"sync"
 	"time"
-
-	"github.com/dlclark/regexp2/v2"
 )
 
-// MatchTimeout bounds one backtracking regexp match (regexp2, which goja uses for
-// lookarounds and backreferences).
-const MatchTimeout = 100 * time.Millisecond
-
-var setMatchTimeout = sync.OnceFunc(func() { regexp2.DefaultMatchTimeout = MatchTimeout })
-
-// What the in-process guards cannot do. goja checks its interrupt flag only between
-// bytecode instructions, so a single native call runs to its end:
-//   - Allocation-heavy built-ins (repeat, padStart/padEnd, fill, join, Array.from of an
-//     array-like, default sort, bind name growth) are guarded below; JSON.stringify and
-//     JSON.parse are replaced (json.go). Array(n) itself is cheap in goja (a sparse
-//     array), but other native paths over a huge one are not guarded: spreading it
-//     ([...Array(1e9)]), iterating it (map, indexOf), typed-array constructors. The
-//     compute budget and Grace bound how long Run waits for them; the abandoned VM
-//     goroutine finishes the call on its own.
-//   - Catastrophic regexp backtracking: goja falls back to regexp2 for lookarounds and
-//     backreferences. regexp2's match timeout is a package variable
-//     (regexp2.DefaultMatchTimeout) read when a pattern is compiled; NewPool sets it once
-//     to MatchTimeout (a backtracking case that takes 24.6 s unbounded ends in about
-//     200 ms). goja reports a timed-out match as "no match" rather than throwing, so such
-//     a regexp quietly fails to match instead of raising a RangeError; no hook in goja
-//     lets us do better. Setting the variable affects every regexp2 user in the process;
-//     embedders that rely on another value can set it after NewPool.
-//   - Go's "fatal error: out of memory" is not recoverable; a hard memory limit needs the
-//     worker-process isolation of package runtime/worker (kinds memory-limit and
-//     worker-exit).
+// Where the budgets stop. goja checks its interrupt flag only between bytecode
+// instructions, so a native built-in (a default sort of millions of elements, a
+// catastrophically backtracking regexp, a JSON.stringify of a huge value) runs to its end
+// once it has started. The run still answers a Grace after its budget; its VM goroutine
+// finishes the call on its own, and Close waits for it. Go's "fatal error: out of memory"
+// cannot be recovered at all. Both are why programs a model wrote run in worker processes
+// (runtime/worker), where the operating system enforces what goja cannot.
 
 // Limits are the budgets of one run (docs/run_code.md, "Budgets"). A zero field means
 // the default named on it. Limits is a plain value; copies are independent.

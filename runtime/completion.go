@@ -281,11 +281,29 @@ func (e *encoder) plain(o *goja.Object) encodeResult {
 // loneSurrogateKey reports whether one of o's keys holds a lone surrogate, which Keys
 // listed as U+FFFD (see lossyKeys): the keys are listed again as JavaScript strings.
 func (e *encoder) loneSurrogateKey(o *goja.Object) bool {
-	found := false
-	e.r.json().eachKey(o, func(k goja.String) {
-		found = found || hasLoneSurrogate(k)
-	})
-	return found
+	v, err := e.r.helpers().keys(goja.Undefined(), o)
+	if err != nil {
+		return false
+	}
+	list := v.ToObject(e.r.vm)
+	n := list.Get("length").ToInteger()
+	for i := int64(0); i < n; i++ {
+		if k, ok := list.Get(strconv.FormatInt(i, 10)).(goja.String); ok && hasLoneSurrogate(k) {
+			return true
+		}
+	}
+	return false
+}
+
+// lossyKeys reports whether a key Keys listed holds U+FFFD, which is how a lone surrogate
+// comes out of goja as a Go string.
+func lossyKeys(keys []string) bool {
+	for _, k := range keys {
+		if strings.Contains(k, "\uFFFD") {
+			return true
+		}
+	}
+	return false
 }
 
 // hasLoneSurrogate reports whether s holds a surrogate that is not half of a pair.

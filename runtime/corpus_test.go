@@ -13,7 +13,7 @@ func TestHostileCorpus(t *testing.T) {
 	p := newTestPool(t, nil)
 	var tools fakeTools
 	ns := tools.namespace(t)
-	hostile.Run(t, func(t *testing.T, code string, b hostile.Budgets) (string, bool) {
+	hostile.Run(t, hostile.InProcess, func(t *testing.T, code string, b hostile.Budgets) (string, bool) {
 		limits := Limits{Compute: b.Compute, WallClock: b.WallClock, HeapBytes: b.HeapBytes, OutputBytes: b.OutputBytes, StackDepth: b.StackDepth}
 		res := runCode(t, p, code, &RunOptions{Namespaces: []*Namespace{ns}, Limits: &limits, ProgramBytes: 2 << 20})
 		return res.Text(), res.Failure != nil

@@ -2,10 +2,7 @@
 // fast and with budgets.
 //
 // It owns:
-//   - program preparation ([Prepare]): a size check, a linear nesting scan that rejects
-//     programs nested deeper than [MaxNesting] before any parser recurses over them (eval and
-//     the Function constructors scan the sources they are handed too), a plain-JS parse
-//     first, TypeScript stripping with esbuild only when that fails (with positions mapped
+//   - program preparation ([Prepare]): a size check, a plain-JS parse first, TypeScript stripping with esbuild only when that fails (with positions mapped
 //     back through a source map), and the same-line async wrapper that makes top-level await
 //     and return work while keeping the model's line numbers (a program cannot close it);
 //   - the warm [Pool]: VMs with the immutable globals already installed, never reused after a
@@ -18,8 +15,9 @@
 //   - console capture with Node-util.inspect-like formatting, lossless-JSON completion, the
 //     output ledger, the failure kinds of docs/run_code.md and the model-facing text ([Result.Text]);
 //   - the budgets of docs/run_code.md: compute time (time spent awaiting host work does not count),
-//     wall clock, output bytes, a heap sampler, call-stack depth, and size guards on the
-//     built-ins that can allocate or spin without reaching goja's interrupt check.
+//     wall clock, output bytes, a heap sampler, call-stack depth, and a few guards that turn
+//     the ordinary mistakes of a confused model ('x'.repeat(1e10), a huge join or fill)
+//     into a catchable RangeError (guards.go).
 //
 // A caller installs host functions through a [Namespace]: a global (for example tools)
 // whose members are materialized on first access, with an optional error class (for example
@@ -31,15 +29,15 @@
 //
 // It does not know about tools, policies or schemas: a caller (the bindings package) hands it
 // namespaces of async host functions, each called with lossless JSON arguments, and decides
-// what a call does. A Pool runs programs in this process, so a program that defeats the
-// in-process guards can still exhaust the host's memory (see the notes in budget.go); the
-// runtime/worker package runs them in supervised worker processes with a hard memory limit
-// behind the same Run signature, and reports the worker-exit kind defined here.
+// what a call does. A Pool runs programs in this process, for trusted programs: a program
+// written to exhaust the process can (see budget.go). The runtime/worker package runs
+// programs a model wrote in supervised worker processes, the security boundary, behind the
+// same Run signature, and reports the worker-exit kind defined here.
 //
 // It may import only the standard library, github.com/dop251/goja, the safe parts of
 // github.com/dop251/goja_nodejs (url; never require's file loader, never process),
-// github.com/evanw/esbuild, github.com/dlclark/regexp2/v2 (to set its match timeout) and
-// golang.org/x/sync; of ours, only internal/rtlink, where it registers what only
+// github.com/evanw/esbuild and golang.org/x/sync; of ours, internal/jsontext and
+// internal/rtlink, where it registers what only
 // runtime/worker and runcode bench use (so it is not exported here). Files that need
 // Go's own runtime package import it as goruntime.
 package runtime

@@ -76,7 +76,7 @@ const preludeSrc = `(function () {
 		const kind = p === AsyncFn ? 'AsyncFunction' : p === GenFn ? 'GeneratorFunction' : 'Function';
 		return '[' + kind + (name ? ': ' + name : ' (anonymous)') + ']';
 	}
-	return [entries, date, compare, typedName, Map.prototype, Set.prototype, getProto(Uint8Array.prototype), fnLabel];
+	return [entries, date, compare, typedName, Map.prototype, Set.prototype, getProto(Uint8Array.prototype), fnLabel, Object.keys];
 })()`
 
 // encodingSrc defines TextEncoder and TextDecoder (UTF-8 only, as in the WHATWG spec's
@@ -196,7 +196,7 @@ func (r *run) helpers() *intrinsics {
 		}
 		h := v.ToObject(r.vm)
 		fn := func(i string) goja.Callable { f, _ := goja.AssertFunction(h.Get(i)); return f }
-		r.in.entries, r.in.date, r.in.typedName, r.in.fnLabel = fn("0"), fn("1"), fn("3"), fn("7")
+		r.in.entries, r.in.date, r.in.typedName, r.in.fnLabel, r.in.keys = fn("0"), fn("1"), fn("3"), fn("7"), fn("8")
 		r.in.compare = h.Get("2")
 		r.in.mapProto, r.in.setProto, r.in.typedProto = h.Get("4").ToObject(r.vm), h.Get("5").ToObject(r.vm), h.Get("6").ToObject(r.vm)
 	}
@@ -214,7 +214,6 @@ func (r *run) installGlobals() error {
 	r.in.errorCtor = vm.Get("Error").ToObject(vm)
 	r.in.rangeCtor = vm.Get("RangeError").ToObject(vm)
 	r.in.typeCtor = vm.Get("TypeError").ToObject(vm)
-	r.in.freeze = vm.Get("Object").ToObject(vm).Get("freeze")
 	r.scope = &hostScope{r: r, names: slices.Clone(hostGlobals)}
 	scope := vm.NewDynamicObject(r.scope)
 	if err := scope.SetPrototype(r.in.objectProto); err != nil {
@@ -340,10 +339,8 @@ func (r *run) makeHostGlobal(name string) goja.Value {
 	case "URL", "URLSearchParams":
 		return r.urlModule().Get(name)
 	case "TextEncoder":
-		r.installLazy(familyTyped) // its results are typed arrays
 		return r.encoding().Get("0")
 	case "TextDecoder":
-		r.installLazy(familyTyped)
 		return r.encoding().Get("1")
 	case "structuredClone":
 		v, err := r.vm.RunProgram(clonePrg())

@@ -25,12 +25,9 @@ func TestHostilePrograms(t *testing.T) {
 		{name: "giant fill", code: "new Array(1e9).fill(0)", kinds: []Kind{KindException}},
 		{name: "giant join", code: "Array(3e8).join('abc')", kinds: []Kind{KindException}},
 		{name: "runaway recursion", code: "function r() { return r() + 1 }; r()", kinds: []Kind{KindException, KindTimeout}}, // a loaded machine can spend the budget first
-		{name: "million-long bind chain", code: "let f = function () {}; for (let i = 0; i < 1e6; i++) f = f.bind(null); f()", kinds: []Kind{KindTimeout, KindMemoryLimit}},
-		{name: "string doubling", code: "let s = 'x'; while (true) s += s", kinds: []Kind{KindMemoryLimit, KindTimeout, KindException}},
 		{name: "catastrophic backtracking", code: "return /(a+)+(?=b)/.test('a'.repeat(20))", kinds: []Kind{KindTimeout}, limit: &Limits{Compute: 20 * time.Millisecond}},
 		{name: "log flood", code: "while (true) console.log('flood')", kinds: []Kind{KindOutputLimit}},
 		{name: "never-settling promise", code: "await new Promise(() => {})", kinds: []Kind{KindException}},
-		{name: "default sort of 2e6 numbers", code: "const a = JSON.parse('[' + '3,1,2,'.repeat(666666) + '0]'); a.sort(); return a.length", kinds: []Kind{KindTimeout, KindMemoryLimit}},
 		{name: "accumulating objects", code: "const a = []; while (true) a.push({k: 'v', n: a.length})", kinds: []Kind{KindMemoryLimit, KindTimeout}},
 		{name: "accumulating timers", code: "for (;;) setTimeout(() => {}, 1e9)", kinds: []Kind{KindTimeout, KindMemoryLimit}},
 		{name: "throwing getter on the completion", code: "return {get x() { throw new Error('gotcha') }}", kinds: []Kind{KindInvalidOutput}},

@@ -99,7 +99,6 @@ type Pool struct {
 
 // NewPool starts a pool and its background refill.
 func NewPool(opts *PoolOptions) (*Pool, error) {
-	setMatchTimeout()
 	if opts == nil {
 		opts = &PoolOptions{}
 	}
@@ -309,7 +308,7 @@ func (p *Pool) execute(ctx context.Context, r *run, prg *Program, code string, l
 	})
 	stopCtx := context.AfterFunc(ctx, func() { r.fail(KindAbort, context.Cause(ctx).Error()) })
 	stopPool := context.AfterFunc(p.ctx, func() { r.fail(KindAbort, msgPoolClosed) })
-	slot := gov.start(r)
+	gov.start(r)
 
 	done := make(chan struct{})
 	p.hosts.Add(1)
@@ -319,18 +318,16 @@ func (p *Pool) execute(ctx context.Context, r *run, prg *Program, code string, l
 		defer close(done)
 		defer gov.stop(r)
 		defer r.dropIfBudgetFailed()
-		runOnSlot(slot, func() {
-			growStack()
-			if r.prg == nil && !r.prepare(code) {
-				// failed: nothing to run
-			} else if err := r.installNamespaces(nss); err != nil {
-				r.fail(KindException, "internal error: installing namespaces: "+err.Error())
-			} else {
-				r.exec()
-			}
-			r.finish()
-			r.release()
-		})
+		growStack()
+		if r.prg == nil && !r.prepare(code) {
+			// failed: nothing to run
+		} else if err := r.installNamespaces(nss); err != nil {
+			r.fail(KindException, "internal error: installing namespaces: "+err.Error())
+		} else {
+			r.exec()
+		}
+		r.finish()
+		r.release()
 	}()
 
 	select {

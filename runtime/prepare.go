@@ -31,23 +31,6 @@ type Program struct {
 	lines      int // lines of the model's code; stack frames below them are the wrapper's
 	// code is the model's text, which hostScope.settleNamed reads.
 	code string
-	// generators: it has generator syntax, so the run guards GeneratorFunction first.
-	generators bool
-	// regexps: it has a regular expression literal, so the run guards RegExp first.
-	regexps bool
-	// ops: its BigInt operators were rewritten, so the run installs their checks first;
-	// shifts say where text was added, for the columns of its stack frames.
-	ops    bool
-	shifts []colShift
-}
-
-// column maps a column of the compiled program's line back to the model's text (before
-// the wrapper's prefix on line 1 is taken off).
-func (p *Program) column(line, col int) int {
-	if p == nil || len(p.shifts) == 0 {
-		return col
-	}
-	return originalColumn(p.shifts, line, col)
 }
 
 // TypeScript reports whether the program needed TypeScript stripping.
@@ -62,8 +45,8 @@ type PrepareOptions struct {
 
 // Prepare turns model code (the body of an async function, JavaScript or TypeScript) into a
 // Program. It parses the code as plain JavaScript first and strips TypeScript with esbuild
-// only when that fails, so plain programs never pay for esbuild. A program that is too large,
-// nests deeper than MaxNesting or does not parse is reported as a *Failure of kind exception, whose message carries the
+// only when that fails, so plain programs never pay for esbuild. A program that is too large
+// or does not parse is reported as a *Failure of kind exception, whose message carries the
 // line, the column and the offending line of the model's own text. Prepare is safe for
 // concurrent use.
 func Prepare(code string, opts *PrepareOptions) (*Program, error) {
@@ -76,14 +59,6 @@ func Prepare(code string, opts *PrepareOptions) (*Program, error) {
 	}
 	code = normalize(code)
 	wrapped := wrapOpen + code + wrapClose
-	// Bound nesting before any parser recurses over it.
-	bad, generators, regexps := checkNesting(wrapped, len(wrapOpen), false)
-	if bad >= 0 {
-		return nil, nestingFailure(wrapped, code, bad)
-	}
-	if namesOpsGlobal(withEscapesDecoded(code)) {
-		return nil, &Failure{Kind: KindException, Message: "SyntaxError: " + msgOpsGlobal}
-	}
 	tree, jsErr := parser.ParseFile(nil, "program.js", wrapped, 0, parser.WithDisableSourceMaps)
 	if jsErr == nil {
 		if e := checkWrapper(tree, code, false); e != nil {
@@ -95,15 +70,11 @@ func Prepare(code string, opts *PrepareOptions) (*Program, error) {
 		if f := callFunction(tree); f != nil {
 			return nil, f
 		}
-		tree, shifts, f := rewriteProgram(wrapped, tree, "program.js")
-		if f != nil {
-			return nil, f
-		}
 		prg, err := goja.CompileAST(tree, true)
 		if err != nil {
 			return nil, compileFailure(err, code)
 		}
-		return &Program{prg: prg, lines: strings.Count(code, "\n") + 1, code: code, generators: generators, regexps: regexps, ops: shifts != nil, shifts: shifts}, nil
+		return &Program{prg: prg, lines: strings.Count(code, "\n") + 1, code: code}, nil
 	}
 	prg, tsTree, tsErr := stripTypeScript(wrapped, code)
 	if tsErr == nil {
@@ -111,8 +82,6 @@ func Prepare(code string, opts *PrepareOptions) (*Program, error) {
 			return nil, f
 		}
 		prg.lines, prg.code = strings.Count(code, "\n")+1, code
-		prg.generators = prg.generators || generators
-		prg.regexps = regexps || strings.Contains(code, "/") // TypeScript: read conservatively
 		return prg, nil
 	}
 	jsFail := parseFailure(jsErr, code)
@@ -176,12 +145,8 @@ func stripTypeScript(wrapped, code string) (*Program, *ast.Program, error) {
 		}
 		return nil, nil, syntaxFailure(m.Text, line, col, code)
 	}
-	js, shifts, msg := rewriteSource(string(res.Code))
-	if msg != "" {
-		return nil, nil, &syntaxError{failure: &Failure{Kind: KindException, Message: "SyntaxError: " + msg}, wrapper: true}
-	}
-	src := js + "\n//# sourceMappingURL=" + sourceMapURL + "\n"
-	srcMap := gojaSourceMap(string(res.Code), res.Map, shifts)
+	src := string(res.Code) + "\n//# sourceMappingURL=" + sourceMapURL + "\n"
+	srcMap := gojaSourceMap(string(res.Code), res.Map)
 	tree, err := parser.ParseFile(nil, "program.ts", src, 0, parser.WithSourceMapLoader(func(p string) ([]byte, error) {
 		if p == sourceMapURL {
 			return srcMap, nil
@@ -202,8 +167,7 @@ func stripTypeScript(wrapped, code string) (*Program, *ast.Program, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	// esbuild lowers async generators to generators.
-	return &Program{prg: prg, typescript: true, generators: strings.Contains(string(res.Code), "function*"), ops: js != string(res.Code)}, tree, nil
+	return &Program{prg: prg, typescript: true}, tree, nil
 }
 
 // syntaxError is a parse error positioned in the model's own text.
@@ -380,7 +344,7 @@ func isHelper(st ast.Statement) bool {
 // leftmostArrow returns the arrow function that begins an expression, if one does: where
 // the wrapper's arrow ends up when the model's code closed it early.
 func leftmostArrow(e ast.Expression) *ast.ArrowFunctionLiteral {
-	for range MaxNesting {
+	for {
 		if x, ok := e.(*ast.ArrowFunctionLiteral); ok {
 			return x
 		}
@@ -390,7 +354,6 @@ func leftmostArrow(e ast.Expression) *ast.ArrowFunctionLiteral {
 		}
 		e = child
 	}
-	return nil
 }
 
 // leftChild returns the expression an expression's text begins with, if it begins with

@@ -167,7 +167,7 @@ func parseForCheck(code string, opts *PrepareOptions) (*ast.Program, error) {
 		if len(res.Errors) > 0 {
 			return nil, errors.New(res.Errors[0].Text)
 		}
-		srcMap := gojaSourceMap(string(res.Code), res.Map, nil)
+		srcMap := gojaSourceMap(string(res.Code), res.Map)
 		prg, err = parser.ParseFile(nil, "program.ts", string(res.Code)+"\n//# sourceMappingURL="+sourceMapURL+"\n", 0,
 			parser.WithSourceMapLoader(func(string) ([]byte, error) { return srcMap, nil }))
 		if err != nil {

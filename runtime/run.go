@@ -28,39 +28,30 @@ type run struct {
 	limits Limits
 	prg    *Program
 
-	parent      context.Context // the caller's
-	ctx         context.Context // host work; cancelled when the run ends
-	cancel      context.CancelCauseFunc
-	host        sync.WaitGroup // host goroutines of this run
-	hostCalls   int
-	pool        *Pool
-	slot        int         // the run's slot with the memory governor, -1 for none
-	sampler     *time.Timer // the governor's heap sampler while the run is in flight (memory.go)
-	lazy        uint8       // the lazy guard families installed, a bit each (guards.go)
-	jsonFuncs   *jsonFuncs  // json.go: made on first use, see json()
-	nativeDepth int         // guarded built-ins in progress on the VM goroutine (guards.go)
-	inHost      bool        // a host function (native) is in progress on the VM goroutine
-	text        *textGuards // the string and regexp guards' state (guards_string.go)
-	memStart    int64       // the process's live heap besides runs when it started
+	parent    context.Context // the caller's
+	ctx       context.Context // host work; cancelled when the run ends
+	cancel    context.CancelCauseFunc
+	host      sync.WaitGroup // host goroutines of this run
+	hostCalls int
+	pool      *Pool
+	sampler   *time.Timer // the governor's heap sampler while the run is in flight (memory.go)
+	inHost    bool        // a host function (native) is in progress on the VM goroutine
+	memStart  int64       // the process's live heap besides runs when it started
 
-	objects *objectGuards // guards_object.go
-
-	namespaces        []*Namespace
-	generatorsGuarded bool         // eval_guard.go
-	opsInstalled      bool         // bigint_ops.go
-	onLog             func(string) // RunOptions.OnLog
-	argBytes          int          // RunOptions.ArgBytes
-	programBytes      int          // RunOptions.ProgramBytes
-	fileName          string       // RunOptions.FileName
-	truncate          bool         // RunOptions.TruncateOutput
-	unsettled         []string     // namespace calls by start order; "" once settled (namespace.go)
-	urlExports        *goja.Object
-	encodingExports   *goja.Object
-	rejected          []*goja.Promise // rejected without a handler, in order; nil once handled
-	rejectedAt        map[*goja.Promise]int
-	main              *goja.Promise
-	compute           *time.Timer
-	deadline          time.Time // of the wall clock
+	namespaces      []*Namespace
+	onLog           func(string) // RunOptions.OnLog
+	argBytes        int          // RunOptions.ArgBytes
+	programBytes    int          // RunOptions.ProgramBytes
+	fileName        string       // RunOptions.FileName
+	truncate        bool         // RunOptions.TruncateOutput
+	unsettled       []string     // namespace calls by start order; "" once settled (namespace.go)
+	urlExports      *goja.Object
+	encodingExports *goja.Object
+	rejected        []*goja.Promise // rejected without a handler, in order; nil once handled
+	rejectedAt      map[*goja.Promise]int
+	main            *goja.Promise
+	compute         *time.Timer
+	deadline        time.Time // of the wall clock
 
 	stopping    atomic.Bool   // a failure was recorded; walkers should give up
 	stopped     chan struct{} // closed with the first failure
@@ -87,14 +78,9 @@ type intrinsics struct {
 	objectProto, arrayProto *goja.Object
 	errorCtor, rangeCtor    *goja.Object
 	typeCtor                *goja.Object
-	freeze                  goja.Value    // Object.freeze, for the BigInt operators' checks
-	eval                    goja.Callable // the intrinsic, behind the guard of eval_guard.go
 	// Filled by helpers() on first use.
 	entries, date, typedName       goja.Callable
-	fnLabel                        goja.Callable
-	fillTyped                      goja.Callable    // see typedarrays.go
-	join                           goja.Callable    // the original Array.prototype.join (guards.go)
-	flat                           [2]goja.Callable // flat and flatMap, once built (guards.go)
+	fnLabel, keys                  goja.Callable
 	hasInstance                    goja.Value
 	compare                        goja.Value
 	mapProto, setProto, typedProto *goja.Object
@@ -230,17 +216,7 @@ func (r *run) exec() {
 		}
 	}()
 	r.scope.settleNamed(r.prg.code)
-	r.guardLazyFor(r.prg.code, r.prg.regexps)
 	r.removeGoError()
-	if r.prg.ops {
-		r.installOps()
-	}
-	if r.prg.generators {
-		if err := r.guardGenerators(); err != nil {
-			r.fail(KindException, "internal error: "+err.Error())
-			return
-		}
-	}
 	r.enter()
 	v, err := r.vm.RunProgram(r.prg.prg)
 	r.leave()
@@ -447,9 +423,6 @@ func (r *run) cleanStack(st string) string {
 	out := lines[:0]
 	for i, l := range lines {
 		if i > 0 && strings.HasPrefix(l, "\tat ") {
-			if strings.Contains(l, "(bigint-ops.js:") {
-				continue // the operators' checks stand for the operator
-			}
 			l = "    at " + l[len("\tat "):]
 			drop := false
 			l = frameRe.ReplaceAllStringFunc(l, func(m string) string {
@@ -459,7 +432,6 @@ func (r *run) cleanStack(st string) string {
 				if r.prg != nil && line > r.prg.lines {
 					drop = true
 				}
-				col = r.prg.column(line, col)
 				if line == 1 {
 					col = max(col-len(wrapOpen), 1)
 				}

@@ -9,8 +9,8 @@ import (
 // gojaSourceMap is esbuild's source map for the generated code as goja must be
 // given it (see forGoja), or the map unchanged should it not decode, which esbuild's
 // maps always do.
-func gojaSourceMap(generated string, srcMap []byte, shifts []colShift) []byte {
-	if m, err := forGoja(generated, srcMap, shifts); err == nil {
+func gojaSourceMap(generated string, srcMap []byte) []byte {
+	if m, err := forGoja(generated, srcMap); err == nil {
 		return m
 	}
 	return srcMap
@@ -33,9 +33,7 @@ const maxInterpolated = 64
 //     column of a segment's span gets its own segment, offset like the generated
 //     column from the span's first token, up to the next segment (and not past its
 //     original column on the same line) or maxInterpolated columns.
-//   - Where a rewrite of the generated code added text (shifts, see bigint_ops.go), the
-//     generated columns after it move with it.
-func forGoja(generated string, srcMap []byte, shifts []colShift) ([]byte, error) {
+func forGoja(generated string, srcMap []byte) ([]byte, error) {
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(srcMap, &m); err != nil {
 		return nil, err
@@ -74,18 +72,12 @@ func forGoja(generated string, srcMap []byte, shifts []colShift) ([]byte, error)
 		if i < len(genLines) {
 			genLine = genLines[i]
 		}
-		moved := addedOnLine(shifts, i+1)
 		first := true
 		emit := func(fields []int) {
 			if !first {
 				enc.b.WriteByte(',')
 			}
 			first = false
-			for _, a := range moved {
-				if a[0] <= fields[0] { // fields[0] is 1-based here, like a[0]
-					fields[0] += a[1]
-				}
-			}
 			enc.segment(fields)
 		}
 		for k, s := range segs {
@@ -199,18 +191,4 @@ func decodeVLQ(seg string) ([]int, error) {
 		return nil, errors.New("source map: truncated VLQ segment")
 	}
 	return out, nil
-}
-
-// addedOnLine returns the text a rewrite added on a 1-based line, as the 1-based column of
-// the code before which it stands and the bytes added, in order.
-func addedOnLine(shifts []colShift, line int) [][2]int {
-	var out [][2]int
-	added := 0
-	for _, s := range shifts {
-		if s.line == line {
-			out = append(out, [2]int{s.col - added, s.n})
-			added += s.n
-		}
-	}
-	return out
 }

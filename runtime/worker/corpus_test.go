@@ -14,7 +14,7 @@ func TestHostileCorpus(t *testing.T) {
 	p := newTestPool(t, 1)
 	var tools fakeTools
 	ns := tools.namespace(t)
-	hostile.Run(t, func(t *testing.T, code string, b hostile.Budgets) (string, bool) {
+	hostile.Run(t, hostile.Process, func(t *testing.T, code string, b hostile.Budgets) (string, bool) {
 		limits := runtime.Limits{Compute: b.Compute, WallClock: b.WallClock, HeapBytes: b.HeapBytes, OutputBytes: b.OutputBytes, StackDepth: b.StackDepth}
 		res := runCode(t, p, code, &runtime.RunOptions{Namespaces: []*runtime.Namespace{ns}, Limits: &limits, ProgramBytes: 2 << 20})
 		return res.Text(), res.Failure != nil
