@@ -15,6 +15,7 @@ import (
 	"github.com/runcode-go/runcode/ptc"
 	"github.com/runcode-go/runcode/registry"
 	"github.com/runcode-go/runcode/runtime"
+	"github.com/runcode-go/runcode/runtime/worker"
 	"github.com/runcode-go/runcode/sdkgen"
 )
 
@@ -57,8 +58,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprint(stderr, usage)
 		return exitUsage
 	}
-	if args[0] == workerArg {
-		return workerCommand(stdin, stdout, stderr)
+	if code, ok := worker.Main(args, stdin, stdout, stderr); ok {
+		return code // the worker role, started by worker.NewSelf; not in the usage text
 	}
 	switch cmd, rest := args[0], args[1:]; cmd {
 	case "sdk":

@@ -66,7 +66,7 @@ func TestGCPercentParse(t *testing.T) {
 		if err := fs.Parse(tt.args); err != nil || g.check() != "" {
 			t.Fatalf("%v: %v %q", tt.args, err, g.check())
 		}
-		if got := workerOptions(runnerOptions{isolation: isolationProcess, workers: 1, gcPercent: g.n}, "runcode"); got.GCPercent != tt.workers {
+		if got := workerOptions(runnerOptions{isolation: isolationProcess, workers: 1, gcPercent: g.n}); got.GCPercent != tt.workers {
 			t.Errorf("%v: worker options %+v, want GCPercent %d", tt.args, got, tt.workers)
 		}
 	}

@@ -40,7 +40,7 @@ func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	fs.BoolVar(&f.json, "json", false, "print one JSON object (isError, text, value, error, contexts, calls) instead of the model-facing text")
 	fs.StringVar(&f.description, "description", "", "the run_code `TEXT` description argument (default \"Run <file>\")")
 	f.budgets.register(fs)
-	fs.StringVar(&f.isolation, "isolation", isolationInProcess, "where programs run: in-process, or process (a worker process with a hard memory limit)")
+	fs.StringVar(&f.isolation, "isolation", isolationProcess, "where programs run: process (a worker process with a hard memory limit, environment and descriptors of its own: the boundary for programs a model wrote), or in-process (faster to start; for trusted programs and development)")
 	f.gc.register(fs)
 	fs.StringVar(&f.events, "events", "", "write tool/call, tool/code-dispatch-start, tool/code-dispatch, tool/code-dispatch-abandoned and tool/result events to `FILE` as JSON Lines")
 	if code, ok := parseFlags(fs, args, stdout, stderr); !ok {

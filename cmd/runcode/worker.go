@@ -2,32 +2,12 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"os"
 
-	"github.com/runcode-go/runcode/internal/procfd"
 	"github.com/runcode-go/runcode/ptc"
 	"github.com/runcode-go/runcode/runtime"
 	"github.com/runcode-go/runcode/runtime/worker"
 )
-
-// workerArg is the hidden first argument that starts the binary in the worker role: it
-// serves the programs of one host (package runtime/worker) on stdin and stdout. It is not in
-// the usage text: only runcode itself starts it.
-const workerArg = "__worker"
-
-// workerCommand is the worker role. It first closes the descriptors the process inherited
-// by accident (Serve leaves the process's descriptors to its command). Its exit status is
-// 0 when the host closed the channel, 3 when the host broke the protocol or the channel
-// broke.
-func workerCommand(stdin io.Reader, stdout, stderr io.Writer) int {
-	procfd.CloseInherited()
-	if err := worker.Serve(stdin, stdout); err != nil {
-		fmt.Fprintf(stderr, "runcode %s: %v\n", workerArg, err)
-		return 3
-	}
-	return exitOK
-}
 
 // Isolation modes of --isolation.
 const (
@@ -63,16 +43,12 @@ func newRunner(o runnerOptions) (ptc.Runner, func() error, error) {
 		}
 		return pool, pool.Close, nil
 	case isolationProcess:
-		exe, err := os.Executable()
-		if err != nil {
-			return nil, nil, fmt.Errorf("--isolation process: finding this executable: %v", err)
-		}
-		wo := workerOptions(o, exe)
+		wo := workerOptions(o)
 		release := func() {}
 		if os.Getenv("GOMAXPROCS") == "" { // else the user chose; leave it
 			release = worker.ShareCPUs(wo.Size)
 		}
-		pool, err := worker.New(wo)
+		pool, err := worker.NewSelf(wo)
 		if err != nil {
 			release()
 			return nil, nil, err
@@ -85,14 +61,14 @@ func newRunner(o runnerOptions) (ptc.Runner, func() error, error) {
 	return nil, nil, fmt.Errorf("--isolation must be %s or %s, got %q", isolationInProcess, isolationProcess, o.isolation)
 }
 
-// workerOptions are the options of the worker pool newRunner starts for o, with exe as the
-// worker executable.
-func workerOptions(o runnerOptions, exe string) *worker.Options {
+// workerOptions are the options of the worker pool newRunner starts for o: workers are this
+// binary in the worker role (worker.NewSelf).
+func workerOptions(o runnerOptions) *worker.Options {
 	size := o.workers
 	if size == 0 {
 		size = defaultWorkers
 	}
-	return &worker.Options{Command: []string{exe, workerArg}, Size: size, GCPercent: o.gcPercent}
+	return &worker.Options{Size: size, GCPercent: o.gcPercent}
 }
 
 // defaultWorkers is the worker processes of a pool when the command does not say.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/runcode-go/runcode/internal/bench"
 	"github.com/runcode-go/runcode/internal/testfs"
+	"github.com/runcode-go/runcode/runtime/worker"
 )
 
 // TestMain lets the test binary play the worker role: --isolation process re-executes
@@ -20,7 +21,7 @@ import (
 // stuck calls (see testRole), and the cold child of runcode bench, which re-executes it
 // with "bench --cold-child".
 func TestMain(m *testing.M) {
-	if len(os.Args) > 1 && os.Args[1] == workerArg {
+	if len(os.Args) > 1 && os.Args[1] == worker.RoleArg {
 		os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}
 	if len(os.Args) > 2 && os.Args[1] == "bench" && os.Args[2] == bench.ColdChildArg {

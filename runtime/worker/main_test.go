@@ -23,13 +23,9 @@ import (
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 {
 		switch os.Args[1] {
-		case "__worker":
-			procfd.CloseInherited() // as runcode's worker role does
-			if err := Serve(os.Stdin, os.Stdout); err != nil {
-				fmt.Fprintln(os.Stderr, err)
-				os.Exit(3)
-			}
-			os.Exit(0)
+		case RoleArg:
+			code, _ := Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+			os.Exit(code)
 		case "__fake":
 			fakeWorker(os.Args[2])
 			os.Exit(0)
@@ -49,7 +45,7 @@ var testLimits = &runtime.Limits{
 func newTestPool(t testing.TB, size int, argv ...string) *Pool {
 	t.Helper()
 	if len(argv) == 0 {
-		argv = []string{"__worker"}
+		argv = []string{RoleArg}
 	}
 	p, err := New(&Options{Command: append([]string{os.Args[0]}, argv...), Size: size, Limits: testLimits, Grace: 100 * time.Millisecond})
 	if err != nil {
