@@ -22,15 +22,17 @@ const module = "github.com/runcode-go/runcode"
 
 // allowed maps each package (relative to the module root) to the packages of ours and
 // the external module paths it may import in non-test files. Standard-library imports
-// are always allowed. A package directory that is not in this table fails the test.
+// are always allowed. A package directory that is not in this table fails the test, and
+// so does an allowed edge that no non-test file uses (the table says what is, not what
+// might be).
 var allowed = map[string][]string{
-	"registry":          {"github.com/santhosh-tekuri/jsonschema/v6", "golang.org/x/text"},
-	"pipeline":          {"registry", "golang.org/x/sync"},
-	"sdkgen":            {"registry"},
+	"registry":          {"internal/jsontext", "github.com/santhosh-tekuri/jsonschema/v6", "golang.org/x/text"},
+	"pipeline":          {"registry"},
+	"sdkgen":            {"registry", "internal/jsontext", "internal/editdist"},
 	"manifest":          {"registry"},
 	"native":            {"pipeline", "registry"},
-	"runtime":           {"github.com/dop251/goja", "github.com/dop251/goja_nodejs", "github.com/evanw/esbuild", "golang.org/x/sync", "github.com/dlclark/regexp2", "github.com/google/pprof"},
-	"runtime/worker":    {"runtime"},
+	"runtime":           {"internal/jsontext", "internal/rtlink", "github.com/dop251/goja", "github.com/dop251/goja_nodejs", "github.com/evanw/esbuild", "golang.org/x/sync"},
+	"runtime/worker":    {"runtime", "internal/rtlink", "internal/procfd", "internal/procstat"},
 	"internal/hostile":  {},
 	"internal/testwait": {},
 	// The TestMain leak check is goleak's, shared by packages whose tests run programs.
@@ -43,12 +45,12 @@ var allowed = map[string][]string{
 	"internal/jsontext": {},
 	"internal/editdist": {},
 	"internal/procstat": {},
-	"bindings":          {"runtime", "pipeline", "registry", "sdkgen", "github.com/dop251/goja"},
-	"ptc":               {"bindings", "runtime", "pipeline", "registry", "sdkgen"},
+	"bindings":          {"runtime", "pipeline", "registry", "sdkgen"},
+	"ptc":               {"bindings", "runtime", "pipeline", "registry", "sdkgen", "internal/jsontext"},
 	"workspace":         {"registry", "github.com/bmatcuk/doublestar/v4"},
-	"mcpbridge":         {"ptc", "native", "pipeline", "registry", "sdkgen", "github.com/modelcontextprotocol/go-sdk"},
-	"internal/bench":    {"ptc", "pipeline", "registry", "runtime", "internal/rtlink"},
-	"cmd/runcode":       {"workspace", "mcpbridge", "ptc", "native", "bindings", "runtime", "runtime/worker", "pipeline", "registry", "sdkgen", "manifest", "internal/bench", "internal/procfd"},
+	"mcpbridge":         {"pipeline", "registry", "github.com/modelcontextprotocol/go-sdk"},
+	"internal/bench":    {"ptc", "pipeline", "registry", "runtime", "internal/rtlink", "internal/procstat"},
+	"cmd/runcode":       {"workspace", "mcpbridge", "ptc", "native", "runtime", "runtime/worker", "pipeline", "registry", "sdkgen", "manifest", "bindings", "internal/bench", "internal/editdist"},
 	// contrib/ modules are integrations on top of the core's seams; only they may
 	// import the third-party SDKs they integrate.
 	"contrib/otel": {"mcpbridge", "ptc", "pipeline", "registry", "go.opentelemetry.io/otel"},
@@ -69,14 +71,14 @@ var testOnly = []string{"github.com/google/go-cmp", "go.uber.org/goleak"}
 // through the pipeline, a served run_code through an MCP client).
 var testAllowed = map[string][]string{
 	"workspace": {"pipeline"},
-	"mcpbridge": {"runtime"},
+	"mcpbridge": {"ptc", "native", "sdkgen", "runtime"},
 	// The hostile corpus: both runtimes run it, so that each shape ends the same way.
 	"runtime":        {"internal/hostile"},
 	"runtime/worker": {"internal/hostile"},
 	// The scenarios benchmarked in worker processes, as runcode bench --isolation process
 	// runs them (the harness itself is given its workers by the command).
 	"internal/bench": {"runtime/worker"},
-	"cmd/runcode":    {"github.com/modelcontextprotocol/go-sdk"},
+	"cmd/runcode":    {"internal/procstat", "github.com/modelcontextprotocol/go-sdk"},
 	// Spans across run_code in both isolation modes, and across MCP from a Go SDK
 	// client to a served native executor.
 	"contrib/otel": {"runtime", "runtime/worker", "native", "github.com/modelcontextprotocol/go-sdk"},
@@ -112,7 +114,7 @@ func TestImportTable(t *testing.T) {
 				continue // external _test package importing the package under test
 			}
 			if isTest && (slices.ContainsFunc(testOnly, func(m string) bool { return within(imp, m) }) ||
-				strings.HasPrefix(rel, dir+"/") || permits(testAllowed[dir], imp)) {
+				slices.Contains(testHelpers, rel) || strings.HasPrefix(rel, dir+"/") || permits(testAllowed[dir], imp)) {
 				continue
 			}
 			if !permits(rules, imp) {
@@ -156,8 +158,52 @@ func permits(rules []string, imp string) bool {
 			return true
 		}
 	}
-	// A package may use its own internal/ helpers and the module's root internal/.
-	return strings.HasPrefix(imp, module+"/internal/")
+	return false
+}
+
+// testHelpers are packages of ours for tests only: no non-test file may import them.
+// The bench harness (internal/bench) is the CLI's too (runcode bench), and no one else's.
+var testHelpers = []string{"internal/hostile", "internal/testwait", "internal/testleak", "internal/testfs", "internal/testreg", "internal/testexec"}
+
+func TestHelpersStayInTests(t *testing.T) {
+	for dir, imps := range packageImports(t) {
+		for imp, isTest := range imps {
+			rel := strings.TrimPrefix(imp, module+"/")
+			if isTest || !isOurs(imp) {
+				continue
+			}
+			if slices.Contains(testHelpers, rel) && !slices.Contains(testHelpers, dir) {
+				t.Errorf("%s: a non-test file imports the test helper %s", dir, rel)
+			}
+			if rel == "internal/bench" && dir != "cmd/runcode" {
+				t.Errorf("%s: a non-test file imports the bench harness, which only cmd/runcode may", dir)
+			}
+		}
+	}
+}
+
+// TestNoUnusedEdges fails on an allowed edge that no non-test file of the package uses.
+func TestNoUnusedEdges(t *testing.T) {
+	pkgs := packageImports(t)
+	for dir, rules := range allowed {
+		imps, ok := pkgs[dir]
+		if !ok {
+			t.Errorf("the import table names %q, which is not a package", dir)
+			continue
+		}
+		for _, r := range rules {
+			used := false
+			for imp, isTest := range imps {
+				if !isTest && permits([]string{r}, imp) {
+					used = true
+					break
+				}
+			}
+			if !used {
+				t.Errorf("%s: the import table allows %q, which no non-test file imports; remove the edge", dir, r)
+			}
+		}
+	}
 }
 
 func within(imp, mod string) bool { return imp == mod || strings.HasPrefix(imp, mod+"/") }
