@@ -246,53 +246,61 @@ func (g *governor) sample() {
 	}
 }
 
-// attribute reads what each run holds and fails the runs over their budget, and the
-// largest holder while the process is over its ceiling. It collects first: the heap
-// profile is as of a collection up to two cycles back, so it misses what a run grew by
-// since and counts as held what a run has dropped since. A collection brings it up to
-// date, so a run fails for what it holds, never for its garbage.
+// attribute judges the live heap and fails the run judgeLocked picks. It collects first,
+// so a run fails for what the process holds, never for its garbage.
 func (g *governor) attribute(ceiling int64) {
 	goruntime.GC()
 	objects, live := heapSample()
 	g.mu.Lock()
-	victims, largest, over := g.judgeLocked(live, ceiling)
+	victim, busiest, over := g.judgeLocked(live, ceiling)
 	g.lastLook, g.lastLookHeap = time.Now(), objects
 	g.setOverLocked(over)
 	g.mu.Unlock()
 	// A failed run's VM is dropped, and its memory released, once its goroutine has unwound.
-	for _, r := range victims {
-		r.fail(KindMemoryLimit, fmt.Sprintf("heap limit of %d MiB exceeded", r.limits.HeapBytes>>20))
+	if victim != nil {
+		victim.fail(KindMemoryLimit, fmt.Sprintf("heap limit of %d MiB exceeded", victim.limits.HeapBytes>>20))
 	}
-	if largest != nil {
-		largest.fail(KindMemoryLimit, fmt.Sprintf("the process's memory ceiling of %d MiB was reached, and this run held the most (%d MiB)",
-			ceiling>>20, (live-largest.memStart)>>20))
+	if busiest != nil {
+		busiest.fail(KindMemoryLimit, fmt.Sprintf("the process's memory ceiling of %d MiB was reached, and this run was the busiest of those in flight",
+			ceiling>>20))
 	}
 }
 
-// judgeLocked picks the runs to fail from what each holds: those over their budget and,
-// over the ceiling with none of those, the largest holder (returned apart), unless a
-// failed run is still unwinding (what it frees may bring the heap under). It reports
-// whether the process is over its ceiling.
-func (g *governor) judgeLocked(live, ceiling int64) (victims []*run, ceilingVictim *run, over bool) {
-	var largest *run
-	var largestHeld int64
-	unwinding := false
+// judgeLocked picks at most one run to fail, unless a failed run is still unwinding
+// (what it frees may bring the heap under). A run's figure is the process's live growth
+// since it started, which concurrent runs share; of the runs over their budget, the one
+// that has kept its goroutine busiest fails, since a program that grows the heap is busy
+// doing it while its neighbours mostly wait for tools. Over the ceiling with no run over
+// its budget, the busiest run fails (returned apart). It reports whether the process is
+// over its ceiling.
+func (g *governor) judgeLocked(live, ceiling int64) (victim, ceilingVictim *run, over bool) {
+	var busiest, busiestOver *run
+	var most, mostOver time.Duration
 	for r := range g.runs {
 		if r.failed() {
-			unwinding = true
-			continue // already ending; what it holds goes when its goroutine unwinds
+			return nil, nil, ceiling > 0 && live > ceiling // what it holds goes when it unwinds
 		}
-		h := live - r.memStart
-		if h > r.limits.HeapBytes {
-			victims = append(victims, r)
+		used := r.busyTime()
+		if used >= most {
+			busiest, most = r, used
 		}
-		if h > largestHeld {
-			largest, largestHeld = r, h
+		if live-r.memStart > r.limits.HeapBytes && used >= mostOver {
+			busiestOver, mostOver = r, used
 		}
 	}
 	over = ceiling > 0 && live > ceiling
-	if over && len(victims) == 0 && largest != nil && !unwinding {
-		ceilingVictim = largest
+	if over && busiestOver == nil {
+		ceilingVictim = busiest
 	}
-	return victims, ceilingVictim, over
+	return busiestOver, ceilingVictim, over
+}
+
+// busyTime is the compute time r has used so far, the stretch in progress included.
+func (r *run) busyTime() time.Duration {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.busy {
+		return r.used + time.Since(r.busySince)
+	}
+	return r.used
 }

@@ -243,12 +243,12 @@ func Example_run() {
 	// exit status 2
 }
 
-// TestServeIsolationDefault pins that runcode serve isolates programs in worker
-// processes unless told otherwise (runcode run stays in-process by default).
+// TestServeIsolationDefault pins that runcode serve and runcode run isolate programs in
+// worker processes unless told otherwise.
 func TestServeIsolationDefault(t *testing.T) {
 	_, serveHelp, _ := runCLI(t, "serve", "-h")
 	_, runHelp, _ := runCLI(t, "run", "-h")
-	if !strings.Contains(serveHelp, `(default "process")`) || !strings.Contains(runHelp, `(default "in-process")`) {
+	if !strings.Contains(serveHelp, `(default "process")`) || !strings.Contains(runHelp, `(default "process")`) {
 		t.Errorf("serve -h:\n%s\nrun -h:\n%s", serveHelp, runHelp)
 	}
 	code, _, stderr := runCLI(t, "serve", "--isolation", "vm")
