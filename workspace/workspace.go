@@ -115,7 +115,7 @@ func (w *Workspace) Tools() []*registry.Tool {
 			Name:        "grep",
 			Description: "Search text files for lines matching a regular expression (RE2 syntax), optionally under a path and limited to files matching a glob.",
 			Parameters: registry.Object(
-				registry.Required("pattern", registry.String().Describe("RE2 regular expression.")),
+				registry.Required("pattern", registry.String().Describe(fmt.Sprintf("RE2 regular expression, at most %d bytes, compiling to at most %d instructions (a {n,m} repeat copies what it repeats m times).", MaxPathBytes, MaxRegexpInsts))),
 				registry.Optional("path", registry.String().Describe("File or directory to search. Default the root.")),
 				registry.Optional("glob", registry.String().Describe(`Only files whose path matches, e.g. "**/*.ts".`)),
 			).Closed(),
