@@ -11,6 +11,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/runcode-go/runcode/internal/testreg"
+	"github.com/runcode-go/runcode/pipeline"
 	"github.com/runcode-go/runcode/registry"
 )
 
@@ -102,9 +104,9 @@ func allocated(f func()) uint64 {
 	return after.TotalAlloc - before.TotalAlloc
 }
 
-// TestStreamingAllocs: grep streams a file instead of splitting it into lines: on a
-// 10 MiB file of newlines (or of one line), a call allocates a small fraction of the
-// file, not hundreds of megabytes.
+// TestStreamingAllocs: read_file and grep stream a file instead of splitting it into
+// lines: on a 10 MiB file of newlines (or of one line), a call allocates a small fraction
+// of the file, not hundreds of megabytes.
 func TestStreamingAllocs(t *testing.T) {
 	const margin = 4 << 20 // the buffers, the result and other goroutines' noise
 	for _, tt := range []struct {
@@ -113,7 +115,9 @@ func TestStreamingAllocs(t *testing.T) {
 		tool string
 		args string
 	}{
+		{"read_file newlines", []byte(strings.Repeat("\n", MaxFileBytes)), "read_file", `{"path":"f","offset":5000000,"limit":10}`},
 		{"grep newlines", []byte(strings.Repeat("\n", MaxFileBytes)), "grep", `{"pattern":"x","path":"f"}`},
+		{"read_file one line", []byte(strings.Repeat("a", MaxFileBytes)), "read_file", `{"path":"f"}`},
 		{"grep one line", []byte(strings.Repeat("a", MaxFileBytes)), "grep", `{"pattern":"b","path":"f"}`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -132,6 +136,37 @@ func TestStreamingAllocs(t *testing.T) {
 			}
 			if n > margin {
 				t.Errorf("%s allocated %d bytes, want at most %d", tt.tool, n, margin)
+			}
+		})
+	}
+}
+
+// TestReadFileRanges: offset and limit outside their ranges are refused with an error
+// naming the argument and its range; none of them panics (offset 1500 with a limit near
+// 2^63 overflowed the last line's number and sliced out of range).
+func TestReadFileRanges(t *testing.T) {
+	ws := bigWorkspace(t, "long.txt", []byte(strings.Repeat("line\n", 2000)))
+	set, p := testreg.Resolve(t, ws.Tools()...), pipeline.New(nil)
+	tests := []struct{ name, args, want string }{
+		{"limit near 2^63", `{"path":"long.txt","offset":1500,"limit":9223372036854774784}`, "Error: limit must be between 1 and 10485760"},
+		{"limit over int64", `{"path":"long.txt","limit":9223372036854775807}`, "Error: limit must be between 1 and 10485760"},
+		{"limit 1e300", `{"path":"long.txt","limit":1e300}`, "Error: limit must be between 1 and 10485760"},
+		{"limit zero", `{"path":"long.txt","limit":0}`, "Error: limit must be between 1 and 10485760"},
+		{"limit negative", `{"path":"long.txt","limit":-1}`, "Error: limit must be between 1 and 10485760"},
+		{"offset near 2^63", `{"path":"long.txt","offset":9223372036854774784}`, "Error: offset must be between 1 and 10485760 (lines are numbered from 1)"},
+		{"offset zero", `{"path":"long.txt","offset":0}`, "Error: offset must be between 1 and 10485760 (lines are numbered from 1)"},
+		{"offset negative", `{"path":"long.txt","offset":-5}`, "Error: offset must be between 1 and 10485760 (lines are numbered from 1)"},
+		{"offset -1e300", `{"path":"long.txt","offset":-1e300}`, "Error: offset must be between 1 and 10485760 (lines are numbered from 1)"},
+		{"offset over MaxFileBytes", `{"path":"long.txt","offset":10485761}`, "Error: offset must be between 1 and 10485760 (lines are numbered from 1)"},
+		{"limit over MaxFileBytes", `{"path":"long.txt","limit":10485761}`, "Error: limit must be between 1 and 10485760"},
+		{"whole numbers written otherwise", `{"path":"long.txt","offset":1.999e3,"limit":2.0}`, "long.txt (lines 1999-2000 of 2000)\nline\nline"},
+		{"largest offset and limit", `{"path":"long.txt","offset":10485760,"limit":10485760}`, "long.txt: no lines in range (the file has 2000)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := run(t, set, p, "read_file", tt.args)
+			if res.IsError() != strings.HasPrefix(tt.want, "Error: ") || res.Content[0].Text != tt.want {
+				t.Errorf("got %.300q, want %q", res.Content[0].Text, tt.want)
 			}
 		})
 	}
@@ -170,6 +205,50 @@ func TestTextCheck(t *testing.T) {
 			}
 			if want := utf8.ValidString(strings.Join(tt.pieces, "")) && !strings.Contains(strings.Join(tt.pieces, ""), "\x00"); want != tt.want {
 				t.Errorf("the table is wrong: utf8.Valid says %v", want)
+			}
+		})
+	}
+}
+
+// TestReadFileStreaming: read_file's text comes out as it did when the file was split
+// into lines (pieces longer than the read buffer included); a line is cut after
+// MaxReadLineBytes, the text stops before MaxReadBytes, and a file that is not text
+// anywhere (also far past the lines returned) is refused.
+func TestReadFileStreaming(t *testing.T) {
+	long := strings.Repeat("é", bufSize) // 128 KiB: longer than the buffer, é across its edge
+	many := strings.Repeat(strings.Repeat("x", 1000)+"\n", 2000)
+	tests := []struct {
+		name, data, args string
+		want             map[string]any
+		wantErr          string
+	}{
+		{"no final newline", "a\nb", `{"path":"f"}`, map[string]any{"path": "f", "text": "a\nb", "startLine": 1, "endLine": 2, "totalLines": 2}, ""},
+		{"empty lines", "\n\n\n", `{"path":"f","offset":2}`, map[string]any{"path": "f", "text": "\n", "startLine": 2, "endLine": 3, "totalLines": 3}, ""},
+		{"empty file", "", `{"path":"f"}`, map[string]any{"path": "f", "text": "", "totalLines": 0}, ""},
+		{"crlf kept", "a\r\nb\r\n", `{"path":"f"}`, map[string]any{"path": "f", "text": "a\r\nb\r", "startLine": 1, "endLine": 2, "totalLines": 2}, ""},
+		{"a long line cut", "a\n" + long + "\nz\n", `{"path":"f","offset":2}`, map[string]any{"path": "f", "text": strings.Repeat("é", MaxReadLineBytes/2) + "… (65536 more bytes)\nz", "startLine": 2, "endLine": 3, "totalLines": 3}, ""},
+		{"a line cut inside a character", "x" + long, `{"path":"f"}`, map[string]any{"path": "f", "text": "x" + strings.Repeat("é", MaxReadLineBytes/2-1) + "… (65538 more bytes)", "startLine": 1, "endLine": 1, "totalLines": 1}, ""},
+		{"lines after a long one", long + "\nb\nc", `{"path":"f","offset":3}`, map[string]any{"path": "f", "text": "c", "startLine": 3, "endLine": 3, "totalLines": 3}, ""},
+		{"stops before MaxReadBytes", many, `{"path":"f"}`, map[string]any{"path": "f", "text": strings.TrimSuffix(many[:1047*1001], "\n"), "startLine": 1, "endLine": 1047, "totalLines": 2000}, ""},
+		{"NUL far past the range", "a\n" + strings.Repeat("b", 3*bufSize) + "\x00", `{"path":"f","limit":1}`, nil, "f: not a text file (binary content)"},
+		{"invalid UTF-8 in a long line", "a\n" + strings.Repeat("b", bufSize-1) + "\xc3\x28", `{"path":"f","limit":1}`, nil, "f: not a text file (binary content)"},
+		{"ends inside a character", "a\n\xe2\x82", `{"path":"f","limit":1}`, nil, "f: not a text file (binary content)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ws := bigWorkspace(t, "f", []byte(tt.data))
+			out, err := ws.readFile(context.Background(), &registry.Call{Args: registry.MustParseValue(tt.args)})
+			if tt.wantErr != "" {
+				if err == nil || err.Error() != tt.wantErr {
+					t.Fatalf("err = %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, out); diff != "" {
+				t.Errorf("(-want +got):\n%.2000s", diff)
 			}
 		})
 	}
