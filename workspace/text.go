@@ -76,15 +76,21 @@ func (l *lineCut) write(p []byte) {
 	}
 }
 
-// String returns the line, or its first max bytes (on a character boundary) followed by
-// how many bytes were left out.
-func (l *lineCut) String() string {
+// parts returns the line, or its first max bytes (on a character boundary) and a suffix
+// saying how many bytes were left out.
+func (l *lineCut) parts() (kept []byte, suffix string) {
 	if l.total <= l.max {
-		return string(l.prefix)
+		return l.prefix, ""
 	}
 	n := l.max
 	for n > 0 && !utf8.RuneStart(l.prefix[n]) {
 		n--
 	}
-	return fmt.Sprintf("%s… (%d more bytes)", l.prefix[:n], l.total-n)
+	return l.prefix[:n], fmt.Sprintf("… (%d more bytes)", l.total-n)
+}
+
+// String returns the line as parts does, in one string.
+func (l *lineCut) String() string {
+	kept, suffix := l.parts()
+	return string(kept) + suffix
 }

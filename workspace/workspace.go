@@ -321,13 +321,14 @@ func readLines(r io.Reader, start, limit int) (readResult, error) {
 	)
 	// done ends line ends+1, which was wanted.
 	done := func() {
-		if s := line.String(); res.end > 0 && out.Len()+1+len(s) > MaxReadBytes {
+		if kept, suffix := line.parts(); res.end > 0 && out.Len()+1+len(kept)+len(suffix) > MaxReadBytes {
 			full = true
 		} else {
 			if res.end > 0 {
 				out.WriteByte('\n')
 			}
-			out.WriteString(s)
+			out.Write(kept)
+			out.WriteString(suffix)
 			res.end = ends + 1
 		}
 		line.reset()
