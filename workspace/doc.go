@@ -20,7 +20,8 @@
 // MaxReadLineBytes, and refuses an offset or limit outside 1 to MaxFileBytes; grep refuses
 // a pattern compiling to over MaxRegexpInsts instructions, matches every line so that the
 // call's cancellation stops it, and returns at most MaxResults lines cut after
-// MaxLineBytes.
+// MaxLineBytes; list_dir reads at most MaxResults+1 entries of a directory; glob and grep
+// stop walking once their call is cancelled.
 //
 // It does not write, run commands or follow anything outside the root.
 //

@@ -2,6 +2,8 @@ package workspace
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -303,5 +305,48 @@ func TestGrepTruncated(t *testing.T) {
 	m := out.(map[string]any)
 	if matches := m["matches"].([]map[string]any); len(matches) != MaxResults || m["truncated"] != true || matches[MaxResults-1]["line"] != MaxResults {
 		t.Errorf("got %d matches, truncated %v", len(matches), m["truncated"])
+	}
+}
+
+// TestGlobCancelled: a glob that matches nothing still stops when its call is cancelled
+// (it looked at the context only when a path matched, so "**/nothing" walked a whole
+// tree, however large, after its run had ended).
+func TestGlobCancelled(t *testing.T) {
+	ws := bigWorkspace(t, "c.txt", nil)
+	if err := ws.root.MkdirAll("a/b", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	out, err := ws.glob(ctx, &registry.Call{Args: registry.MustParseValue(`{"pattern":"**/nothing"}`)})
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("glob = %v, %v; want the context's error", out, err)
+	}
+}
+
+// TestListDirAllocs: list_dir reads no more than MaxResults+1 entries of a directory it
+// refuses, instead of all of them.
+func TestListDirAllocs(t *testing.T) {
+	dir := t.TempDir()
+	for i := range 20 * MaxResults {
+		f, err := os.Create(filepath.Join(dir, fmt.Sprintf("file-with-a-longish-name-%06d", i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+	}
+	ws, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	call := &registry.Call{Args: registry.MustParseValue(`{"path":"."}`)}
+	var out any
+	n := allocated(func() { out, err = ws.listDir(context.Background(), call) })
+	if want := ".: more than 1000 entries; use glob"; err == nil || err.Error() != want {
+		t.Errorf("list_dir = %v, %v; want the error %q", out, err, want)
+	}
+	if n > 1<<20 {
+		t.Errorf("list_dir allocated %d bytes, want at most %d", n, 1<<20)
 	}
 }

@@ -99,7 +99,7 @@ func (w *Workspace) Tools() []*registry.Tool {
 		},
 		{
 			Name:        "list_dir",
-			Description: "List a directory's entries, sorted by name.",
+			Description: fmt.Sprintf("List a directory's entries, sorted by name; a directory of more than %d is an error (use glob).", MaxResults),
 			Parameters: registry.Object(
 				registry.Required("path", registry.String().Describe("Directory relative to the workspace root; \".\" is the root.")),
 			).Closed(),
@@ -431,12 +431,9 @@ func (w *Workspace) listDir(ctx context.Context, call *registry.Call) (any, erro
 	if err != nil {
 		return nil, err
 	}
-	entries, err := fs.ReadDir(w.fsys, p)
+	entries, err := w.readDir(p)
 	if err != nil {
-		return nil, fsError(p, err)
-	}
-	if len(entries) > MaxResults {
-		return nil, fmt.Errorf("%s: %d entries is over the %d-entry limit; use glob", p, len(entries), MaxResults)
+		return nil, err
 	}
 	out := make([]map[string]any, 0, len(entries))
 	for _, e := range entries {
@@ -447,6 +444,25 @@ func (w *Workspace) listDir(ctx context.Context, call *registry.Call) (any, erro
 		out = append(out, map[string]any{"name": e.Name(), "type": typeOf(e.Type()), "size": size})
 	}
 	return out, nil
+}
+
+// readDir returns the entries of the directory p, sorted by name. It reads at most
+// MaxResults+1 of them: a larger directory is refused without being read whole.
+func (w *Workspace) readDir(p string) ([]fs.DirEntry, error) {
+	f, _, err := w.open(p, true)
+	if err != nil {
+		return nil, fsError(p, err)
+	}
+	defer f.Close()
+	entries, err := f.ReadDir(MaxResults + 1)
+	if err != nil && err != io.EOF {
+		return nil, fsError(p, err)
+	}
+	if len(entries) > MaxResults {
+		return nil, fmt.Errorf("%s: more than %d entries; use glob", p, MaxResults)
+	}
+	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	return entries, nil
 }
 
 func (w *Workspace) stat(ctx context.Context, call *registry.Call) (any, error) {
@@ -479,8 +495,9 @@ func (w *Workspace) glob(ctx context.Context, call *registry.Call) (any, error) 
 	out := []string{}
 	// doublestar walks only the directories the pattern can reach, through the
 	// os.Root file system: nothing outside the root, symbolic links listed and never
-	// followed, and names only (nothing is opened, so a FIFO cannot block it).
-	err := doublestar.GlobWalk(w.fsys, in.Pattern, func(p string, d fs.DirEntry) error {
+	// followed, and names only (nothing is opened, so a FIFO cannot block it). It calls
+	// back only for a match: the file system looks at ctx at every directory instead.
+	err := doublestar.GlobWalk(ctxFS{w.fsys, ctx}, in.Pattern, func(p string, d fs.DirEntry) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
@@ -493,6 +510,9 @@ func (w *Workspace) glob(ctx context.Context, call *registry.Call) (any, error) 
 		out = append(out, p)
 		return nil
 	}, doublestar.WithNoFollow(), doublestar.WithFailOnIOErrors())
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
 	if err != nil {
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
@@ -502,6 +522,26 @@ func (w *Workspace) glob(ctx context.Context, call *registry.Call) (any, error) 
 	}
 	slices.Sort(out)
 	return out, nil
+}
+
+// ctxFS is a file system that fails every open and stat once ctx is done.
+type ctxFS struct {
+	fs.FS
+	ctx context.Context
+}
+
+func (c ctxFS) Open(name string) (fs.File, error) {
+	if err := c.ctx.Err(); err != nil {
+		return nil, err
+	}
+	return c.FS.Open(name)
+}
+
+func (c ctxFS) Stat(name string) (fs.FileInfo, error) {
+	if err := c.ctx.Err(); err != nil {
+		return nil, err
+	}
+	return fs.Stat(c.FS, name)
 }
 
 // walk visits the tree under p (symbolic links are listed, never followed).
