@@ -309,15 +309,15 @@ type readResult struct {
 // outside the range are only counted.
 func readLines(r io.Reader, start, limit int) (readResult, error) {
 	var (
-		res  readResult
-		text textCheck
-		out  strings.Builder
-		line = lineCut{max: MaxReadLineBytes}
-		buf  = make([]byte, bufSize)
-		size int
-		ends int  // newlines read: the line being read is ends+1
-		open bool // the last byte read was not a newline: a line is started
-		full bool // no more lines fit
+		res     readResult
+		text    textCheck
+		out     strings.Builder
+		line    = lineCut{max: MaxReadLineBytes}
+		buf     = make([]byte, bufSize)
+		size    int
+		ends    int  // newlines read: the line being read is ends+1
+		partial bool // the last byte read was not a newline: a line is started
+		full    bool // no more lines fit
 	)
 	// done ends line ends+1, which was wanted.
 	done := func() {
@@ -344,7 +344,7 @@ func readLines(r io.Reader, start, limit int) (readResult, error) {
 			return res, errNotText
 		}
 		if n > 0 {
-			open = chunk[n-1] != '\n'
+			partial = chunk[n-1] != '\n'
 		}
 		for len(chunk) > 0 {
 			switch {
@@ -375,7 +375,7 @@ func readLines(r io.Reader, start, limit int) (readResult, error) {
 				return res, errNotText
 			}
 			res.total = ends
-			if open {
+			if partial {
 				if wanted() {
 					done()
 				}
