@@ -5,7 +5,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -42,16 +41,19 @@ func TestGrepLongLines(t *testing.T) {
 // cancellation instead.
 func TestGrepCancelled(t *testing.T) {
 	line := strings.Repeat("a", 1<<20)
-	re := regexp.MustCompile(`[a-z]{0,1000}x`)
+	pat, err := compilePattern(`[a-z]{0,1000}x`)
+	if err != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
-	if ok, err := matchLine(ctx, re, line); !errors.Is(err, context.DeadlineExceeded) {
-		t.Errorf("matchLine = %v, %v; want the context's error", ok, err)
+	if ok, err := pat.match(ctx, []byte(line)); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("match = %v, %v; want the context's error", ok, err)
 	}
 	// Short and long lines match as they would without a reader.
-	for _, l := range []string{"abcx", strings.Repeat("b", readerLine) + "x"} {
-		if ok, err := matchLine(context.Background(), re, l); !ok || err != nil {
-			t.Errorf("matchLine(%d bytes) = %v, %v; want a match", len(l), ok, err)
+	for _, l := range []string{"abcx", strings.Repeat("b", 4096) + "x"} {
+		if ok, err := pat.match(context.Background(), []byte(l)); !ok || err != nil {
+			t.Errorf("match(%d bytes) = %v, %v; want a match", len(l), ok, err)
 		}
 	}
 }

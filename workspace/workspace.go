@@ -1,20 +1,24 @@
 package workspace
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"math"
 	"net/http"
 	"os"
 	"path"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/runcode-go/runcode/registry"
@@ -22,10 +26,17 @@ import (
 
 // Limits bound what one call may read or return.
 const (
-	// MaxFileBytes is the largest file read_file and grep read.
+	// MaxFileBytes is the largest file read_file and grep read, and the largest offset
+	// and limit read_file takes (such a file has no more lines).
 	MaxFileBytes = 10 << 20
 	// DefaultLines is how many lines read_file returns without a limit.
 	DefaultLines = 2000
+	// MaxReadLineBytes is how much of a line read_file returns; the rest is replaced by
+	// "… (N more bytes)".
+	MaxReadLineBytes = 64 << 10
+	// MaxReadBytes bounds the text read_file returns: it stops before the line that
+	// would go over, and its endLine says where it stopped.
+	MaxReadBytes = 1 << 20
 	// MaxResults bounds glob paths, grep matches and list_dir entries.
 	MaxResults = 1000
 	// MaxPathBytes bounds a path argument (Linux's PATH_MAX): a longer one names no file,
@@ -64,16 +75,16 @@ func (w *Workspace) Tools() []*registry.Tool {
 	return []*registry.Tool{
 		{
 			Name:        "read_file",
-			Description: "Read a text file's lines (1-based offset, limit lines; default the first 2000), or an image file as an image.",
+			Description: fmt.Sprintf("Read a text file's lines (1-based offset, limit lines; default the first %d), or an image file as an image. A line is cut after %d bytes, and at most %d bytes of text come back: endLine says where it stopped.", DefaultLines, MaxReadLineBytes, MaxReadBytes),
 			Parameters: registry.Object(
 				registry.Required("path", registry.String().Describe("Path relative to the workspace root.")),
-				registry.Optional("offset", registry.Integer().Describe("First line to return, 1-based. Default 1.")),
-				registry.Optional("limit", registry.Integer().Describe("How many lines to return. Default 2000.")),
+				registry.Optional("offset", registry.Integer().Describe(fmt.Sprintf("First line to return, 1-based, from 1 to %d. Default 1.", MaxFileBytes))),
+				registry.Optional("limit", registry.Integer().Describe(fmt.Sprintf("How many lines to return, from 1 to %d. Default %d.", MaxFileBytes, DefaultLines))),
 			).Closed(),
 			Output: registry.Output{
 				Schema: registry.Object(
 					registry.Required("path", registry.String()),
-					registry.Optional("text", registry.String().Describe("The lines read, joined by newlines.")),
+					registry.Optional("text", registry.String().Describe(fmt.Sprintf("The lines read, joined by newlines; past %d bytes a line is cut, ending in \"… (N more bytes)\".", MaxReadLineBytes))),
 					registry.Optional("startLine", registry.Integer()),
 					registry.Optional("endLine", registry.Integer()),
 					registry.Required("totalLines", registry.Integer().Describe("Lines in the file (0 for an image).")),
@@ -88,7 +99,7 @@ func (w *Workspace) Tools() []*registry.Tool {
 		},
 		{
 			Name:        "list_dir",
-			Description: "List a directory's entries, sorted by name.",
+			Description: fmt.Sprintf("List a directory's entries, sorted by name; a directory of more than %d is an error (use glob).", MaxResults),
 			Parameters: registry.Object(
 				registry.Required("path", registry.String().Describe("Directory relative to the workspace root; \".\" is the root.")),
 			).Closed(),
@@ -115,7 +126,7 @@ func (w *Workspace) Tools() []*registry.Tool {
 			Name:        "grep",
 			Description: "Search text files for lines matching a regular expression (RE2 syntax), optionally under a path and limited to files matching a glob.",
 			Parameters: registry.Object(
-				registry.Required("pattern", registry.String().Describe("RE2 regular expression.")),
+				registry.Required("pattern", registry.String().Describe(fmt.Sprintf("RE2 regular expression, at most %d bytes, compiling to at most %d instructions (a {n,m} repeat copies what it repeats m times).", MaxPathBytes, MaxRegexpInsts))),
 				registry.Optional("path", registry.String().Describe("File or directory to search. Default the root.")),
 				registry.Optional("glob", registry.String().Describe(`Only files whose path matches, e.g. "**/*.ts".`)),
 			).Closed(),
@@ -209,9 +220,9 @@ func typeOf(m fs.FileMode) string {
 }
 
 type readArgs struct {
-	Path   string `json:"path"`
-	Offset int    `json:"offset"`
-	Limit  int    `json:"limit"`
+	Path   string      `json:"path"`
+	Offset json.Number `json:"offset"`
+	Limit  json.Number `json:"limit"`
 }
 
 func (w *Workspace) readFile(ctx context.Context, call *registry.Call) (any, error) {
@@ -223,37 +234,159 @@ func (w *Workspace) readFile(ctx context.Context, call *registry.Call) (any, err
 	if err != nil {
 		return nil, err
 	}
-	if in.Offset < 0 || in.Limit < 0 {
-		return nil, errors.New("offset and limit must not be negative")
-	}
-	data, err := w.readSmall(p)
+	start, err := intArg("offset", in.Offset, 1, 1, MaxFileBytes, " (lines are numbered from 1)")
 	if err != nil {
 		return nil, err
 	}
-	if mime := imageType(data); mime != "" {
-		return map[string]any{"path": p, "totalLines": 0, "mimeType": mime, "bytes": len(data)}, nil
+	limit, err := intArg("limit", in.Limit, DefaultLines, 1, MaxFileBytes, "")
+	if err != nil {
+		return nil, err
 	}
-	if !utf8.Valid(data) || bytes.IndexByte(data, 0) >= 0 {
+	f, info, err := w.open(p, false)
+	if err != nil {
+		return nil, fsError(p, err)
+	}
+	defer f.Close()
+	if info.Size() > MaxFileBytes {
+		return nil, fmt.Errorf("%s: %d bytes is over the %d-byte limit", p, info.Size(), MaxFileBytes)
+	}
+	br := bufio.NewReader(io.LimitReader(f, MaxFileBytes+1))
+	head, err := br.Peek(512) // all that http.DetectContentType looks at
+	if err != nil && err != io.EOF {
+		return nil, fsError(p, err)
+	}
+	if mime := imageType(head); mime != "" {
+		return map[string]any{"path": p, "totalLines": 0, "mimeType": mime, "bytes": info.Size()}, nil
+	}
+	r, err := readLines(br, start, limit)
+	switch {
+	case errors.Is(err, errNotText):
 		return nil, fmt.Errorf("%s: not a text file (binary content)", p)
+	case errors.Is(err, errTooLarge):
+		return nil, fmt.Errorf("%s: over the %d-byte limit", p, MaxFileBytes) // it grew since it was opened
+	case err != nil:
+		return nil, fsError(p, err)
 	}
-	lines := strings.SplitAfter(string(data), "\n")
-	if lines[len(lines)-1] == "" {
-		lines = lines[:len(lines)-1]
-	}
-	start := max(in.Offset, 1)
-	limit := in.Limit
-	if limit == 0 {
-		limit = DefaultLines
-	}
-	end := min(start-1+limit, len(lines))
-	out := map[string]any{"path": p, "totalLines": len(lines)}
-	if start <= len(lines) {
-		out["text"] = strings.TrimSuffix(strings.Join(lines[start-1:end], ""), "\n")
-		out["startLine"], out["endLine"] = start, end
-	} else {
-		out["text"] = ""
+	out := map[string]any{"path": p, "totalLines": r.total, "text": r.text}
+	if r.end >= start {
+		out["startLine"], out["endLine"] = start, r.end
 	}
 	return out, nil
+}
+
+// intArg is an optional integer argument's value: def when it is absent, else the
+// number, which must be a whole number from lo to hi (written as JSON allows: 1000, 1e3
+// and 1000.0 are the same number).
+func intArg(name string, n json.Number, def, lo, hi int, hint string) (int, error) {
+	if n == "" {
+		return def, nil
+	}
+	v, err := strconv.ParseFloat(string(n), 64) // exact for every value in range
+	if err != nil && !errors.Is(err, strconv.ErrRange) || v != math.Trunc(v) {
+		return 0, fmt.Errorf("%s must be a whole number between %d and %d%s", name, lo, hi, hint)
+	}
+	if v < float64(lo) || v > float64(hi) { // ±Inf when out of float64's range
+		return 0, fmt.Errorf("%s must be between %d and %d%s", name, lo, hi, hint)
+	}
+	return int(v), nil
+}
+
+var (
+	errNotText  = errors.New("not text")
+	errTooLarge = errors.New("too large")
+)
+
+// readResult is what readLines read: the text of the lines returned, the last of them
+// (end, 0 if none), and how many lines the file has.
+type readResult struct {
+	text       string
+	end, total int
+}
+
+// readLines reads, a buffer at a time, the limit lines of r from line start: each cut
+// after MaxReadLineBytes, and no more of them than fit in MaxReadBytes. It reads to the
+// end, to count the lines and check that the file is text (errNotText if not); lines
+// outside the range are only counted.
+func readLines(r io.Reader, start, limit int) (readResult, error) {
+	var (
+		res     readResult
+		text    textCheck
+		out     strings.Builder
+		line    = lineCut{max: MaxReadLineBytes}
+		buf     = make([]byte, bufSize)
+		size    int
+		ends    int  // newlines read: the line being read is ends+1
+		partial bool // the last byte read was not a newline: a line is started
+		full    bool // no more lines fit
+	)
+	// done ends line ends+1, which was wanted.
+	done := func() {
+		if kept, suffix := line.parts(); res.end > 0 && out.Len()+1+len(kept)+len(suffix) > MaxReadBytes {
+			full = true
+		} else {
+			if res.end > 0 {
+				out.WriteByte('\n')
+			}
+			out.Write(kept)
+			out.WriteString(suffix)
+			res.end = ends + 1
+		}
+		line.reset()
+	}
+	wanted := func() bool { return !full && ends+1 >= start && ends+1-start < limit }
+	for {
+		n, err := r.Read(buf)
+		chunk := buf[:n]
+		if size += n; size > MaxFileBytes {
+			return res, errTooLarge
+		}
+		if !text.write(chunk) {
+			return res, errNotText
+		}
+		if n > 0 {
+			partial = chunk[n-1] != '\n'
+		}
+		for len(chunk) > 0 {
+			switch {
+			case wanted():
+				i := bytes.IndexByte(chunk, '\n')
+				if i < 0 {
+					line.write(chunk)
+					chunk = nil
+					break
+				}
+				line.write(chunk[:i])
+				done()
+				ends++
+				chunk = chunk[i+1:]
+			case ends+1 < start && bytes.Count(chunk, []byte("\n")) >= start-1-ends:
+				for ends+1 < start { // skip to line start
+					chunk = chunk[bytes.IndexByte(chunk, '\n')+1:]
+					ends++
+				}
+			default: // before start (not in this chunk) or past the range
+				ends += bytes.Count(chunk, []byte("\n"))
+				chunk = nil
+			}
+		}
+		switch {
+		case err == io.EOF:
+			if !text.end() {
+				return res, errNotText
+			}
+			res.total = ends
+			if partial {
+				if wanted() {
+					done()
+				}
+				res.total++
+			}
+			res.text = out.String()
+			return res, nil
+		case err != nil:
+			return res, err
+		}
+	}
 }
 
 func imageType(data []byte) string {
@@ -298,12 +431,9 @@ func (w *Workspace) listDir(ctx context.Context, call *registry.Call) (any, erro
 	if err != nil {
 		return nil, err
 	}
-	entries, err := fs.ReadDir(w.fsys, p)
+	entries, err := w.readDir(p)
 	if err != nil {
-		return nil, fsError(p, err)
-	}
-	if len(entries) > MaxResults {
-		return nil, fmt.Errorf("%s: %d entries is over the %d-entry limit; use glob", p, len(entries), MaxResults)
+		return nil, err
 	}
 	out := make([]map[string]any, 0, len(entries))
 	for _, e := range entries {
@@ -314,6 +444,25 @@ func (w *Workspace) listDir(ctx context.Context, call *registry.Call) (any, erro
 		out = append(out, map[string]any{"name": e.Name(), "type": typeOf(e.Type()), "size": size})
 	}
 	return out, nil
+}
+
+// readDir returns the entries of the directory p, sorted by name. It reads at most
+// MaxResults+1 of them: a larger directory is refused without being read whole.
+func (w *Workspace) readDir(p string) ([]fs.DirEntry, error) {
+	f, _, err := w.open(p, true)
+	if err != nil {
+		return nil, fsError(p, err)
+	}
+	defer f.Close()
+	entries, err := f.ReadDir(MaxResults + 1)
+	if err != nil && err != io.EOF {
+		return nil, fsError(p, err)
+	}
+	if len(entries) > MaxResults {
+		return nil, fmt.Errorf("%s: more than %d entries; use glob", p, MaxResults)
+	}
+	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	return entries, nil
 }
 
 func (w *Workspace) stat(ctx context.Context, call *registry.Call) (any, error) {
@@ -346,8 +495,9 @@ func (w *Workspace) glob(ctx context.Context, call *registry.Call) (any, error) 
 	out := []string{}
 	// doublestar walks only the directories the pattern can reach, through the
 	// os.Root file system: nothing outside the root, symbolic links listed and never
-	// followed, and names only (nothing is opened, so a FIFO cannot block it).
-	err := doublestar.GlobWalk(w.fsys, in.Pattern, func(p string, d fs.DirEntry) error {
+	// followed, and names only (nothing is opened, so a FIFO cannot block it). It calls
+	// back only for a match: the file system looks at ctx at every directory instead.
+	err := doublestar.GlobWalk(ctxFS{w.fsys, ctx}, in.Pattern, func(p string, d fs.DirEntry) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
@@ -360,6 +510,9 @@ func (w *Workspace) glob(ctx context.Context, call *registry.Call) (any, error) 
 		out = append(out, p)
 		return nil
 	}, doublestar.WithNoFollow(), doublestar.WithFailOnIOErrors())
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
 	if err != nil {
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
@@ -369,6 +522,26 @@ func (w *Workspace) glob(ctx context.Context, call *registry.Call) (any, error) 
 	}
 	slices.Sort(out)
 	return out, nil
+}
+
+// ctxFS is a file system that fails every open and stat once ctx is done.
+type ctxFS struct {
+	fs.FS
+	ctx context.Context
+}
+
+func (c ctxFS) Open(name string) (fs.File, error) {
+	if err := c.ctx.Err(); err != nil {
+		return nil, err
+	}
+	return c.FS.Open(name)
+}
+
+func (c ctxFS) Stat(name string) (fs.FileInfo, error) {
+	if err := c.ctx.Err(); err != nil {
+		return nil, err
+	}
+	return fs.Stat(c.FS, name)
 }
 
 // walk visits the tree under p (symbolic links are listed, never followed).
