@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/runcode-go/runcode/internal/testwait"
+	"github.com/runcode-go/runcode/registry"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -190,4 +191,59 @@ func alive(pid int) bool {
 	}
 	fields := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
 	return len(fields) > 0 && fields[0] != "Z" && fields[0] != "X"
+}
+
+// TestCommandPathResolution: a command written as a path ("./date", "bin/date",
+// "../x/date") runs the file next to the manifest, even when the manifest's directory
+// is "." and a system command has the same name; a bare name ("date") is looked up in
+// PATH and never runs the local file.
+func TestCommandPathResolution(t *testing.T) {
+	dir := t.TempDir()
+	for _, p := range []string{"date", "bin/date", "sub/date"} {
+		script := filepath.Join(dir, p)
+		if err := os.MkdirAll(filepath.Dir(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(script, []byte("#!/bin/sh\necho '\"local "+p+"\"'\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	doc := `{"tools":[
+	  {"name":"dot","command":["./date"]},
+	  {"name":"sub","command":["bin/date"]},
+	  {"name":"up","command":["../sub/date"]},
+	  {"name":"bare","command":["date", "+%Y"]}]}`
+	env := &Options{Env: []string{"PATH=" + os.Getenv("PATH")}}
+	for _, tc := range []struct{ name, manifestDir, cwd string }{
+		{"manifest in the working directory", ".", dir},
+		{"manifest elsewhere", dir, t.TempDir()},
+		{"manifest in a subdirectory", "bin/..", dir},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Chdir(tc.cwd)
+			opts := *env
+			opts.Dir = tc.manifestDir
+			set := entries(t, doc, &opts)
+			upOpts := opts
+			upOpts.Dir = filepath.Join(tc.manifestDir, "bin")
+			upSet := entries(t, doc, &upOpts)
+			for _, want := range []struct {
+				set        *registry.ResolvedToolSet
+				tool, text string
+			}{
+				{set, "dot", `"local date"`},
+				{set, "sub", `"local bin/date"`},
+				{upSet, "up", `"local sub/date"`},
+			} {
+				v, _, err := call(t, context.Background(), want.set, want.tool, `{}`)
+				if err != nil || v.String() != want.text {
+					t.Errorf("%s: %s, %v; want %s", want.tool, v, err, want.text)
+				}
+			}
+			v, _, err := call(t, context.Background(), set, "bare", `{}`)
+			if err != nil || strings.Contains(v.String(), "local") {
+				t.Errorf("bare: %s, %v; want the system's date", v, err)
+			}
+		})
+	}
 }
