@@ -18,7 +18,7 @@ import (
 type command struct {
 	name string
 	argv []string
-	env  []string
+	env  []string // the whole environment of the process (commandEnv)
 }
 
 // resolveArgv resolves a program written as a path ("./x.sh", "bin/x", "../x")
@@ -81,7 +81,7 @@ func (c *command) execute(ctx context.Context, call *registry.Call) (any, error)
 	run, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
 	cmd := exec.CommandContext(run, c.argv[0], c.argv[1:]...)
-	cmd.Env = append(append([]string(nil), c.env...), "RUNCODE_TOOL="+c.name)
+	cmd.Env = c.env
 	cmd.Stdin = strings.NewReader(call.Args.String())
 	tooLarge := fmt.Errorf("%s wrote more than %d bytes on stdout", prog, MaxCommandOutput)
 	stdout := &capped{max: MaxCommandOutput, over: func() { stop(tooLarge) }}
