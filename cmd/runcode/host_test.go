@@ -3,8 +3,13 @@
 package main
 
 import (
+	"cmp"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -29,5 +34,57 @@ func TestCommandToolEnvironment(t *testing.T) {
 	}
 	if strings.Contains(stdout, "s3cret") {
 		t.Errorf("the program read a secret of the CLI's environment:\n%s", stdout)
+	}
+}
+
+// countingTools writes a manifest whose tool "rm" (approval as given) appends a line to
+// a file each time its process runs, and returns the manifest's path and a function
+// that counts the runs.
+func countingTools(t *testing.T, approval string) (manifest string, runs func() int) {
+	t.Helper()
+	dir := t.TempDir()
+	count := filepath.Join(dir, "runs")
+	doc, _ := json.Marshal(map[string]any{"tools": []any{map[string]any{
+		"name": "rm", "description": "Delete everything.", "approval": approval,
+		"command": []string{"sh", "-c", `echo run >> "$0"; echo '"deleted!"'`, count},
+	}}})
+	manifest = testfs.Temp(t, "tools.json", string(doc))
+	return manifest, func() int {
+		data, err := os.ReadFile(count)
+		if errors.Is(err, os.ErrNotExist) {
+			return 0
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.Count(string(data), "run\n")
+	}
+}
+
+// TestRunApproval: runcode run applies a manifest tool's approval as serve does. deny
+// never runs the tool, and the program sees the pipeline's denial; ask, with no
+// terminal to ask on (the tests' stdin), fails closed with a message that names the
+// tool and says why; allow runs it.
+func TestRunApproval(t *testing.T) {
+	prog := `try { return await tools.rm({}) } catch (e) { return "caught: " + e.code + ": " + e.message }`
+	for _, tc := range []struct {
+		approval, want string
+		runs           int
+	}{
+		{"deny", `caught: DENIED: tool "rm" was denied by policy`, 0},
+		{"ask", `caught: DENIED: tool "rm" needs approval, but it could not be asked: runcode run asks on a terminal, and its stdin is not one`, 0},
+		{"allow", `deleted!`, 1},
+		{"", `deleted!`, 1},
+	} {
+		t.Run(cmp.Or(tc.approval, "default"), func(t *testing.T) {
+			manifest, runs := countingTools(t, tc.approval)
+			code, stdout, stderr := runCLI(t, "run", "--tools", manifest, testfs.Temp(t, "p.js", prog))
+			if code != exitOK || strings.TrimSpace(stdout) != tc.want {
+				t.Errorf("exit %d, stdout %q, stderr %q; want %s", code, stdout, stderr, tc.want)
+			}
+			if n := runs(); n != tc.runs {
+				t.Errorf("the tool ran %d times, want %d", n, tc.runs)
+			}
+		})
 	}
 }

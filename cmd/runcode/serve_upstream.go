@@ -18,17 +18,17 @@ import (
 // describe, run, check) a server that does not start is a configuration error, so
 // the returned error names each that failed, and nothing stays running. serve
 // instead keeps going without them (see serveTools). The returned function stops
-// the servers.
-func connectServers(ctx context.Context, scope *registry.Scope, m *manifest.Manifest) (stop func(), err error) {
+// the servers; the client is nil when the manifest declares none.
+func connectServers(ctx context.Context, scope *registry.Scope, m *manifest.Manifest) (client *mcpbridge.Client, stop func(), err error) {
 	if len(m.Servers) == 0 {
-		return func() {}, nil
+		return nil, func() {}, nil
 	}
-	client := mcpbridge.NewClient(scope, nil)
+	client = mcpbridge.NewClient(scope, nil)
 	if err := client.ConnectAll(ctx, upstreams(m)); err != nil {
 		client.Close()
-		return nil, err
+		return nil, nil, err
 	}
-	return func() { client.Close() }, nil
+	return client, func() { client.Close() }, nil
 }
 
 // upstreams converts a manifest's server declarations: each process gets the host's
