@@ -156,6 +156,11 @@ func (f *runFlags) execute(ctx context.Context, code string, stdin io.Reader, st
 	if rep != nil && rep.Failure != nil && rep.Failure.Kind == runtime.KindOutputLimit {
 		fmt.Fprintf(stderr, "runcode run: %s\n", outputLimitHint(&f.budgets))
 	}
+	if f.tools == "" {
+		if hint := noToolsHint(code, rep, set); hint != "" {
+			fmt.Fprintf(stderr, "runcode run: %s\n", hint)
+		}
+	}
 	if res.IsError() {
 		return exitFail
 	}
