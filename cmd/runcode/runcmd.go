@@ -51,7 +51,7 @@ func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		fmt.Fprintf(stderr, "runcode run: takes one program (a FILE, or - for stdin), got %d arguments\n", fs.NArg())
 		return exitUsage
 	}
-	if msg := f.check(); msg != "" {
+	if msg := f.check(flagsSet(fs)); msg != "" {
 		fmt.Fprintf(stderr, "runcode run: %s\n", msg)
 		return exitUsage
 	}
@@ -70,8 +70,8 @@ func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	return f.execute(ctx, code, stdin, stdout, stderr)
 }
 
-func (f *runFlags) check() string {
-	if msg := f.budgets.check(); msg != "" {
+func (f *runFlags) check(set map[string]bool) string {
+	if msg := f.budgets.check(set); msg != "" {
 		return msg
 	}
 	if msg := f.gc.check(); msg != "" {
