@@ -3,6 +3,7 @@
 package main
 
 import (
+	"bufio"
 	"cmp"
 	"encoding/json"
 	"errors"
@@ -11,9 +12,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/runcode-go/runcode/internal/testfs"
+	"github.com/runcode-go/runcode/internal/testwait"
 )
 
 // TestCommandToolEnvironment: a program that calls a command tool printing its
@@ -84,6 +87,69 @@ func TestRunApproval(t *testing.T) {
 			}
 			if n := runs(); n != tc.runs {
 				t.Errorf("the tool ran %d times, want %d", n, tc.runs)
+			}
+		})
+	}
+}
+
+// TestServeHTTPSIGTERMBusyLoop: the runcode binary serving streamable HTTP exits with
+// status 0 on SIGTERM, in both isolations, while a run_code program loops forever (its
+// compute budget a minute away), and says nothing more on stderr: not that it closed
+// connections still busy after its 2 s grace, which is how a run that outlived the
+// stop would show.
+func TestServeHTTPSIGTERMBusyLoop(t *testing.T) {
+	for _, isolation := range []string{isolationInProcess, isolationProcess} {
+		t.Run(isolation, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			fifo := filepath.Join(dir, "started")
+			if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			doc, _ := json.Marshal(map[string]any{"tools": []any{map[string]any{
+				"name": "started", "description": "Say the program started.",
+				"command": []string{"sh", "-c", `echo started > "$0"; echo 1`, fifo},
+			}}})
+			manifest := testfs.Temp(t, "tools.json", string(doc))
+			started := make(chan struct{})
+			go func() {
+				if _, err := os.ReadFile(fifo); err != nil { // until the tool wrote
+					t.Error(err)
+				}
+				close(started)
+			}()
+			cmd := exec.Command(os.Args[0], "__cli", "serve", "--isolation", isolation, "--tools", manifest, "--http", "127.0.0.1:0")
+			errOut, err := cmd.StderrPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer cmd.Process.Kill()
+			lines := bufio.NewScanner(errOut)
+			var url string
+			for url == "" && lines.Scan() {
+				_, url, _ = strings.Cut(lines.Text(), "streamable HTTP at ")
+			}
+			if url == "" {
+				t.Fatal("runcode serve --http ended without an address")
+			}
+			go httpRun(t, url, "await tools.started({}); while (true) {}")
+			testwait.MustReceive(t, started, "the program's start")
+			if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+				t.Fatal(err)
+			}
+			var rest []string
+			for lines.Scan() {
+				if strings.HasPrefix(lines.Text(), "runcode serve: ") { // not the MCP SDK's log
+					rest = append(rest, lines.Text())
+				}
+			}
+			waited := make(chan error, 1)
+			go func() { waited <- cmd.Wait() }()
+			if err := testwait.MustReceive(t, waited, "runcode serve's exit"); err != nil || len(rest) > 0 {
+				t.Errorf("runcode serve after SIGTERM: %v; stderr %q", err, rest)
 			}
 		})
 	}
