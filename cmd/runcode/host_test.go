@@ -17,6 +17,7 @@ import (
 
 	"github.com/runcode-go/runcode/internal/testfs"
 	"github.com/runcode-go/runcode/internal/testwait"
+	"github.com/runcode-go/runcode/manifest"
 )
 
 // TestCommandToolEnvironment: a program that calls a command tool printing its
@@ -152,5 +153,22 @@ func TestServeHTTPSIGTERMBusyLoop(t *testing.T) {
 				t.Errorf("runcode serve after SIGTERM: %v; stderr %q", err, rest)
 			}
 		})
+	}
+}
+
+// TestUpstreamEnvironmentLacksToken: an upstream MCP server's process gets runcode's
+// environment and its own env, but never serve's bearer token: no upstream server
+// needs it, and one with a tool that reports its environment would hand it to a
+// program.
+func TestUpstreamEnvironmentLacksToken(t *testing.T) {
+	t.Setenv(httpTokenEnv, "tok-s3cret")
+	t.Setenv("SOME_API_KEY", "kept")
+	m, err := manifest.Parse("m.json", []byte(`{"mcpServers": {"s": {"command": "srv", "env": {"REGION": "eu-1"}}}}`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := strings.Join(upstreams(m)["s"].Env, "\n")
+	if strings.Contains(env, httpTokenEnv) || !strings.Contains(env, "SOME_API_KEY=kept") || !strings.Contains(env, "REGION=eu-1") {
+		t.Errorf("the server's environment:\n%s", env)
 	}
 }
