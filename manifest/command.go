@@ -18,17 +18,34 @@ import (
 type command struct {
 	name string
 	argv []string
-	env  []string
+	env  []string // the whole environment of the process (commandEnv)
 }
 
-// resolveArgv resolves a relative program path ("./x.sh", "bin/x") against the
-// manifest's directory; bare names are looked up in PATH when the process starts.
+// resolveArgv resolves a program written as a path ("./x.sh", "bin/x", "../x")
+// against the manifest's directory; a bare name ("x") is looked up in PATH when the
+// process starts. A path must stay a path: filepath.Join(".", "./date") is "date",
+// which exec would look up in PATH and so run /usr/bin/date instead of the file next
+// to the manifest.
 func (m *Manifest) resolveArgv(argv []string) []string {
 	out := append([]string(nil), argv...)
-	if m.opts.Dir != "" && strings.ContainsRune(out[0], '/') && !filepath.IsAbs(out[0]) {
-		out[0] = filepath.Join(m.opts.Dir, out[0])
+	prog := out[0]
+	if !isPath(prog) || filepath.IsAbs(prog) {
+		return out
 	}
+	if m.opts.Dir != "" {
+		prog = filepath.Join(m.opts.Dir, prog)
+	}
+	if !isPath(prog) {
+		prog = "." + string(filepath.Separator) + prog
+	}
+	out[0] = prog
 	return out
+}
+
+// isPath reports whether a command's program is a path rather than a name to look
+// up in PATH: it contains a path separator.
+func isPath(prog string) bool {
+	return strings.ContainsRune(prog, '/') || strings.ContainsRune(prog, filepath.Separator)
 }
 
 // ErrCommand is matched by every [CommandError].
@@ -64,7 +81,7 @@ func (c *command) execute(ctx context.Context, call *registry.Call) (any, error)
 	run, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
 	cmd := exec.CommandContext(run, c.argv[0], c.argv[1:]...)
-	cmd.Env = append(append([]string(nil), c.env...), "RUNCODE_TOOL="+c.name)
+	cmd.Env = c.env
 	cmd.Stdin = strings.NewReader(call.Args.String())
 	tooLarge := fmt.Errorf("%s wrote more than %d bytes on stdout", prog, MaxCommandOutput)
 	stdout := &capped{max: MaxCommandOutput, over: func() { stop(tooLarge) }}

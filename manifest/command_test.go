@@ -7,14 +7,20 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/runcode-go/runcode/internal/testwait"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/runcode-go/runcode/internal/testwait"
+	"github.com/runcode-go/runcode/registry"
 )
 
 func commandManifest(t *testing.T, tools map[string]string) string {
@@ -47,7 +53,7 @@ func TestCommandResults(t *testing.T) {
 		{"empty stdout is an empty string", "empty", `{}`, `""`, ""},
 		{"non-zero exit fails with stderr", "fail", `{}`, "", "disk on fire"},
 		{"non-zero exit without stderr", "silent", `{}`, "", "sh exited with status 4 and no output on stderr"},
-		{"environment", "envcheck", `{}`, `{"tool":"envcheck","extra":"yes"}`, ""},
+		{"the host's other variables are not inherited", "envcheck", `{}`, `{"tool":"envcheck","extra":""}`, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -190,4 +196,97 @@ func alive(pid int) bool {
 	}
 	fields := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
 	return len(fields) > 0 && fields[0] != "Z" && fields[0] != "X"
+}
+
+// TestCommandPathResolution: a command written as a path ("./date", "bin/date",
+// "../x/date") runs the file next to the manifest, even when the manifest's directory
+// is "." and a system command has the same name; a bare name ("date") is looked up in
+// PATH and never runs the local file.
+func TestCommandPathResolution(t *testing.T) {
+	dir := t.TempDir()
+	for _, p := range []string{"date", "bin/date", "sub/date"} {
+		script := filepath.Join(dir, p)
+		if err := os.MkdirAll(filepath.Dir(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(script, []byte("#!/bin/sh\necho '\"local "+p+"\"'\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	doc := `{"tools":[
+	  {"name":"dot","command":["./date"]},
+	  {"name":"sub","command":["bin/date"]},
+	  {"name":"up","command":["../sub/date"]},
+	  {"name":"bare","command":["date", "+%Y"]}]}`
+	env := &Options{Env: []string{"PATH=" + os.Getenv("PATH")}}
+	for _, tc := range []struct{ name, manifestDir, cwd string }{
+		{"manifest in the working directory", ".", dir},
+		{"manifest elsewhere", dir, t.TempDir()},
+		{"manifest in a subdirectory", "bin/..", dir},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Chdir(tc.cwd)
+			opts := *env
+			opts.Dir = tc.manifestDir
+			set := entries(t, doc, &opts)
+			upOpts := opts
+			upOpts.Dir = filepath.Join(tc.manifestDir, "bin")
+			upSet := entries(t, doc, &upOpts)
+			for _, want := range []struct {
+				set        *registry.ResolvedToolSet
+				tool, text string
+			}{
+				{set, "dot", `"local date"`},
+				{set, "sub", `"local bin/date"`},
+				{upSet, "up", `"local sub/date"`},
+			} {
+				v, _, err := call(t, context.Background(), want.set, want.tool, `{}`)
+				if err != nil || v.String() != want.text {
+					t.Errorf("%s: %s, %v; want %s", want.tool, v, err, want.text)
+				}
+			}
+			v, _, err := call(t, context.Background(), set, "bare", `{}`)
+			if err != nil || strings.Contains(v.String(), "local") {
+				t.Errorf("bare: %s, %v; want the system's date", v, err)
+			}
+		})
+	}
+}
+
+// TestCommandEnvironment: a command tool's process gets the manifest's env, the
+// inherited variables of the host's environment (PATH, HOME, LANG, LC_ALL, TZ,
+// TMPDIR) and RUNCODE_TOOL, and nothing else: not serve's RUNCODE_HTTP_TOKEN, not
+// any other secret of the host.
+func TestCommandEnvironment(t *testing.T) {
+	env, err := exec.LookPath("env")
+	if err != nil {
+		t.Skip("no env program")
+	}
+	t.Setenv("RUNCODE_HTTP_TOKEN", "s3cret-token")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "s3cret-key")
+	t.Setenv("HOME", "/home/someone")
+	t.Setenv("TZ", "UTC")
+	t.Setenv("LC_ALL", "C")
+	t.Setenv("LANG", "")
+	os.Unsetenv("LANG") // an inherited variable the host does not set is not made up
+	doc := fmt.Sprintf(`{"tools":[{"name":"printenv","command":[%q],"env":{"REGION":"eu-1","TZ":"Europe/Paris"}}]}`, env)
+	set := entries(t, doc, &Options{Env: os.Environ()})
+	v, _, err := call(t, context.Background(), set, "printenv", `{}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text string
+	if err := json.Unmarshal([]byte(v.String()), &text); err != nil {
+		t.Fatalf("value %s: %v", v, err)
+	}
+	got := strings.Split(strings.TrimSpace(text), "\n")
+	slices.Sort(got)
+	want := []string{"HOME=/home/someone", "LC_ALL=C", "PATH=" + os.Getenv("PATH"), "REGION=eu-1", "RUNCODE_TOOL=printenv", "TZ=Europe/Paris"}
+	if tmp, ok := os.LookupEnv("TMPDIR"); ok {
+		want = append(want, "TMPDIR="+tmp)
+	}
+	slices.Sort(want)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("the command's environment (-want +got):\n%s", diff)
+	}
 }

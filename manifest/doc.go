@@ -31,7 +31,11 @@
 // # Commands
 //
 // ["program", "arg", …]: each call starts the program with the arguments as JSON on
-// stdin and RUNCODE_TOOL=<name> in its environment. Exit 0 with JSON on stdout is the
+// stdin. A program written as a path ("./x.sh", "bin/x") is resolved against
+// [Options.Dir]; a bare name is looked up in PATH. Its environment is explicit: the
+// variables [InheritedEnv] names, taken from [Options.Env], then the tool's "env",
+// then RUNCODE_TOOL=<name>; nothing else of the host's environment (a bearer token,
+// credentials) reaches a program through it. Exit 0 with JSON on stdout is the
 // value (other text is a string value); a non-zero exit fails the call with its
 // stderr. On Unix the process gets its own process group, and cancellation (the
 // caller's, or the pipeline's timeout for timeoutMs) kills the whole group.

@@ -51,6 +51,9 @@ type Tool struct {
 	Mock *Mock `json:"mock"`
 	// Command is the program and arguments of a process started for each call.
 	Command []string `json:"command"`
+	// Env sets variables of a command tool's process, over those it inherits (see
+	// [Options.Env]). Only with Command.
+	Env map[string]string `json:"env"`
 	// Approval is what a host does before a call runs: "ask" (a person approves each
 	// call), "deny" (never runs) or "allow". Empty means the host's default (allow).
 	Approval string `json:"approval"`
@@ -84,8 +87,11 @@ type Options struct {
 	// Dir is the directory relative command paths ("./x.sh") are resolved against.
 	// If empty, they are left as written (relative to the process's directory).
 	Dir string
-	// Env is the environment command tools start with, as KEY=value pairs; each
-	// also gets RUNCODE_TOOL=<name>. If nil, they get only RUNCODE_TOOL.
+	// Env is the host's environment, as KEY=value pairs (os.Environ()), from which
+	// command tools inherit only the variables [InheritedEnv] names: a host's secrets
+	// (runcode serve's RUNCODE_HTTP_TOKEN, cloud credentials) must not reach a program
+	// through a tool that prints its environment. A tool's process gets those, then its
+	// manifest env, then RUNCODE_TOOL=<name>. If nil, it inherits nothing.
 	Env []string
 }
 
@@ -301,6 +307,9 @@ func (m *Manifest) checkTool(t *Tool) error {
 	if err := checkApproval(t.Approval); err != nil {
 		return err
 	}
+	if err := checkEnv(t); err != nil {
+		return err
+	}
 	if t.Mock != nil {
 		return t.Mock.check()
 	}
@@ -361,6 +370,10 @@ func cleanJSONError(err error) error {
 	if errors.As(err, &te) && te.Field == "" {
 		return fmt.Errorf("expected %s, not %s", jsonKind(te.Type.Kind().String()), te.Value)
 	}
+	if errors.As(err, &te) && stringMaps[te.Field] && te.Type.Kind().String() == "string" {
+		// A value inside the object, not the object itself, has the wrong type.
+		return fmt.Errorf("field %q must map names to strings, not to a %s", te.Field, te.Value)
+	}
 	if errors.As(err, &te) {
 		return fmt.Errorf("field %q must be %s, not %s", te.Field, jsonKind(te.Type.Kind().String()), te.Value)
 	}
@@ -373,6 +386,9 @@ func cleanJSONError(err error) error {
 	}
 	return errors.New(msg)
 }
+
+// stringMaps are the fields that are objects of strings.
+var stringMaps = map[string]bool{"env": true, "headers": true}
 
 func jsonKind(k string) string {
 	switch k {
@@ -427,7 +443,7 @@ func (m *Manifest) registryTool(t *Tool) *registry.Tool {
 		rt.Execute = mock.execute
 		rt.Output.Render = mock.render
 	} else {
-		c := &command{name: t.Name, argv: m.resolveArgv(t.Command), env: m.opts.Env}
+		c := &command{name: t.Name, argv: m.resolveArgv(t.Command), env: commandEnv(m.opts.Env, t)}
 		rt.Execute = c.execute
 	}
 	return rt

@@ -27,6 +27,7 @@ func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	)
 	f.Define(fs)
 	gc.register(fs)
+	asJSON := fs.Bool("json", false, "print one JSON report line per scenario (what scripts and the peers harness read), also when stdout is a terminal; without it, when stdout is a terminal, a table (scenario, mode, median, p90, what it measures), and JSON lines otherwise")
 	if code, ok := parseFlags(fs, args, stdout, stderr); !ok {
 		return code
 	}
@@ -39,7 +40,9 @@ func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return exitUsage
 	}
 	defer wireBench(&f, &gc)()
-	ok, err := bench.Run(ctx, paths, &f, stdout)
+	out, flush := benchOutput(stdout, *asJSON)
+	ok, err := bench.Run(ctx, paths, &f, out)
+	flush()
 	if err != nil {
 		return usageError(stderr, "bench", err)
 	}

@@ -24,12 +24,12 @@ type budgetFlags struct {
 
 // register adds the budget flags to fs.
 func (b *budgetFlags) register(fs *flag.FlagSet) {
-	fs.Var((*duration)(&b.timeout), "timeout", "wall-clock `DURATION` budget of a run, e.g. 30s (default 600s)")
-	fs.Var((*duration)(&b.compute), "compute", "compute `DURATION` budget of a run (time spent running JavaScript; default 60s)")
-	fs.Var(&b.maxOutput, "max-output", "output budget of a run in `BYTES`, e.g. 65536 or 64KiB (logs + result as JSON; default 1MiB); over it a run fails with output-limit, unless --truncate-output")
+	fs.Var((*duration)(&b.timeout), "timeout", "wall-clock `DURATION` budget of a run, e.g. 30s, from 1ms to 24h (default 600s)")
+	fs.Var((*duration)(&b.compute), "compute", "compute `DURATION` budget of a run (time spent running JavaScript), from 1ms to 24h (default 60s)")
+	fs.Var(&b.maxOutput, "max-output", "output budget of a run in `BYTES`, e.g. 65536 or 64KiB, from 1KiB to 1GiB (logs + result as JSON; default 1MiB); over it a run fails with output-limit, unless --truncate-output")
 	fs.BoolVar(&b.truncate, "truncate-output", false, "cut output over --max-output instead of failing the run with output-limit: the result is cut to valid JSON with \"…N more items\" / \"…N more bytes\" markers, logs are cut with a marker, and the text opens with a one-line warning")
-	fs.IntVar(&b.maxParallel, "max-parallel", 0, "`N` parallel-safe sub-calls of a run that may overlap (default 10)")
-	fs.IntVar(&b.maxCalls, "max-calls", 0, "cap on sub-calls per run, `N` (default no cap)")
+	fs.IntVar(&b.maxParallel, "max-parallel", 0, "`N` parallel-safe sub-calls of a run that may overlap, from 1 to 1000 (default 10)")
+	fs.IntVar(&b.maxCalls, "max-calls", 0, "cap on sub-calls per run, `N`, at least 1 (default no cap)")
 	registerSDKBudget(fs, &b.sdkBudget)
 }
 
@@ -47,26 +47,47 @@ func sdkBudget(flagValue int) int {
 	return flagValue
 }
 
-// check returns what is wrong with the budgets, or "".
-func (b *budgetFlags) check() string {
+// The ranges of the budget flags. A flag left out means the library's default (a
+// zero field); a value given must be in range, so that 0 never silently means the
+// default and a budget no run can meet (an output budget of 3 bytes) is refused.
+const (
+	minDuration  = time.Millisecond
+	maxDuration  = 24 * time.Hour
+	minOutput    = 1 << 10
+	maxOutput    = 1 << 30
+	maxParallels = 1000
+)
+
+// check returns what is wrong with the budgets, or "". set names the flags given on
+// the command line.
+func (b *budgetFlags) check(set map[string]bool) string {
+	for _, d := range []struct {
+		name  string
+		value time.Duration
+	}{{"timeout", b.timeout}, {"compute", b.compute}} {
+		if set[d.name] && (d.value < minDuration || d.value > maxDuration) {
+			return fmt.Sprintf("--%s must be between 1ms and 24h, got %v", d.name, d.value)
+		}
+	}
 	switch {
-	case b.timeout < 0 || b.compute < 0:
-		return "--timeout and --compute must not be negative"
-	case b.maxOutput < 0:
-		return fmt.Sprintf("--max-output must be a positive number of bytes, got %d", b.maxOutput)
-	case int64(b.maxOutput) > int64(maxInt):
-		return fmt.Sprintf("--max-output is too large, got %d", b.maxOutput)
-	case b.maxParallel < 0:
-		return fmt.Sprintf("--max-parallel must be a positive integer, got %d", b.maxParallel)
-	case b.maxCalls < 0:
-		return fmt.Sprintf("--max-calls must not be negative, got %d", b.maxCalls)
+	case set["max-output"] && (b.maxOutput < minOutput || b.maxOutput > maxOutput):
+		return fmt.Sprintf("--max-output must be between 1KiB and 1GiB, got %v", &b.maxOutput)
+	case set["max-parallel"] && (b.maxParallel < 1 || b.maxParallel > maxParallels):
+		return fmt.Sprintf("--max-parallel must be between 1 and %d, got %d", maxParallels, b.maxParallel)
+	case set["max-calls"] && b.maxCalls < 1:
+		return fmt.Sprintf("--max-calls must be at least 1 (leave it out for no cap), got %d", b.maxCalls)
 	case b.sdkBudget < 0:
-		return fmt.Sprintf("--sdk-budget must not be negative, got %d", b.sdkBudget)
+		return fmt.Sprintf("--sdk-budget must not be negative (0: always the full SDK), got %d", b.sdkBudget)
 	}
 	return ""
 }
 
-const maxInt = int(^uint(0) >> 1)
+// flagsSet returns the names of the flags given on fs's command line.
+func flagsSet(fs *flag.FlagSet) map[string]bool {
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	return set
+}
 
 // options returns the executor options that apply the budgets to runs on pool.
 func (b *budgetFlags) options(pool ptc.Runner) *ptc.Options {

@@ -41,9 +41,10 @@ commands:
                                    print the tools tools.$search ranks first for QUERY, with their first lines
   serve [--tools F] [--mode M] [--http ADDR]
                                    an MCP server over stdio (or streamable HTTP) offering run_code (ptc),
-                                   the tools (native) or both; stops on SIGINT, SIGTERM or stdin EOF
+                                   the tools (native) or both; stops on SIGINT or SIGTERM, and over stdio
+                                   also at stdin EOF (--http does not read stdin)
   bench [flags] [SCENARIO.json…]   run codemode-bench-scenario/v1 files (default bench/scenarios/*.json);
-                                   one JSON report line each
+                                   a table on a terminal, else (or --json) one JSON report line each
   version                          print the version, commit and Go version the binary was built from
 
 Without --tools, the tools are the read-only workspace tools over --root (default ".").

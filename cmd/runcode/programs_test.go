@@ -118,7 +118,7 @@ func TestBinary(t *testing.T) {
 			"Error: code run failed (exception): bad\nCaptured output:\nx\n", ""},
 		{"image summary", []string{"run", "--tools", filepath.Join(programsDir, "shop.json"), filepath.Join(programsDir, "chart-image.js")}, "", 0,
 			"chart at charts/totals.png\n{\n  \"bars\": 5\n}\n", "image from render_chart (call-1:code:2): image/png, about 72 bytes\n"},
-		{"bad flag", []string{"run", "--max-parallel", "-1", "-"}, "", 2, "", "runcode run: --max-parallel must be a positive integer, got -1\n"},
+		{"bad flag", []string{"run", "--max-parallel", "-1", "-"}, "", 2, "", "runcode run: --max-parallel must be between 1 and 1000, got -1\n"},
 		{"missing file", []string{"run", "no-such-program.js"}, "", 2, "", "runcode run: reading the program: open no-such-program.js: no such file or directory\n"},
 		{"bad root", []string{"run", "--root", "/no/such/dir", "-"}, "return 1", 2, "", "runcode run: --root: opening workspace root: open /no/such/dir: no such file or directory\n"},
 	}

@@ -26,6 +26,7 @@ import (
 type runFlags struct {
 	tools, root, description, events string
 	file                             string // the program's file name, for its stack frames
+	stdinProgram                     bool   // the program came on stdin, which cannot answer approvals then
 	json                             bool
 	budgets                          budgetFlags
 	isolation                        string
@@ -50,7 +51,7 @@ func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		fmt.Fprintf(stderr, "runcode run: takes one program (a FILE, or - for stdin), got %d arguments\n", fs.NArg())
 		return exitUsage
 	}
-	if msg := f.check(); msg != "" {
+	if msg := f.check(flagsSet(fs)); msg != "" {
 		fmt.Fprintf(stderr, "runcode run: %s\n", msg)
 		return exitUsage
 	}
@@ -65,11 +66,12 @@ func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	if name != "" && name != "-" {
 		f.file = filepath.Base(name) // errors name the program's file
 	}
-	return f.execute(ctx, code, stdout, stderr)
+	f.stdinProgram = name == "" || name == "-"
+	return f.execute(ctx, code, stdin, stdout, stderr)
 }
 
-func (f *runFlags) check() string {
-	if msg := f.budgets.check(); msg != "" {
+func (f *runFlags) check(set map[string]bool) string {
+	if msg := f.budgets.check(set); msg != "" {
 		return msg
 	}
 	if msg := f.gc.check(); msg != "" {
@@ -102,14 +104,15 @@ func displayName(name string) string {
 	return filepath.Base(name)
 }
 
-func (f *runFlags) execute(ctx context.Context, code string, stdout, stderr io.Writer) int {
-	set, closeTools, err := toolSet(ctx, f.tools, f.root, registry.ModePTC)
+func (f *runFlags) execute(ctx context.Context, code string, stdin io.Reader, stdout, stderr io.Writer) int {
+	set, closeTools, policy, err := policedToolSet(ctx, f.tools, f.root, registry.ModePTC)
 	if err != nil {
 		return usageError(stderr, "run", err)
 	}
 	defer closeTools()
 
 	opts := pipeline.Options{Wrappers: []pipeline.Middleware{pipeline.Timeout()}}
+	opts.PreExecute, opts.Approve = runApproval(policy, stdin, f.stdinProgram, stderr)
 	if f.events != "" {
 		sink, closeSink, err := eventFile(f.events)
 		if err != nil {
@@ -152,6 +155,11 @@ func (f *runFlags) execute(ctx context.Context, code string, stdout, stderr io.W
 	}
 	if rep != nil && rep.Failure != nil && rep.Failure.Kind == runtime.KindOutputLimit {
 		fmt.Fprintf(stderr, "runcode run: %s\n", outputLimitHint(&f.budgets))
+	}
+	if f.tools == "" {
+		if hint := noToolsHint(code, rep, set); hint != "" {
+			fmt.Fprintf(stderr, "runcode run: %s\n", hint)
+		}
 	}
 	if res.IsError() {
 		return exitFail
@@ -271,31 +279,42 @@ func eventFile(path string) (pipeline.Sink, func(), error) {
 // manifestPath, or the workspace tools over root when it is empty. The returned
 // function releases what the tools hold.
 func toolSet(ctx context.Context, manifestPath, root string, mode registry.Mode) (*registry.ResolvedToolSet, func(), error) {
+	set, release, _, err := policedToolSet(ctx, manifestPath, root, mode)
+	return set, release, err
+}
+
+// policedToolSet is toolSet for the commands that run tools: it also returns the
+// manifest's approval of each tool, as serve applies it (approvalPolicy), or nil for
+// the workspace tools, which need none.
+func policedToolSet(ctx context.Context, manifestPath, root string, mode registry.Mode) (*registry.ResolvedToolSet, func(), func(tool string) pipeline.Action, error) {
 	scope := registry.New()
 	if _, err := scope.SetMode(mode); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	release := func() {}
+	var policy func(tool string) pipeline.Action
 	if manifestPath != "" {
 		m, err := readManifest(manifestPath)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		if _, err := m.Register(scope); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
-		if release, err = connectServers(ctx, scope, m); err != nil {
-			return nil, nil, err
+		client, stop, err := connectServers(ctx, scope, m)
+		if err != nil {
+			return nil, nil, nil, err
 		}
+		release, policy = stop, approvalPolicy(m, client)
 	} else {
 		ws, err := workspace.Open(root)
 		if err != nil {
-			return nil, nil, fmt.Errorf("--root: %v", err)
+			return nil, nil, nil, fmt.Errorf("--root: %v", err)
 		}
 		for _, t := range ws.Tools() {
 			if _, err := scope.Register(t); err != nil {
 				ws.Close()
-				return nil, nil, err
+				return nil, nil, nil, err
 			}
 		}
 		release = func() { ws.Close() }
@@ -303,9 +322,9 @@ func toolSet(ctx context.Context, manifestPath, root string, mode registry.Mode)
 	set, err := scope.Resolve(ctx, registry.Step{})
 	if err != nil {
 		release()
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return set, release, nil
+	return set, release, policy, nil
 }
 
 // readManifest reads and validates the manifest at path; errors name the file.

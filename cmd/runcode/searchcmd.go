@@ -17,7 +17,7 @@ func searchCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 	fs := newFlags("search", "[--tools F] [--root DIR] [--limit N] QUERY", stdout, stderr)
 	toolsPath := fs.String("tools", "", toolsHelp)
 	root := fs.String("root", ".", rootHelp)
-	limit := fs.Int("limit", bindings.DefaultSearchLimit, fmt.Sprintf("print at most `N` tools (at most %d)", bindings.MaxSearchLimit))
+	limit := fs.Int("limit", bindings.DefaultSearchLimit, fmt.Sprintf("print at most `N` tools, from 1 to %d", bindings.MaxSearchLimit))
 	if code, ok := parseFlags(fs, args, stdout, stderr); !ok {
 		return code
 	}
@@ -26,8 +26,8 @@ func searchCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 	case strings.TrimSpace(query) == "":
 		fmt.Fprintln(stderr, "runcode search: takes a QUERY, as in runcode search --tools tools.json \"read a file\"")
 		return exitUsage
-	case *limit < 1:
-		fmt.Fprintf(stderr, "runcode search: --limit must be a positive integer, got %d\n", *limit)
+	case *limit < 1 || *limit > bindings.MaxSearchLimit:
+		fmt.Fprintf(stderr, "runcode search: --limit must be between 1 and %d, got %d\n", bindings.MaxSearchLimit, *limit)
 		return exitUsage
 	}
 	set, release, err := toolSet(ctx, *toolsPath, *root, registry.ModePTC)
@@ -35,7 +35,7 @@ func searchCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 		return usageError(stderr, "search", err)
 	}
 	defer release()
-	hits := bindings.Index(set).Search(query, min(*limit, bindings.MaxSearchLimit), nil)
+	hits := bindings.Index(set).Search(query, *limit, nil)
 	if len(hits) == 0 {
 		fmt.Fprintln(stdout, "no tool matches")
 		return exitFail

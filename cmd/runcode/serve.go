@@ -41,6 +41,14 @@ type serveFlags struct {
 // defaultMemoryCeiling is serve's --memory-ceiling when neither it nor GOMEMLIMIT is set.
 const defaultMemoryCeiling = 1 << 30
 
+// minMemoryCeiling is the smallest --memory-ceiling other than 0 (off): below it no
+// run would get far.
+const minMemoryCeiling = 64 << 20
+
+// maxWorkers bounds --workers by isolation: each worker process is a process of its
+// own with a heap of its own; in process it bounds concurrent runs.
+var maxWorkers = map[string]int{isolationProcess: 256, isolationInProcess: 1 << 16}
+
 // serveCommand is `runcode serve`: an MCP server over stdio (until stdin ends) or
 // streamable HTTP, offering run_code (ptc), the tools (native) or both. It stops on
 // SIGINT or SIGTERM, and then stops the upstream servers it started. Stopping cancels
@@ -56,8 +64,8 @@ func serveCommand(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	// processes with a hard memory limit unless told otherwise.
 	fs.StringVar(&f.isolation, "isolation", isolationProcess, "where programs run: process (worker processes with a hard memory limit) or in-process")
 	f.budgets.register(fs)
-	fs.IntVar(&f.workers, "workers", 0, "`N` programs that run at once; more calls wait for one to end (default 2 worker processes with --isolation process, 64 runs per CPU in process)")
-	fs.Var(&f.memoryCeiling, "memory-ceiling", "live heap in `BYTES` all runs together may hold, e.g. 1GiB, with --isolation in-process only: above it new runs wait and the run holding the most fails with memory-limit, and serve sets the Go runtime's memory limit to it unless GOMEMLIMIT is set; 0 turns it off (default 1GiB, or GOMEMLIMIT's limit when that is set)")
+	fs.IntVar(&f.workers, "workers", 0, "`N` programs that run at once, from 1 to 256 worker processes with --isolation process or 65536 runs in process; more calls wait for one to end (default 2 worker processes with --isolation process, 64 runs per CPU in process)")
+	fs.Var(&f.memoryCeiling, "memory-ceiling", "live heap in `BYTES` all runs together may hold, e.g. 1GiB, at least 64MiB, with --isolation in-process only: above it new runs wait and the run holding the most fails with memory-limit, and serve sets the Go runtime's memory limit to it unless GOMEMLIMIT is set; 0 turns it off (default 1GiB, or GOMEMLIMIT's limit when that is set)")
 	f.gc.register(fs)
 	f.http.register(fs)
 	fs.StringVar(&f.debugAddr, "debug-addr", "", "serve Go's goroutine and heap profiles as text at http://`ADDR`/debug/pprof/goroutine and /debug/pprof/heap, on a listener of their own (for operators: keep ADDR on a loopback address)")
@@ -156,7 +164,7 @@ func (f *serveFlags) check() string {
 	if f.isolation != isolationInProcess && f.isolation != isolationProcess {
 		return fmt.Sprintf("--isolation must be %s or %s, got %q", isolationInProcess, isolationProcess, f.isolation)
 	}
-	if msg := f.budgets.check(); msg != "" {
+	if msg := f.budgets.check(f.set); msg != "" {
 		return msg
 	}
 	if msg := f.log.check(); msg != "" {
@@ -166,10 +174,10 @@ func (f *serveFlags) check() string {
 		return msg
 	}
 	switch {
-	case f.workers < 0:
-		return fmt.Sprintf("--workers must be a positive integer, got %d", f.workers)
-	case f.memoryCeiling < 0:
-		return fmt.Sprintf("--memory-ceiling must not be negative (0 turns the ceiling off), got %d", f.memoryCeiling)
+	case f.set["workers"] && (f.workers < 1 || f.workers > maxWorkers[f.isolation]):
+		return fmt.Sprintf("--workers must be between 1 and %d with --isolation %s, got %d", maxWorkers[f.isolation], f.isolation, f.workers)
+	case f.memoryCeiling < 0 || (f.memoryCeiling != 0 && f.memoryCeiling < minMemoryCeiling):
+		return fmt.Sprintf("--memory-ceiling must be 0 (off) or at least 64MiB, got %v", &f.memoryCeiling)
 	case f.set["memory-ceiling"] && f.isolation == isolationProcess:
 		// Each worker process has a hard memory limit of its own; a ceiling on the
 		// server's heap would bound nothing a program allocates.

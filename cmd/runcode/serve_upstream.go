@@ -5,6 +5,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -18,29 +19,31 @@ import (
 // describe, run, check) a server that does not start is a configuration error, so
 // the returned error names each that failed, and nothing stays running. serve
 // instead keeps going without them (see serveTools). The returned function stops
-// the servers.
-func connectServers(ctx context.Context, scope *registry.Scope, m *manifest.Manifest) (stop func(), err error) {
+// the servers; the client is nil when the manifest declares none.
+func connectServers(ctx context.Context, scope *registry.Scope, m *manifest.Manifest) (client *mcpbridge.Client, stop func(), err error) {
 	if len(m.Servers) == 0 {
-		return func() {}, nil
+		return nil, func() {}, nil
 	}
-	client := mcpbridge.NewClient(scope, nil)
+	client = mcpbridge.NewClient(scope, nil)
 	if err := client.ConnectAll(ctx, upstreams(m)); err != nil {
 		client.Close()
-		return nil, err
+		return nil, nil, err
 	}
-	return func() { client.Close() }, nil
+	return client, func() { client.Close() }, nil
 }
 
 // upstreams converts a manifest's server declarations: each process gets the host's
-// environment plus its own env, a relative cwd or "./program" is taken relative to
-// the manifest's directory, and type "sse" selects the older HTTP+SSE transport.
+// environment (without serve's bearer token, which no server needs and a program must
+// not read through one) plus its own env, a relative cwd or "./program" is taken
+// relative to the manifest's directory, and type "sse" selects the older HTTP+SSE
+// transport.
 func upstreams(m *manifest.Manifest) map[string]*mcpbridge.Upstream {
 	dir := filepath.Dir(m.File)
 	out := make(map[string]*mcpbridge.Upstream, len(m.Servers))
 	for name, s := range m.Servers {
 		u := &mcpbridge.Upstream{Command: s.Command, Args: s.Args, Dir: s.Cwd, URL: s.URL, Headers: maps.Clone(s.Headers), SSE: s.Type == "sse", StartTimeout: time.Duration(s.StartupTimeoutMs) * time.Millisecond, Approval: serverApprovals(s)}
 		if s.Command != "" {
-			u.Env = os.Environ()
+			u.Env = slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, httpTokenEnv+"=") })
 			for k, v := range s.Env {
 				u.Env = append(u.Env, k+"="+v)
 			}

@@ -285,6 +285,12 @@ func TestServeSIGTERM(t *testing.T) {
 // httpCall initializes a streamable HTTP session at url by hand and calls run_code with
 // a program that calls hold; it returns when the server answers or goes away.
 func httpCall(t *testing.T, url string) {
+	httpRun(t, url, "return await tools.hold({})")
+}
+
+// httpRun is httpCall with the program's code.
+func httpRun(t *testing.T, url, code string) {
+	args, _ := json.Marshal(map[string]string{"description": "Hold", "code": code})
 	session := ""
 	post := func(body string) *http.Response {
 		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
@@ -310,7 +316,7 @@ func httpCall(t *testing.T, url string) {
 	res.Body.Close()
 	for _, body := range []string{
 		`{"jsonrpc":"2.0","method":"notifications/initialized","params":{}}`,
-		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"run_code","arguments":{"description":"Hold","code":"return await tools.hold({})"}}}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"run_code","arguments":` + string(args) + `}}`,
 	} {
 		if res := post(body); res != nil {
 			io.Copy(io.Discard, res.Body)

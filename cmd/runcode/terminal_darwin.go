@@ -1,0 +1,15 @@
+package main
+
+import (
+	"os"
+	"syscall"
+	"unsafe"
+)
+
+// isTerminal reports whether f is a terminal: it has terminal attributes (a character
+// device such as /dev/null does not).
+func isTerminal(f *os.File) bool {
+	var t syscall.Termios
+	_, _, errno := syscall.Syscall(syscall.SYS_IOCTL, f.Fd(), syscall.TIOCGETA, uintptr(unsafe.Pointer(&t)))
+	return errno == 0
+}
