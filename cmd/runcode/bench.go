@@ -120,5 +120,5 @@ func wireBench(f *bench.Options, gc *gcPercent) (restore func()) {
 	if f.Isolation == isolationProcess {
 		return func() {}
 	}
-	return gc.forOneRun()
+	return gc.forOneRun() // the in-process runs' collector; workers get theirs at start
 }

@@ -26,10 +26,12 @@ import (
 // benchPeer names runcode in the report lines.
 const benchPeer = "runcode"
 
-// Isolation modes of runcode bench --isolation.
+// Isolation modes of runcode bench --isolation; benchBoth runs each scenario in process,
+// then in worker processes.
 const (
 	benchInProcess = "in-process"
 	benchProcess   = "process"
+	benchBoth      = "both"
 )
 
 // Options are the flags of `runcode bench` (and of its cold child), and what the command
@@ -64,7 +66,7 @@ type Options struct {
 
 // Define defines the flags of `runcode bench` on fs, stored in f.
 func (f *Options) Define(fs *flag.FlagSet) {
-	fs.StringVar(&f.Isolation, "isolation", benchInProcess, "where programs run: in-process, or process (worker processes, as runcode run --isolation process)")
+	fs.StringVar(&f.Isolation, "isolation", benchBoth, "where programs run: both (each scenario in process, then in worker processes, one report line each), process (worker processes, the default of runcode run and serve) or in-process")
 	fs.IntVar(&f.Warmup, "warmup", -1, "override every scenario's warm-up runs with `N` (for quick checks; figures use the scenario's)")
 	fs.IntVar(&f.Measured, "measured", -1, "override every scenario's measured runs with `N` (for quick checks)")
 	fs.IntVar(&f.Sandboxes, "sandboxes", 0, "override a memory scenario's idle sandboxes with `N`")
@@ -76,8 +78,8 @@ func (f *Options) Define(fs *flag.FlagSet) {
 // Check returns what is wrong with the flag values, naming the flag, or "".
 func (f *Options) Check() string {
 	switch {
-	case f.Isolation != benchInProcess && f.Isolation != benchProcess:
-		return fmt.Sprintf("--isolation must be %s or %s, got %q", benchInProcess, benchProcess, f.Isolation)
+	case f.Isolation != benchInProcess && f.Isolation != benchProcess && f.Isolation != benchBoth:
+		return fmt.Sprintf("--isolation must be %s, %s or %s, got %q", benchBoth, benchProcess, benchInProcess, f.Isolation)
 	case f.Warmup < -1:
 		return fmt.Sprintf("--warmup must not be negative, got %d", f.Warmup)
 	case f.Measured == 0 || f.Measured < -1:
@@ -115,11 +117,19 @@ func Run(ctx context.Context, paths []string, f *Options, w io.Writer) (ok bool,
 	}
 	defer stop()
 	ok = true
+	modes := []string{f.Isolation}
+	if f.Isolation == benchBoth {
+		modes = []string{benchInProcess, benchProcess}
+	}
 	for _, path := range paths {
-		line := benchScenario(ctx, path, f)
-		writeLine(w, line)
-		if r, isFail := line.(*failureLine); isFail && r != nil {
-			ok = false
+		for _, mode := range modes {
+			fm := *f
+			fm.Isolation = mode
+			line := benchScenario(ctx, path, &fm)
+			writeLine(w, line)
+			if r, isFail := line.(*failureLine); isFail && r != nil {
+				ok = false
+			}
 		}
 	}
 	return ok, nil
