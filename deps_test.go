@@ -31,7 +31,7 @@ var allowed = map[string][]string{
 	"sdkgen":            {"registry", "internal/jsontext", "internal/editdist"},
 	"manifest":          {"registry"},
 	"native":            {"pipeline", "registry"},
-	"runtime":           {"internal/jsontext", "internal/rtlink", "github.com/dop251/goja", "github.com/dop251/goja_nodejs", "github.com/evanw/esbuild", "golang.org/x/sync"},
+	"runtime":           {"internal/jsontext", "internal/rtlink", "github.com/dop251/goja", "github.com/dop251/goja_nodejs", "github.com/evanw/esbuild", "golang.org/x/sync", "github.com/google/pprof"},
 	"runtime/worker":    {"runtime", "internal/rtlink", "internal/procfd", "internal/procstat"},
 	"internal/hostile":  {},
 	"internal/testwait": {},

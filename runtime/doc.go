@@ -36,7 +36,8 @@
 //
 // It may import only the standard library, github.com/dop251/goja, the safe parts of
 // github.com/dop251/goja_nodejs (url; never require's file loader, never process),
-// github.com/evanw/esbuild and golang.org/x/sync; of ours, internal/jsontext and
+// github.com/evanw/esbuild, golang.org/x/sync and github.com/google/pprof (to read the
+// heap profile that attributes memory to runs); of ours, internal/jsontext and
 // internal/rtlink, where it registers what only
 // runtime/worker and runcode bench use (so it is not exported here). Files that need
 // Go's own runtime package import it as goruntime.

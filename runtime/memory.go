@@ -1,30 +1,113 @@
 package runtime
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"math"
 	goruntime "runtime"
 	"runtime/debug"
 	"runtime/metrics"
+	"runtime/pprof"
+	"slices"
 	"sync"
 	"time"
+
+	"github.com/google/pprof/profile"
 )
 
-// The heap budget of a run. goja has no allocation accounting, so a run is judged by
-// the growth of the process's live heap (as of the last collection) since it started, as
-// if it were alone. In a worker process (runtime/worker) one run is alone, and this is
-// exact; the worker's address-space limit is the hard bound behind it. In process,
-// concurrent runs share the process's heap, so a run can be charged for what another
-// allocated at the same time: the in-process runtime is for trusted programs, and its
-// budget is a guard against mistakes, not a boundary. A process-wide ceiling
+// The heap budget of in-process runs. The Go heap is one per process and goja has no
+// allocation accounting, so a run's memory is found where the Go runtime already records
+// it: the heap profile. Each run's VM goroutine starts under a chain of marker frames that
+// spells the run's slot number (markSlot), and the profile keeps, for every sampled
+// allocation still live at the last collection, the stack that made it. Summing the live
+// bytes of the stacks that carry a slot's markers gives what that run holds, not what the
+// process as a whole grew by, and not garbage. One governor per process samples the heap
+// every sampleEvery and reads the profile only when the process holds more than the
+// smallest budget of the runs in flight beyond what it held without them, so ordinary runs
+// never pay for it.
+//
+// What this cannot see: allocations made more than about a hundred frames deep (the
+// profile keeps 128 frames from the allocation upwards; deeply nested native callbacks can
+// push the markers out), memory a run makes other goroutines allocate (tools run on the
+// host's goroutines, and are the host's), and any of it when the embedding program turned
+// heap profiling off (runtime.MemProfileRate = 0): then a run is judged by the process's
+// live heap growth since it started, as if it were alone. A process-wide ceiling
 // (PoolOptions.MemoryCeiling) bounds what all runs together may hold.
+
+// slotDigits is the number of base-4 marker frames; it bounds the slots to 4^slotDigits.
+const (
+	slotDigits = 5
+	slotCount  = 1 << (2 * slotDigits)
+)
+
+// markSlot calls f under slotDigits frames of itself, each returning to one of four call
+// sites chosen by a base-4 digit of slot: the return addresses on the goroutine's stack
+// spell slot, and so does the stack of every allocation f makes. The distinct last
+// arguments keep the compiler from merging the four calls.
+//
+//go:noinline
+func markSlot(slot uint, n int, f func(), _ int) {
+	switch {
+	case n == 0:
+		f()
+	case slot&3 == 0:
+		markSlot(slot>>2, n-1, f, 0)
+	case slot&3 == 1:
+		markSlot(slot>>2, n-1, f, 1)
+	case slot&3 == 2:
+		markSlot(slot>>2, n-1, f, 2)
+	default:
+		markSlot(slot>>2, n-1, f, 3)
+	}
+}
+
+// markers are the addresses a heap profile gives markSlot's frames: inner is that of its
+// call of f, digit[d] that of its call site for base-4 digit d. ok is false if they could
+// not be told apart, and then no run is attributed.
+var markers = sync.OnceValue(func() (m struct {
+	inner uint64
+	digit [4]uint64
+	ok    bool
+}) {
+	// runtime/pprof gives a location the PC of the frame its return address expands to.
+	addr := func(pc uintptr) uint64 {
+		f, _ := goruntime.CallersFrames([]uintptr{pc}).Next()
+		return uint64(f.PC)
+	}
+	for d := range 4 {
+		var pcs [8]uintptr
+		markSlot(uint(d), 1, func() { goruntime.Callers(0, pcs[:]) }, 0)
+		// pcs: Callers, the closure, markSlot(n=0) returning into its call of f,
+		// markSlot(n=1) returning into the call site for digit d.
+		m.inner, m.digit[d] = addr(pcs[2]), addr(pcs[3])
+	}
+	seen := map[uint64]bool{m.inner: true}
+	for _, a := range m.digit {
+		if a == 0 || seen[a] {
+			return m
+		}
+		seen[a] = true
+	}
+	m.ok = m.inner != 0
+	return m
+})
+
+// runOnSlot runs f on the calling goroutine under slot's markers.
+func runOnSlot(slot int, f func()) {
+	if slot < 0 {
+		f()
+		return
+	}
+	markSlot(uint(slot), slotDigits, f, 0)
+}
 
 // governor judges the memory of every in-process run of the process. Its methods are safe
 // for concurrent use.
 type governor struct {
 	mu    sync.Mutex
-	runs  map[*run]bool   // in flight
+	runs  map[int]*run    // in flight, by slot
+	free  []int           // free slots, least recently released first
 	pools map[*Pool]int64 // the ceiling of every open pool (0: none)
 	// lastSample is when a run's sampler last sampled the heap, and sampling is set while
 	// one does: the others skip their tick then, and until sampleEvery/2 has passed.
@@ -46,7 +129,7 @@ type governor struct {
 	releases         sync.WaitGroup
 }
 
-var gov = &governor{runs: map[*run]bool{}, pools: map[*Pool]int64{}}
+var gov = &governor{runs: map[int]*run{}, pools: map[*Pool]int64{}}
 
 // heapSample reads the heap's object bytes (live and not yet collected) and the live heap
 // as of the last collection.
@@ -114,20 +197,36 @@ func (g *governor) admit(ctx context.Context) error {
 	}
 }
 
-// start registers r for the rest of its run.
-func (g *governor) start(r *run) {
+// start registers r for the rest of its run and returns its slot.
+func (g *governor) start(r *run) int {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	_, live := heapSample()
+	if g.free == nil {
+		g.free = make([]int, slotCount)
+		for i := range g.free {
+			g.free[i] = i
+		}
+	}
+	slot := -1
+	if len(g.free) > 0 {
+		slot, g.free = g.free[0], g.free[1:]
+	}
 	if len(g.runs) == 0 {
+		_, live := heapSample()
 		g.base = live
 	}
-	g.runs[r] = true
-	r.memStart = live
-	// A sampler of the run's own rather than one for the process: a timer belongs to
-	// the synctest bubble it was made in (if any), where it stops when the bubble ends,
-	// and may not be touched from outside it. The run's goroutines are in its bubble.
-	r.sampler = time.AfterFunc(sampleEvery, func() { g.tick(r) })
+	r.slot = slot
+	if slot >= 0 {
+		g.runs[slot] = r
+	}
+	r.memStart = g.base
+	if slot >= 0 {
+		// A sampler of the run's own rather than one for the process: a timer belongs to
+		// the synctest bubble it was made in (if any), where it stops when the bubble ends,
+		// and may not be touched from outside it. The run's goroutines are in its bubble.
+		r.sampler = time.AfterFunc(sampleEvery, func() { g.tick(r) })
+	}
+	return slot
 }
 
 // release collects the heap and returns free memory to the system, on a goroutine of its
@@ -162,12 +261,13 @@ func (g *governor) release() {
 	}()
 }
 
-// stop unregisters r.
+// stop unregisters r; its slot is reused last.
 func (g *governor) stop(r *run) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if g.runs[r] {
-		delete(g.runs, r)
+	if r.slot >= 0 && g.runs[r.slot] == r {
+		delete(g.runs, r.slot)
+		g.free = append(g.free, r.slot)
 		r.sampler.Stop()
 	}
 	if len(g.runs) == 0 {
@@ -189,7 +289,7 @@ func (g *governor) setOverLocked(over bool) {
 // re-arms while r is in flight.
 func (g *governor) tick(r *run) {
 	g.mu.Lock()
-	if !g.runs[r] {
+	if g.runs[r.slot] != r {
 		g.mu.Unlock()
 		return // stopped
 	}
@@ -210,7 +310,7 @@ func (g *governor) tick(r *run) {
 	if sample {
 		g.sampling = false
 	}
-	if g.runs[r] {
+	if g.runs[r.slot] == r {
 		r.sampler.Reset(sampleEvery)
 	}
 	g.mu.Unlock()
@@ -226,7 +326,7 @@ func (g *governor) sample() {
 		return
 	}
 	minBudget := int64(math.MaxInt64)
-	for r := range g.runs {
+	for _, r := range g.runs {
 		minBudget = min(minBudget, r.limits.HeapBytes)
 	}
 	ceiling := g.ceilingLocked()
@@ -246,61 +346,134 @@ func (g *governor) sample() {
 	}
 }
 
-// attribute judges the live heap and fails the run judgeLocked picks. It collects first,
-// so a run fails for what the process holds, never for its garbage.
+// attribute reads what each run holds and fails the runs over their budget, and the
+// largest holder while the process is over its ceiling. It collects first: the heap
+// profile is as of a collection up to two cycles back, so it misses what a run grew by
+// since and counts as held what a run has dropped since. A collection brings it up to
+// date, so a run fails for what it holds, never for its garbage.
 func (g *governor) attribute(ceiling int64) {
 	goruntime.GC()
 	objects, live := heapSample()
+	held, ok := g.held()
 	g.mu.Lock()
-	victim, busiest, over := g.judgeLocked(live, ceiling)
+	victims, largest, over := g.judgeLocked(held, ok, live, ceiling)
 	g.lastLook, g.lastLookHeap = time.Now(), objects
 	g.setOverLocked(over)
+	if ok {
+		g.base = max(live-sumOf(held), 0)
+	}
 	g.mu.Unlock()
 	// A failed run's VM is dropped, and its memory released, once its goroutine has unwound.
-	if victim != nil {
-		victim.fail(KindMemoryLimit, fmt.Sprintf("heap limit of %d MiB exceeded", victim.limits.HeapBytes>>20))
+	for _, r := range victims {
+		r.fail(KindMemoryLimit, fmt.Sprintf("heap limit of %d MiB exceeded", r.limits.HeapBytes>>20))
 	}
-	if busiest != nil {
-		busiest.fail(KindMemoryLimit, fmt.Sprintf("the process's memory ceiling of %d MiB was reached, and this run was the busiest of those in flight",
-			ceiling>>20))
+	if largest != nil {
+		largest.fail(KindMemoryLimit, fmt.Sprintf("the process's memory ceiling of %d MiB was reached, and this run held the most (%d MiB)",
+			ceiling>>20, heldBy(held, ok, live, largest)>>20))
 	}
 }
 
-// judgeLocked picks at most one run to fail, unless a failed run is still unwinding
-// (what it frees may bring the heap under). A run's figure is the process's live growth
-// since it started, which concurrent runs share; of the runs over their budget, the one
-// that has kept its goroutine busiest fails, since a program that grows the heap is busy
-// doing it while its neighbours mostly wait for tools. Over the ceiling with no run over
-// its budget, the busiest run fails (returned apart). It reports whether the process is
-// over its ceiling.
-func (g *governor) judgeLocked(live, ceiling int64) (victim, ceilingVictim *run, over bool) {
-	var busiest, busiestOver *run
-	var most, mostOver time.Duration
-	for r := range g.runs {
+// heldBy is what judgeLocked counted for r.
+func heldBy(held map[int]int64, ok bool, live int64, r *run) int64 {
+	if !ok {
+		return live - r.memStart
+	}
+	return held[r.slot]
+}
+
+// judgeLocked picks the runs to fail from what each holds: those over their budget and,
+// over the ceiling with none of those, the largest holder (returned apart), unless a
+// failed run is still unwinding (what it frees may bring the heap under). It reports
+// whether the process is over its ceiling.
+func (g *governor) judgeLocked(held map[int]int64, ok bool, live, ceiling int64) (victims []*run, ceilingVictim *run, over bool) {
+	var largest *run
+	var largestHeld int64
+	unwinding := false
+	for slot, r := range g.runs {
 		if r.failed() {
-			return nil, nil, ceiling > 0 && live > ceiling // what it holds goes when it unwinds
+			unwinding = true
+			continue // already ending; what it holds goes when its goroutine unwinds
 		}
-		used := r.busyTime()
-		if used >= most {
-			busiest, most = r, used
+		h := held[slot]
+		if !ok { // no profile: the process's live growth since the run started
+			h = live - r.memStart
 		}
-		if live-r.memStart > r.limits.HeapBytes && used >= mostOver {
-			busiestOver, mostOver = r, used
+		if h > r.limits.HeapBytes {
+			victims = append(victims, r)
+		}
+		if h > largestHeld {
+			largest, largestHeld = r, h
 		}
 	}
 	over = ceiling > 0 && live > ceiling
-	if over && busiestOver == nil {
-		ceilingVictim = busiest
+	if over && len(victims) == 0 && largest != nil && !unwinding {
+		ceilingVictim = largest
 	}
-	return busiestOver, ceilingVictim, over
+	return victims, ceilingVictim, over
 }
 
-// busyTime is the compute time r has used so far, the stretch in progress included.
-func (r *run) busyTime() time.Duration {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.busy {
-		return r.used + time.Since(r.busySince)
+func sumOf(held map[int]int64) int64 {
+	var sum int64
+	for _, b := range held {
+		sum += b
 	}
-	return r.used
+	return sum
+}
+
+// held returns the live bytes each slot's allocations hold as of the last collection, and
+// false when the heap profile cannot say (profiling off, or markers not recognisable). It
+// reads the profile in its protobuf form, which symbolizes each distinct PC once; the text
+// form symbolizes every frame of every record, a cost that grows with the process's life.
+func (g *governor) held() (map[int]int64, bool) {
+	m := markers()
+	if !m.ok || goruntime.MemProfileRate <= 0 {
+		return nil, false
+	}
+	var buf bytes.Buffer
+	if err := pprof.Lookup("heap").WriteTo(&buf, 0); err != nil {
+		return nil, false
+	}
+	p, err := profile.Parse(&buf)
+	if err != nil {
+		return nil, false
+	}
+	return heldBySlot(p, m.inner, m.digit)
+}
+
+// heldBySlot sums, per slot, the live bytes of a heap profile's samples (already scaled
+// to estimates by runtime/pprof) whose stacks carry the slot's markers. It is false when
+// the profile has no in-use bytes.
+func heldBySlot(p *profile.Profile, inner uint64, digit [4]uint64) (map[int]int64, bool) {
+	vi := slices.IndexFunc(p.SampleType, func(t *profile.ValueType) bool { return t.Type == "inuse_space" })
+	if vi < 0 {
+		return nil, false
+	}
+	held := map[int]int64{}
+	for _, s := range p.Sample {
+		if vi >= len(s.Value) || s.Value[vi] <= 0 {
+			continue
+		}
+		if slot, ok := slotOf(s.Location, inner, digit); ok {
+			held[slot] += s.Value[vi]
+		}
+	}
+	return held, true
+}
+
+// slotOf finds markSlot's frames in a stack (innermost first) and decodes the slot.
+func slotOf(locs []*profile.Location, inner uint64, digit [4]uint64) (int, bool) {
+	i := slices.IndexFunc(locs, func(l *profile.Location) bool { return l.Address == inner })
+	if i < 0 || i+slotDigits >= len(locs) {
+		return 0, false // not a run's, or truncated: the marker frames did not fit
+	}
+	slot := 0
+	// Frames outward from the inner call: the most significant digit first.
+	for _, l := range locs[i+1 : i+1+slotDigits] {
+		d := slices.Index(digit[:], l.Address)
+		if d < 0 {
+			return 0, false
+		}
+		slot = slot<<2 | d
+	}
+	return slot, true
 }

@@ -25,6 +25,22 @@ return r.map(x => JSON.stringify(x).length).reduce((a, b) => a + b, 0)`, i, 5+i%
 	}
 }
 
+// BenchmarkHeld times one read of what each run holds (the heap profile, attributed to
+// slots), in a fresh process and after 1,500 varied programs. Run it alone: the second
+// sub-benchmark ages the process for good.
+func BenchmarkHeld(b *testing.B) {
+	for _, aged := range []int{0, 1500} {
+		b.Run(fmt.Sprintf("after %d programs", aged), func(b *testing.B) {
+			ageProfile(b, aged)
+			for b.Loop() {
+				if _, ok := gov.held(); !ok {
+					b.Fatal("no profile")
+				}
+			}
+		})
+	}
+}
+
 // BenchmarkMemoryBomb runs a program that grows an array of 100 KB strings without
 // end under a 32 MiB heap budget, after the process has run 1,500 varied programs, and
 // reports how far the process's heap rose above where it started (peak-MiB, garbage

@@ -308,7 +308,7 @@ func (p *Pool) execute(ctx context.Context, r *run, prg *Program, code string, l
 	})
 	stopCtx := context.AfterFunc(ctx, func() { r.fail(KindAbort, context.Cause(ctx).Error()) })
 	stopPool := context.AfterFunc(p.ctx, func() { r.fail(KindAbort, msgPoolClosed) })
-	gov.start(r)
+	slot := gov.start(r)
 
 	done := make(chan struct{})
 	p.hosts.Add(1)
@@ -318,16 +318,18 @@ func (p *Pool) execute(ctx context.Context, r *run, prg *Program, code string, l
 		defer close(done)
 		defer gov.stop(r)
 		defer r.dropIfBudgetFailed()
-		growStack()
-		if r.prg == nil && !r.prepare(code) {
-			// failed: nothing to run
-		} else if err := r.installNamespaces(nss); err != nil {
-			r.fail(KindException, "internal error: installing namespaces: "+err.Error())
-		} else {
-			r.exec()
-		}
-		r.finish()
-		r.release()
+		runOnSlot(slot, func() {
+			growStack()
+			if r.prg == nil && !r.prepare(code) {
+				// failed: nothing to run
+			} else if err := r.installNamespaces(nss); err != nil {
+				r.fail(KindException, "internal error: installing namespaces: "+err.Error())
+			} else {
+				r.exec()
+			}
+			r.finish()
+			r.release()
+		})
 	}()
 
 	select {

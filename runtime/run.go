@@ -28,6 +28,8 @@ type run struct {
 	limits Limits
 	prg    *Program
 
+	slot int // the run's slot with the memory governor (memory.go), -1 for none
+
 	parent    context.Context // the caller's
 	ctx       context.Context // host work; cancelled when the run ends
 	cancel    context.CancelCauseFunc

@@ -2,9 +2,13 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/runcode-go/runcode/internal/testfs"
 )
@@ -15,9 +19,13 @@ const scenariosDir = "../../bench/scenarios"
 // s1Path and s2Path are S1 (trivial) and S2 (sequential).
 var s1Path, s2Path = filepath.Join(scenariosDir, "s1-trivial.json"), filepath.Join(scenariosDir, "s2-sequential.json")
 
-// benchLine runs runcode bench and decodes its one report line.
+// benchLine runs runcode bench and decodes its one report line: in process, unless args
+// name an isolation mode.
 func benchLine(t *testing.T, wantCode int, args ...string) map[string]any {
 	t.Helper()
+	if !slices.Contains(args, "--isolation") {
+		args = append([]string{"--isolation", isolationInProcess}, args...)
+	}
 	code, stdout, stderr := runCLI(t, append([]string{"bench"}, args...)...)
 	if code != wantCode {
 		t.Fatalf("exit %d, want %d; stdout %s; stderr %s", code, wantCode, stdout, stderr)
@@ -78,10 +86,10 @@ func TestBenchUsage(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--isolation", "vm", "x.json"}, `runcode bench: --isolation must be in-process or process, got "vm"`},
+		{[]string{"--isolation", "vm", "x.json"}, `runcode bench: --isolation must be both, process or in-process, got "vm"`},
 		{[]string{"--measured", "0", "x.json"}, "runcode bench: --measured must be at least 1, got 0"},
 		{[]string{"--cold-child"}, "runcode bench --cold-child: takes one scenario, got 0 arguments"},
-		{[]string{"--cold-child", "--isolation", "vm", "x.json"}, `runcode bench: --isolation must be in-process or process, got "vm"`},
+		{[]string{"--cold-child", "--isolation", "vm", "x.json"}, `runcode bench: --isolation must be both, process or in-process, got "vm"`},
 	} {
 		code, stdout, stderr := runCLI(t, append([]string{"bench"}, tt.args...)...)
 		if code != 2 || stdout != "" || !strings.Contains(stderr, tt.want) {
@@ -151,5 +159,29 @@ func TestBenchWarmProcess(t *testing.T) {
 	line := benchLine(t, 0, "--isolation", "process", "--warmup", "1", "--measured", "2", s2Path)
 	if line["ok"] != true || line["hostCalls"] != 30.0 || line["extra"].(map[string]any)["isolation"] != "process" {
 		t.Fatalf("line: %v", line)
+	}
+}
+
+// TestBenchBothModes: with no --isolation, bench runs each scenario in process, then in a
+// worker process, one report line each.
+func TestBenchBothModes(t *testing.T) {
+	code, stdout, stderr := runCLI(t, "bench", "--warmup", "0", "--measured", "1", s1Path)
+	if code != 0 {
+		t.Fatalf("exit %d; stderr %s", code, stderr)
+	}
+	var got []string
+	for _, l := range strings.Split(strings.TrimSpace(stdout), "\n") {
+		var line struct {
+			Scenario string         `json:"scenario"`
+			OK       bool           `json:"ok"`
+			Extra    map[string]any `json:"extra"`
+		}
+		if err := json.Unmarshal([]byte(l), &line); err != nil {
+			t.Fatalf("line %q: %v", l, err)
+		}
+		got = append(got, fmt.Sprintf("%s %v %v", line.Scenario, line.OK, line.Extra["isolation"]))
+	}
+	if diff := cmp.Diff([]string{"S1 true in-process", "S1 true process"}, got); diff != "" {
+		t.Errorf("lines (-want +got):\n%s", diff)
 	}
 }

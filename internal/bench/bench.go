@@ -129,6 +129,9 @@ func Run(ctx context.Context, paths []string, f *Options, w io.Writer) (ok bool,
 			writeLine(w, line)
 			if r, isFail := line.(*failureLine); isFail && r != nil {
 				ok = false
+				if r.Scenario == "" {
+					break // the file itself is bad: once is enough
+				}
 			}
 		}
 	}

@@ -88,10 +88,10 @@ type Pool struct {
 // hardMargin is how much longer than Grace the host waits beyond a deadline the worker
 // should itself have enforced before it kills the worker. It only matters for a worker
 // that no longer answers (a worker whose VM is stuck in a native call still reports its
-// run's failure a Grace after the deadline), so it is generous: a loaded host can delay a
-// healthy worker's report by far more than Grace, and killing it would lose its streamed
-// output's tail and cost a new worker.
-const hardMargin = time.Second
+// run's failure a Grace after the deadline). Grace plus this margin is what the promise
+// that a run answers within a second of its deadline is built from; a healthy worker that
+// a loaded host delays past it loses its streamed output's tail and is replaced.
+const hardMargin = 300 * time.Millisecond
 
 var errPoolClosed = errors.New(msgPoolClosed)
 

@@ -37,8 +37,9 @@ type proc struct {
 	retired sync.Once
 	runs    uint64 // runs sent so far; only the run holding the worker touches it
 
-	mu  sync.Mutex
-	why *runtime.Failure // why the host killed it, if it did
+	mu       sync.Mutex
+	why      *runtime.Failure // why the host killed it, if it did
+	killedCh chan struct{}    // closed when the host kills it with a reason
 }
 
 // spawn starts a worker: an empty environment, "/" as its directory, a process group of its
@@ -70,7 +71,7 @@ func (p *Pool) spawn(heap int64) (*proc, error) {
 	}
 	w := &proc{
 		p: p, in: inW, out: outR, fw: frameWriter{w: inW, max: p.maxFrame}, hello: make(chan *message), readErr: make(chan error, 1),
-		exited: make(chan struct{}), gone: make(chan struct{}), stderr: &headBuffer{max: 8 << 10},
+		exited: make(chan struct{}), gone: make(chan struct{}), stderr: &headBuffer{max: 8 << 10}, killedCh: make(chan struct{}),
 	}
 	cmd := exec.Command(p.argv[0], p.argv[1:]...)
 	cmd.Env = []string{}
@@ -221,11 +222,15 @@ func (w *proc) healthy() bool {
 // kill kills the worker with SIGKILL, remembering the first reason given.
 func (w *proc) kill(why *runtime.Failure) {
 	w.mu.Lock()
-	if w.why == nil {
+	first := w.why == nil && why != nil
+	if first {
 		w.why = why
 	}
 	w.mu.Unlock()
 	_ = w.cmd.Process.Kill()
+	if first {
+		close(w.killedCh) // the run answers now; the kernel may take a while to tear a large worker down
+	}
 }
 
 // killed reports whether the host has killed the worker with a reason (see kill).

@@ -101,6 +101,23 @@ func (p *Pool) exec(ctx context.Context, w *proc, code string, limits runtime.Li
 				w.broke(rs, err)
 			}
 			// Otherwise its stdout closed: it is exiting; wait for that.
+		case <-w.killedCh:
+			// Killed over a budget: the reason stands, whatever the worker's exit. Its
+			// teardown (seconds for a worker of gigabytes) is not the run's to wait for.
+			w.bind(nil)
+			select {
+			case res := <-rs.done: // its done frame was read before the kill
+				res, _ = ended(res)
+				return res, false
+			default:
+			}
+			w.rmu.Lock()
+			logs := rs.logs
+			w.rmu.Unlock()
+			w.mu.Lock()
+			why := w.why
+			w.mu.Unlock()
+			return &runtime.Result{Logs: logs, Failure: why}, false
 		case <-w.exited:
 			w.bind(nil)
 			select {

@@ -180,7 +180,9 @@ func TestHeldArguments(t *testing.T) {
 func TestHeldResults(t *testing.T) {
 	p := newTestPool(t, 1, "__fake", "unread-results")
 	var f fakeTools
-	res := runCode(t, p, "return 1", &runtime.RunOptions{Namespaces: []*runtime.Namespace{f.namespace(t)}})
+	// A wall clock of its own: filling the budget with results takes seconds on a busy
+	// machine, and the outcome asserted is the memory one.
+	res := runCode(t, p, "return 1", &runtime.RunOptions{Namespaces: []*runtime.Namespace{f.namespace(t)}, Limits: &runtime.Limits{WallClock: time.Minute, Compute: 20 * time.Second}})
 	want := runtime.Failure{Kind: runtime.KindMemoryLimit, Message: "heap limit of 64 MiB exceeded by the arguments and results of calls in flight"}
 	if res.Failure == nil || *res.Failure != want {
 		t.Errorf("result = %q, want %v", res.Text(), want)
