@@ -17,6 +17,7 @@ import (
 type budgetFlags struct {
 	timeout, compute      time.Duration
 	maxOutput             byteSize
+	maxImageBytes         byteSize
 	maxParallel, maxCalls int
 	truncate              bool
 	sdkBudget             int
@@ -28,6 +29,7 @@ func (b *budgetFlags) register(fs *flag.FlagSet) {
 	fs.Var((*duration)(&b.compute), "compute", "compute `DURATION` budget of a run (time spent running JavaScript; default 60s)")
 	fs.Var(&b.maxOutput, "max-output", "output budget of a run in `BYTES`, e.g. 65536 or 64KiB (logs + result as JSON; default 1MiB); over it a run fails with output-limit, unless --truncate-output")
 	fs.BoolVar(&b.truncate, "truncate-output", false, "cut output over --max-output instead of failing the run with output-limit: the result is cut to valid JSON with \"…N more items\" / \"…N more bytes\" markers, logs are cut with a marker, and the text opens with a one-line warning")
+	fs.Var(&b.maxImageBytes, "max-image-bytes", "image data a run attaches to its result, in `BYTES` of base64 (about 4/3 of the files' size), from 1 to 1GiB (default 16MiB); images past it, or past the 20th, are left out and the text's last line says how many")
 	fs.IntVar(&b.maxParallel, "max-parallel", 0, "`N` parallel-safe sub-calls of a run that may overlap (default 10)")
 	fs.IntVar(&b.maxCalls, "max-calls", 0, "cap on sub-calls per run, `N` (default no cap)")
 	registerSDKBudget(fs, &b.sdkBudget)
@@ -56,6 +58,9 @@ func (b *budgetFlags) check() string {
 		return fmt.Sprintf("--max-output must be a positive number of bytes, got %d", b.maxOutput)
 	case int64(b.maxOutput) > int64(maxInt):
 		return fmt.Sprintf("--max-output is too large, got %d", b.maxOutput)
+	case b.maxImageBytes < 0 || b.maxImageBytes > maxImageBytes:
+		top, def := maxImageBytes, byteSize(ptc.DefaultMaxImageBytes)
+		return fmt.Sprintf("--max-image-bytes must be from 1 byte to %s, or 0 for the default %s; got %s", top.String(), def.String(), b.maxImageBytes.String())
 	case b.maxParallel < 0:
 		return fmt.Sprintf("--max-parallel must be a positive integer, got %d", b.maxParallel)
 	case b.maxCalls < 0:
@@ -68,6 +73,11 @@ func (b *budgetFlags) check() string {
 
 const maxInt = int(^uint(0) >> 1)
 
+// maxImageBytes bounds --max-image-bytes: a run's records, which hold its images until
+// it ends, are bounded by its heap budget anyway, and a larger response is one that no
+// model API takes.
+const maxImageBytes byteSize = 1 << 30
+
 // options returns the executor options that apply the budgets to runs on pool.
 func (b *budgetFlags) options(pool ptc.Runner) *ptc.Options {
 	return &ptc.Options{
@@ -78,6 +88,7 @@ func (b *budgetFlags) options(pool ptc.Runner) *ptc.Options {
 		MaxParallelSubCalls: b.maxParallel,
 		MaxSubCalls:         b.maxCalls,
 		TruncateOutput:      b.truncate,
+		MaxImageBytes:       int64(b.maxImageBytes),
 		SDKBudget:           sdkBudget(b.sdkBudget),
 	}
 }
