@@ -70,7 +70,7 @@ type Options struct {
 	// SDKBudget bounds the SDK section's declarations, in bytes: past it, the section
 	// renders as an index and programs find declarations with tools.$search and
 	// tools.$describe. Zero means sdkgen.DefaultBudget (16384); negative means always
-	// the full SDK.
+	// the full SDK. The command line's --sdk-budget means the same.
 	SDKBudget int
 	// OnLog, if set, is called with each console entry of a run as the run logs it, in
 	// order, with the run_code call the run serves (a host reports progress with it).

@@ -37,16 +37,7 @@ func (b *budgetFlags) register(fs *flag.FlagSet) {
 
 // registerSDKBudget adds --sdk-budget to fs.
 func registerSDKBudget(fs *flag.FlagSet, v *int) {
-	fs.IntVar(v, "sdk-budget", sdkgen.DefaultBudget, "`BYTES` of declarations the SDK section may take; past it the section lists the tools as an index and programs look declarations up with tools.$search and tools.$describe (0: always the full SDK)")
-}
-
-// sdkBudget maps --sdk-budget to the library's SDK budget (where 0 means the default
-// and a negative budget means always full).
-func sdkBudget(flagValue int) int {
-	if flagValue == 0 {
-		return -1
-	}
-	return flagValue
+	fs.IntVar(v, "sdk-budget", sdkgen.DefaultBudget, "`BYTES` of declarations the SDK section may take; past it the section lists the tools as an index and programs look declarations up with tools.$search and tools.$describe (0: the default, 16384; negative: always the full SDK, as ptc.Options.SDKBudget)")
 }
 
 // check returns what is wrong with the budgets, or "".
@@ -65,8 +56,6 @@ func (b *budgetFlags) check() string {
 		return fmt.Sprintf("--max-parallel must be a positive integer, got %d", b.maxParallel)
 	case b.maxCalls < 0:
 		return fmt.Sprintf("--max-calls must not be negative, got %d", b.maxCalls)
-	case b.sdkBudget < 0:
-		return fmt.Sprintf("--sdk-budget must not be negative, got %d", b.sdkBudget)
 	}
 	return ""
 }
@@ -89,7 +78,7 @@ func (b *budgetFlags) options(pool ptc.Runner) *ptc.Options {
 		MaxSubCalls:         b.maxCalls,
 		TruncateOutput:      b.truncate,
 		MaxImageBytes:       int64(b.maxImageBytes),
-		SDKBudget:           sdkBudget(b.sdkBudget),
+		SDKBudget:           b.sdkBudget,
 	}
 }
 
