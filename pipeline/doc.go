@@ -12,7 +12,8 @@
 // (see [Call]).
 //
 // It owns the error codes and the exact messages a model reads ([ToolError]), the
-// execute wrappers ([Middleware], [Chain], [Timeout]), events ([Sink], and [SlogSink] to log them), the batch
+// execute wrappers ([Middleware], [Chain], and [Timeout], which every pipeline applies
+// to a tool's declared TimeoutMs unless Options.DisableTimeout is set), events ([Sink], and [SlogSink] to log them), the batch
 // [Scheduler] both executors use, and the [Executor] interface.
 //
 // Two error channels: a tool failure (invalid arguments, denial, a body error, a

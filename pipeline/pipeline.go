@@ -21,9 +21,14 @@ type Options struct {
 	// `tool "<n>" requires approval (not yet supported)`.
 	Approve ApproveFunc
 	// Wrappers wrap dispatch, Wrappers[0] outermost (see [Chain]). If empty, dispatch
-	// runs unwrapped; the declared TimeoutMs of a tool is then not enforced, so most
-	// hosts include [Timeout]().
+	// runs with only the timeout policy (see DisableTimeout).
 	Wrappers []Middleware
+	// DisableTimeout leaves a tool's declared TimeoutMs to Wrappers. False (the
+	// default) enforces it ([Timeout]) inside every wrapper, so that they see a
+	// TOOL_TIMEOUT like any outcome; a Timeout() listed in Wrappers enforces it at its
+	// own position instead (one deadline per call either way). True enforces it only
+	// where Wrappers list Timeout(), for a host that bounds its tools another way.
+	DisableTimeout bool
 	// PostExecute hooks run in order on every dispatched or denied outcome.
 	PostExecute []PostExecuteFunc
 	// Observers see every final outcome.
@@ -61,7 +66,11 @@ func New(opts *Options) *Pipeline {
 	if opts != nil {
 		p.opts = *opts
 	}
-	p.dispatch = Chain(core, p.opts.Wrappers...)
+	wrappers := p.opts.Wrappers
+	if !p.opts.DisableTimeout {
+		wrappers = append(slices.Clip(wrappers), Timeout())
+	}
+	p.dispatch = Chain(core, wrappers...)
 	p.log = p.opts.Logger
 	if p.log == nil {
 		p.log = slog.New(slog.DiscardHandler)

@@ -684,3 +684,90 @@ func TestExecutorsFor(t *testing.T) {
 		t.Errorf("missing executor: %v", err)
 	}
 }
+
+// TestTimeoutByDefault: a pipeline enforces a tool's declared TimeoutMs without being
+// told to, inside every wrapper (which see the TOOL_TIMEOUT); one Timeout() listed in
+// Wrappers is the one that applies; DisableTimeout leaves it to the wrappers.
+func TestTimeoutByDefault(t *testing.T) {
+	slow := func(deadlines *[]bool) *registry.Tool {
+		return &registry.Tool{Name: "slow", TimeoutMs: 250, Execute: func(ctx context.Context, _ *registry.Call) (any, error) {
+			_, ok := ctx.Deadline()
+			*deadlines = append(*deadlines, ok)
+			if !ok {
+				return "no deadline", nil
+			}
+			<-ctx.Done()
+			return "late", nil
+		}}
+	}
+	seen := func(got *[]string) Middleware {
+		return func(next Handler) Handler {
+			return func(ctx context.Context, call *Call) (*Result, error) {
+				res, err := next(ctx, call)
+				if res != nil && res.Error != nil {
+					*got = append(*got, string(res.Error.Code))
+				} else {
+					*got = append(*got, "ok")
+				}
+				return res, err
+			}
+		}
+	}
+	tests := []struct {
+		name     string
+		opts     func(wrapped *[]string) *Options
+		want     string
+		wrapped  []string
+		deadline bool
+	}{
+		{"nil options", func(*[]string) *Options { return nil }, "Error: tool call timed out after 250ms", nil, true},
+		{"zero options", func(*[]string) *Options { return &Options{} }, "Error: tool call timed out after 250ms", nil, true},
+		{"inside the wrappers", func(w *[]string) *Options { return &Options{Wrappers: []Middleware{seen(w)}} },
+			"Error: tool call timed out after 250ms", []string{"TOOL_TIMEOUT"}, true},
+		{"where Wrappers list it", func(w *[]string) *Options { return &Options{Wrappers: []Middleware{Timeout(), seen(w)}} },
+			"Error: tool call timed out after 250ms", []string{"ok"}, true},
+		{"disabled", func(w *[]string) *Options { return &Options{DisableTimeout: true, Wrappers: []Middleware{seen(w)}} },
+			"no deadline", []string{"ok"}, false},
+		{"disabled but listed", func(*[]string) *Options { return &Options{DisableTimeout: true, Wrappers: []Middleware{Timeout()}} },
+			"Error: tool call timed out after 250ms", nil, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				var deadlines []bool
+				var wrapped []string
+				res := New(tt.opts(&wrapped)).Run(context.Background(), resolve(t, slow(&deadlines)), call("slow", `{}`))
+				if text(res) != tt.want {
+					t.Errorf("got %q, want %q", text(res), tt.want)
+				}
+				if diff := cmp.Diff(tt.wrapped, wrapped); diff != "" {
+					t.Errorf("outcomes the wrapper saw (-want +got):\n%s", diff)
+				}
+				if diff := cmp.Diff([]bool{tt.deadline}, deadlines); diff != "" {
+					t.Errorf("the body's context had a deadline (-want +got):\n%s", diff)
+				}
+			})
+		})
+	}
+}
+
+// TestTimeoutOncePerCall: a Timeout() listed in Wrappers and the pipeline's own make one
+// deadline for a call, but a call the body makes through another pipeline with the
+// body's context gets its own.
+func TestTimeoutOncePerCall(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		inner := New(nil)
+		innerTool := &registry.Tool{Name: "inner", TimeoutMs: 100, Execute: func(ctx context.Context, _ *registry.Call) (any, error) {
+			<-ctx.Done()
+			return "late", nil
+		}}
+		innerSet := resolve(t, innerTool)
+		outer := &registry.Tool{Name: "outer", TimeoutMs: 60_000, Execute: func(ctx context.Context, _ *registry.Call) (any, error) {
+			return text(inner.Run(ctx, innerSet, call("inner", `{}`))), nil
+		}}
+		res := New(&Options{Wrappers: []Middleware{Timeout()}}).Run(context.Background(), resolve(t, outer), call("outer", `{}`))
+		if text(res) != "Error: tool call timed out after 100ms" {
+			t.Errorf("got %q: the nested call's own deadline did not apply", text(res))
+		}
+	})
+}

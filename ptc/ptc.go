@@ -52,6 +52,16 @@ type Options struct {
 	// programs come from a file (runcode run prog.ts). Empty means "program.js" (or
 	// "program.ts").
 	FileName string
+	// MaxImageBytes bounds the image data a run attaches to its result: the length of
+	// the base64 data of every image in its contexts (about 4/3 of the image files'
+	// size), summed in call order. The first image that would take the total past it,
+	// and every image after it, are left out, and the result's text ends with a line
+	// that says how many and why (see the package documentation). Zero means
+	// DefaultMaxImageBytes; negative is an error.
+	MaxImageBytes int64
+	// MaxImages caps the images a run attaches, the same way. Zero means
+	// DefaultMaxImages; negative is an error.
+	MaxImages int
 	// TruncateOutput degrades output over the budget instead of failing the run with
 	// output-limit (runtime.RunOptions.TruncateOutput): the result is cut to valid JSON
 	// with "…N more items" and "…N more bytes" markers, logs are cut with a marker, and
@@ -60,7 +70,7 @@ type Options struct {
 	// SDKBudget bounds the SDK section's declarations, in bytes: past it, the section
 	// renders as an index and programs find declarations with tools.$search and
 	// tools.$describe. Zero means sdkgen.DefaultBudget (16384); negative means always
-	// the full SDK.
+	// the full SDK. The command line's --sdk-budget means the same.
 	SDKBudget int
 	// OnLog, if set, is called with each console entry of a run as the run logs it, in
 	// order, with the run_code call the run serves (a host reports progress with it).
@@ -104,6 +114,10 @@ func New(p *pipeline.Pipeline, opts *Options) (*Executor, error) {
 		return nil, fmt.Errorf("ptc: ProgramBytes must not be negative, got %d", o.ProgramBytes)
 	case o.Grace < 0:
 		return nil, fmt.Errorf("ptc: Grace must not be negative, got %v", o.Grace)
+	case o.MaxImageBytes < 0:
+		return nil, fmt.Errorf("ptc: MaxImageBytes must not be negative, got %d", o.MaxImageBytes)
+	case o.MaxImages < 0:
+		return nil, fmt.Errorf("ptc: MaxImages must not be negative, got %d", o.MaxImages)
 	}
 	e := &Executor{p: p, o: o}
 	tr, err := registry.NewTransport(&registry.Tool{
@@ -187,6 +201,11 @@ type Report struct {
 	// Contexts are the attributed image contexts and sub-call contexts, in
 	// submission order; they are kept even when the program failed later.
 	Contexts []pipeline.AdditionalContext
+	// ImagesLeftOut counts the images the run's sub-calls returned that it did not
+	// attach, being past its image budget (Options.MaxImageBytes, Options.MaxImages).
+	ImagesLeftOut int
+	// imageNote is the line the run's text ends with when it left images out.
+	imageNote string
 	// Compute is the run's VM time (runtime.Result.Compute).
 	Compute time.Duration
 	// OutputBytes is the size of the program's output: its logs as a JSON array, as
@@ -292,16 +311,20 @@ func (b *step) run(ctx context.Context, call *registry.Call) (any, error) {
 	if b.e.o.OnReport != nil {
 		b.e.o.OnReport(ctx, *call, rep)
 	}
+	text := res.Text()
+	if rep.imageNote != "" {
+		text += "\n" + rep.imageNote
+	}
 	if res.Failure != nil {
-		return nil, &pipeline.ToolError{Code: pipeline.CodeRunFailed, Message: strings.TrimPrefix(res.Text(), "Error: "), Err: res.Failure}
+		return nil, &pipeline.ToolError{Code: pipeline.CodeRunFailed, Message: strings.TrimPrefix(text, "Error: "), Err: res.Failure}
 	}
 	v, err := value(logs, res.Value)
 	if err != nil {
 		return nil, err
 	}
 	// The text comes from the run itself; render makes the same text from the value
-	// only when a post-execute policy replaced it.
-	return registry.Answer{Value: v, Content: []registry.Content{registry.Text(res.Text())}}, nil
+	// only when a post-execute policy replaced it (without the images' note).
+	return registry.Answer{Value: v, Content: []registry.Content{registry.Text(text)}}, nil
 }
 
 // heapBytes is a run's heap budget, which also bounds what the host keeps of its
@@ -349,39 +372,10 @@ func (b *step) runProgram(ctx context.Context, call *registry.Call, code string,
 	cancel(errors.New(reason))
 	run.End(reason)
 	rep.Calls = run.Calls()
-	rep.Contexts = attributed(rep.Calls)
+	budget := b.e.imageBudget()
+	rep.Contexts = attributed(rep.Calls, budget)
+	rep.ImagesLeftOut, rep.imageNote = budget.leftOut(), budget.note()
 	return res, err
-}
-
-// attributed collects, in submission order, the contexts a run hands the model after
-// its result: each successful sub-call whose final content holds an image (its whole
-// content, attributed to it), and every context a sub-call's policies attached.
-func attributed(calls []*bindings.SubCall) []pipeline.AdditionalContext {
-	var out []pipeline.AdditionalContext
-	for _, c := range calls {
-		if c.NeverStarted || c.AbandonedRunning || c.Result == nil {
-			continue
-		}
-		if !c.Result.IsError() && hasImage(c.Result.Content) {
-			out = append(out, pipeline.AdditionalContext{Source: registry.RunCodeName, CallID: c.ID, Tool: c.Name, Content: c.Result.Content})
-		}
-		for _, x := range c.Result.Contexts {
-			if x.CallID == "" {
-				x.CallID, x.Tool = c.ID, c.Name
-			}
-			out = append(out, x)
-		}
-	}
-	return out
-}
-
-func hasImage(content []registry.Content) bool {
-	for _, c := range content {
-		if c.Type == "image" {
-			return true
-		}
-	}
-	return false
 }
 
 // logsJSON is a run's logs as a JSON array, as JSON.stringify writes it: the logs of

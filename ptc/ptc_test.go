@@ -17,6 +17,7 @@ import (
 	"github.com/runcode-go/runcode/pipeline"
 	"github.com/runcode-go/runcode/registry"
 	"github.com/runcode-go/runcode/runtime"
+	"github.com/runcode-go/runcode/sdkgen"
 )
 
 func TestMain(m *testing.M) { testleak.VerifyTestMain(m) }
@@ -597,5 +598,29 @@ return [hit.name, d.includes("echo: {"), await tools[hit.name]({ text: "hi" })]`
 	ex, set = e.executor()
 	if got := ex.SDK(set); !strings.Contains(got, "interface ToolArgsMap {\n") {
 		t.Errorf("a negative budget did not render the full SDK:\n%s", got)
+	}
+}
+
+// TestSDKBudgetZero: a zero SDKBudget is sdkgen.DefaultBudget (what --sdk-budget 0
+// means too), not "always the full SDK", which is a negative budget.
+func TestSDKBudgetZero(t *testing.T) {
+	e := newEnv(t)
+	for i := range 80 {
+		tool := echoTool()
+		tool.Name = fmt.Sprintf("echo_%02d", i)
+		tool.Description = strings.Repeat("Echo the text back, described at length. ", 5)
+		e.register(tool)
+	}
+	sdks := map[int]string{}
+	for _, budget := range []int{0, sdkgen.DefaultBudget, -1} {
+		e.ptc.SDKBudget = budget
+		ex, set := e.executor()
+		sdks[budget] = ex.SDK(set)
+	}
+	if !strings.Contains(sdks[0], "There are 80 tools") || sdks[0] != sdks[sdkgen.DefaultBudget] {
+		t.Errorf("SDKBudget 0 is not the default budget:\n%.400s", sdks[0])
+	}
+	if strings.Contains(sdks[-1], "There are 80 tools") || !strings.Contains(sdks[-1], "interface ToolArgsMap {\n") {
+		t.Errorf("SDKBudget -1 is not the full SDK:\n%.400s", sdks[-1])
 	}
 }

@@ -17,6 +17,7 @@ import (
 type budgetFlags struct {
 	timeout, compute      time.Duration
 	maxOutput             byteSize
+	maxImageBytes         byteSize
 	maxParallel, maxCalls int
 	truncate              bool
 	sdkBudget             int
@@ -28,6 +29,7 @@ func (b *budgetFlags) register(fs *flag.FlagSet) {
 	fs.Var((*duration)(&b.compute), "compute", "compute `DURATION` budget of a run (time spent running JavaScript), from 1ms to 24h (default 60s)")
 	fs.Var(&b.maxOutput, "max-output", "output budget of a run in `BYTES`, e.g. 65536 or 64KiB, from 1KiB to 1GiB (logs + result as JSON; default 1MiB); over it a run fails with output-limit, unless --truncate-output")
 	fs.BoolVar(&b.truncate, "truncate-output", false, "cut output over --max-output instead of failing the run with output-limit: the result is cut to valid JSON with \"…N more items\" / \"…N more bytes\" markers, logs are cut with a marker, and the text opens with a one-line warning")
+	fs.Var(&b.maxImageBytes, "max-image-bytes", "image data a run attaches to its result, in `BYTES` of base64 (about 4/3 of the files' size), from 1 to 1GiB (default 16MiB); images past it, or past the 20th, are left out and the text's last line says how many")
 	fs.IntVar(&b.maxParallel, "max-parallel", 0, "`N` parallel-safe sub-calls of a run that may overlap, from 1 to 1000 (default 10)")
 	fs.IntVar(&b.maxCalls, "max-calls", 0, "cap on sub-calls per run, `N`, at least 1 (default no cap)")
 	registerSDKBudget(fs, &b.sdkBudget)
@@ -35,16 +37,7 @@ func (b *budgetFlags) register(fs *flag.FlagSet) {
 
 // registerSDKBudget adds --sdk-budget to fs.
 func registerSDKBudget(fs *flag.FlagSet, v *int) {
-	fs.IntVar(v, "sdk-budget", sdkgen.DefaultBudget, "`BYTES` of declarations the SDK section may take; past it the section lists the tools as an index and programs look declarations up with tools.$search and tools.$describe (0: always the full SDK)")
-}
-
-// sdkBudget maps --sdk-budget to the library's SDK budget (where 0 means the default
-// and a negative budget means always full).
-func sdkBudget(flagValue int) int {
-	if flagValue == 0 {
-		return -1
-	}
-	return flagValue
+	fs.IntVar(v, "sdk-budget", sdkgen.DefaultBudget, "`BYTES` of declarations the SDK section may take; past it the section lists the tools as an index and programs look declarations up with tools.$search and tools.$describe (0: the default, 16384; negative: always the full SDK, as ptc.Options.SDKBudget)")
 }
 
 // The ranges of the budget flags. A flag left out means the library's default (a
@@ -72,12 +65,13 @@ func (b *budgetFlags) check(set map[string]bool) string {
 	switch {
 	case set["max-output"] && (b.maxOutput < minOutput || b.maxOutput > maxOutput):
 		return fmt.Sprintf("--max-output must be between 1KiB and 1GiB, got %v", &b.maxOutput)
+	case b.maxImageBytes < 0 || b.maxImageBytes > maxImageBytes:
+		top, def := maxImageBytes, byteSize(ptc.DefaultMaxImageBytes)
+		return fmt.Sprintf("--max-image-bytes must be from 1 byte to %s, or 0 for the default %s; got %s", top.String(), def.String(), b.maxImageBytes.String())
 	case set["max-parallel"] && (b.maxParallel < 1 || b.maxParallel > maxParallels):
 		return fmt.Sprintf("--max-parallel must be between 1 and %d, got %d", maxParallels, b.maxParallel)
 	case set["max-calls"] && b.maxCalls < 1:
 		return fmt.Sprintf("--max-calls must be at least 1 (leave it out for no cap), got %d", b.maxCalls)
-	case b.sdkBudget < 0:
-		return fmt.Sprintf("--sdk-budget must not be negative (0: always the full SDK), got %d", b.sdkBudget)
 	}
 	return ""
 }
@@ -89,6 +83,11 @@ func flagsSet(fs *flag.FlagSet) map[string]bool {
 	return set
 }
 
+// maxImageBytes bounds --max-image-bytes: a run's records, which hold its images until
+// it ends, are bounded by its heap budget anyway, and a larger response is one that no
+// model API takes.
+const maxImageBytes byteSize = 1 << 30
+
 // options returns the executor options that apply the budgets to runs on pool.
 func (b *budgetFlags) options(pool ptc.Runner) *ptc.Options {
 	return &ptc.Options{
@@ -99,7 +98,8 @@ func (b *budgetFlags) options(pool ptc.Runner) *ptc.Options {
 		MaxParallelSubCalls: b.maxParallel,
 		MaxSubCalls:         b.maxCalls,
 		TruncateOutput:      b.truncate,
-		SDKBudget:           sdkBudget(b.sdkBudget),
+		MaxImageBytes:       int64(b.maxImageBytes),
+		SDKBudget:           b.sdkBudget,
 	}
 }
 

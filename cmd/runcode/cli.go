@@ -206,16 +206,12 @@ func sdkCommand(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	if code, ok := parse(fs, args, stdout, stderr); !ok {
 		return code
 	}
-	if budget < 0 {
-		fmt.Fprintf(stderr, "runcode sdk: --sdk-budget must not be negative, got %d\n", budget)
-		return exitUsage
-	}
 	set, release, err := toolSet(ctx, *tools, *root, registry.ModePTC)
 	if err != nil {
 		return usageError(stderr, "sdk", err)
 	}
 	defer release()
-	sdk := sdkgen.Section(sdkgen.ToolsOf(set), &sdkgen.Options{Budget: sdkBudget(budget), Full: *full})
+	sdk := sdkgen.Section(sdkgen.ToolsOf(set), &sdkgen.Options{Budget: budget, Full: *full})
 	if *tsOnly {
 		io.WriteString(stdout, sdk.Declarations)
 	} else {
@@ -249,10 +245,6 @@ func describeCommand(ctx context.Context, args []string, stdout, stderr io.Write
 		fmt.Fprintf(stderr, "runcode describe: unknown --mode %q; want native, ptc or both\n", *mode)
 		return exitUsage
 	}
-	if budget < 0 {
-		fmt.Fprintf(stderr, "runcode describe: --sdk-budget must not be negative, got %d\n", budget)
-		return exitUsage
-	}
 	set, release, err := toolSet(ctx, *tools, *root, m)
 	if err != nil {
 		return usageError(stderr, "describe", err)
@@ -262,7 +254,7 @@ func describeCommand(ctx context.Context, args []string, stdout, stderr io.Write
 	// carries the rules and the SDK section (or its index past the budget).
 	schemas := set.Schemas()
 	if m != registry.ModeNative {
-		desc, err := ptc.Describe(set, sdkBudget(budget))
+		desc, err := ptc.Describe(set, budget)
 		if err != nil {
 			fmt.Fprintf(stderr, "runcode describe: %v\n", err)
 			return exitFail

@@ -20,10 +20,10 @@ import (
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden.json")
 
-// TestExecuteRecorded answers recorded responses with real executors (run_code on a goja
+// TestExecuteFixtures answers hand-written responses (testdata/README.md) with real executors (run_code on a goja
 // VM, the direct tools natively under mode both) and compares the user turn, as JSON,
 // with a golden file.
-func TestExecuteRecorded(t *testing.T) {
+func TestExecuteFixtures(t *testing.T) {
 	for _, name := range []string{"turn_orders", "turn_chart"} {
 		t.Run(name, func(t *testing.T) {
 			set, exec := setup(t, registry.ModeBoth)

@@ -15,7 +15,7 @@ import (
 
 // Example is an agent loop on the Messages API with run_code as its one tool. A real
 // agent calls client.Messages.New(ctx, params) where this one calls model, which
-// replays two recorded responses: a run_code call, then the final answer. Its set-up
+// replays two hand-written responses: a run_code call, then the final answer. Its set-up
 // (newOrderScope, newRunCode, stepTools) is declared after the examples.
 func Example() {
 	scope := newOrderScope()

@@ -105,7 +105,8 @@ func mustNew(t testing.TB, exec pipeline.Executor, set *registry.ResolvedToolSet
 	return a
 }
 
-// message decodes a recorded Messages API response with the SDK's own type.
+// message decodes a hand-written Messages API response (testdata/README.md) with the
+// SDK's own type.
 func message(t testing.TB, name string) *sdk.Message {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join("testdata", name))

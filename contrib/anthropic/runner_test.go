@@ -20,7 +20,7 @@ import (
 	"github.com/runcode-go/runcode/registry"
 )
 
-// replay is a Messages API on loopback that answers each request with the next recorded
+// replay is a Messages API on loopback that answers each request with the next hand-written
 // response and keeps the request bodies.
 type replay struct {
 	mu        sync.Mutex
@@ -47,7 +47,7 @@ func (r *replay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	w.Write(data)
 }
 
-// TestBetaToolRunner runs the SDK's own tool runner over recorded responses with the
+// TestBetaToolRunner runs the SDK's own tool runner over hand-written responses with the
 // adapter's tools: the runner's second request carries the tool_results the adapter
 // produced, the system blocks keep their cache breakpoint, and the runner's calls go
 // to the executor one at a time with minted ids.

@@ -16,7 +16,7 @@ import (
 )
 
 // Example runs one Chat Completions step with run_code: the tools and system
-// message for the request, then the model's reply (here a recorded one, where a
+// message for the request, then the model's reply (here a hand-written one, where a
 // client would call client.Chat.Completions.New) executed into tool messages.
 // getOrder and newStep, after the examples, declare its tool and build the adapter
 // and its step.

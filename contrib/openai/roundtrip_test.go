@@ -24,7 +24,7 @@ type responsesRequest struct {
 	Tools        []responses.ToolUnionParam `json:"tools"`
 }
 
-// TestChatRoundTrip takes a recorded chat completion with two tool calls (a
+// TestChatRoundTrip takes a hand-written chat completion with two tool calls (a
 // run_code program and a direct call that mode ptc refuses) through a real ptc
 // executor, and pins the request params and the tool messages.
 func TestChatRoundTrip(t *testing.T) {
@@ -37,7 +37,7 @@ func TestChatRoundTrip(t *testing.T) {
 	}
 }
 
-// TestResponsesRoundTrip takes a recorded response (a reasoning item and two
+// TestResponsesRoundTrip takes a hand-written response (a reasoning item and two
 // function calls: run_code, and a direct call with invalid arguments) through
 // mode both with strict tools, and pins the params and the function_call_output
 // items.
@@ -65,12 +65,12 @@ func TestImages(t *testing.T) {
 	})
 }
 
-// executeChat executes the recorded chat completion testdata/recorded in step and
+// executeChat executes the hand-written chat completion testdata/reply in step and
 // compares the tool messages with the golden file want.
-func executeChat(t *testing.T, step *openai.Step, recorded, want string) {
+func executeChat(t *testing.T, step *openai.Step, reply, want string) {
 	t.Helper()
 	var completion oai.ChatCompletion
-	fixture(t, recorded, &completion)
+	fixture(t, reply, &completion)
 	msgs, err := step.ExecuteChat(context.Background(), completion.Choices[0].Message)
 	if err != nil {
 		t.Fatal(err)
@@ -78,12 +78,12 @@ func executeChat(t *testing.T, step *openai.Step, recorded, want string) {
 	golden(t, want, msgs)
 }
 
-// executeResponses executes the recorded response testdata/recorded in step and
+// executeResponses executes the hand-written response testdata/reply in step and
 // compares the input items with the golden file want.
-func executeResponses(t *testing.T, step *openai.Step, recorded, want string) {
+func executeResponses(t *testing.T, step *openai.Step, reply, want string) {
 	t.Helper()
 	var resp responses.Response
-	fixture(t, recorded, &resp)
+	fixture(t, reply, &resp)
 	items, err := step.ExecuteResponses(context.Background(), &resp)
 	if err != nil {
 		t.Fatal(err)
