@@ -102,34 +102,11 @@ func (p *Pool) exec(ctx context.Context, w *proc, code string, limits runtime.Li
 			}
 			// Otherwise its stdout closed: it is exiting; wait for that.
 		case <-w.killedCh:
-			// Killed over a budget: the reason stands, whatever the worker's exit. Its
-			// teardown (seconds for a worker of gigabytes) is not the run's to wait for.
-			w.bind(nil)
-			select {
-			case res := <-rs.done: // its done frame was read before the kill
-				res, _ = ended(res)
-				return res, false
-			default:
-			}
-			w.rmu.Lock()
-			logs := rs.logs
-			w.rmu.Unlock()
-			w.mu.Lock()
-			why := w.why
-			w.mu.Unlock()
-			return &runtime.Result{Logs: logs, Failure: why}, false
+			// Killed over a budget: the reason stands (exitFailure gives it first), and the
+			// worker's teardown (seconds for one of gigabytes) is not the run's to wait for.
+			return w.ended(rs, limits, ended)
 		case <-w.exited:
-			w.bind(nil)
-			select {
-			case res := <-rs.done: // its done frame was read before it exited
-				res, _ = ended(res)
-				return res, false
-			default:
-			}
-			w.rmu.Lock()
-			logs := rs.logs
-			w.rmu.Unlock()
-			return &runtime.Result{Logs: logs, Failure: w.exitFailure(limits)}, false
+			return w.ended(rs, limits, ended)
 		case <-ctxDone:
 			ctxDone = nil
 			onCancel(context.Cause(ctx))
@@ -246,4 +223,21 @@ func (w *proc) brokeLocked(rs *hostRun, err error) {
 // killBroken kills a worker that broke the protocol in the way what says.
 func (w *proc) killBroken(what string) {
 	w.kill(&runtime.Failure{Kind: runtime.KindWorkerExit, Message: "worker broke the protocol and was killed: " + what})
+}
+
+// ended is the result of a run whose worker died or was killed: its done frame if the
+// reader got it first, else the logs it streamed and why it ended. The worker is not
+// reused.
+func (w *proc) ended(rs *hostRun, limits runtime.Limits, done func(*runtime.Result) (*runtime.Result, bool)) (*runtime.Result, bool) {
+	w.bind(nil)
+	select {
+	case res := <-rs.done:
+		res, _ = done(res)
+		return res, false
+	default:
+	}
+	w.rmu.Lock()
+	logs := rs.logs
+	w.rmu.Unlock()
+	return &runtime.Result{Logs: logs, Failure: w.exitFailure(limits)}, false
 }
