@@ -13,13 +13,15 @@ import (
 //   - padStart, padEnd: a target length past the same bound;
 //   - join: a separator or an array long enough that the result cannot fit;
 //   - fill: filling Array(1e9), more elements than the heap budget can hold;
-//   - Array.from: Array.from({length: 1e10}), the same;
-//   - ArrayBuffer and the typed arrays (typedarrays.go): new Float64Array(1e9), a store
-//     larger than the heap budget allocated in one Go make.
+//   - Array.from: Array.from({length: 1e10}), the same.
 //
-// Deep recursion is bounded by goja's own call-stack limit (Limits.StackDepth). Nothing
-// here defends an in-process host against a program written to exhaust it: a worker
-// process is that boundary (runtime/worker).
+// Deep recursion is bounded by goja's own call-stack limit (Limits.StackDepth). A typed
+// array or ArrayBuffer over the budget is not guarded: wrapping their constructors means
+// building them in every VM, which would cost more than the rest of a VM does; the heap
+// sampler ends such a run with memory-limit (in process, a store larger than the machine's
+// memory ends the process; in a worker, the worker). Nothing here defends an in-process
+// host against a program written to exhaust it: a worker process is that boundary
+// (runtime/worker).
 
 func (r *run) maxStringBytes() int { return int(r.limits.HeapBytes / 4) }
 func (r *run) maxElements() int64  { return r.limits.HeapBytes / 16 }

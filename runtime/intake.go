@@ -12,7 +12,7 @@ import (
 // line and column of the model's text where it was, so that positions in errors still
 // point into the text the model sent: a fence line becomes an empty line, `export
 // default` becomes `void` and spaces. The rewritten text is what every later check
-// (the size bound, the nesting scan, the wrapper-close check) sees.
+// (the size bound, the wrapper-close check) sees.
 
 // normalize returns code with a surrounding markdown code fence and a leading `export
 // default` blanked. It is one linear pass over the text.

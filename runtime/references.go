@@ -326,7 +326,7 @@ var nodeType = reflect.TypeFor[ast.Node]()
 // walk calls visit for every AST node reachable from v, in source order. goja's ast
 // package has no walker, so this one follows struct fields, pointers, interfaces and slices
 // by reflection; it is only used off the hot path. It keeps its own stack: a member chain
-// such as o.a.a.… nests without bound (MaxNesting does not count it), and a recursive walk
+// such as o.a.a.… nests without bound, and a recursive walk
 // over a long enough one overflows the goroutine's stack, which is fatal.
 func walk(v reflect.Value, visit func(any)) {
 	stack := []reflect.Value{v}
