@@ -132,9 +132,12 @@ func (r *run) fail(kind Kind, msg string) bool {
 		return false
 	}
 	r.failure = &Failure{Kind: kind, Message: msg}
+	vm := r.vm // dropIfBudgetFailed clears it under mu once the run is over
 	r.mu.Unlock()
 	r.stopping.Store(true)
-	r.vm.Interrupt(errStop)
+	if vm != nil {
+		vm.Interrupt(errStop)
+	}
 	close(r.stopped)
 	r.loop.signal()
 	return true
@@ -202,8 +205,11 @@ func (r *run) dropIfBudgetFailed() {
 		return
 	}
 	// Everything that holds the VM's objects, so that it is garbage even while the
-	// caller still holds the run.
-	r.vm, r.in, r.scope, r.main = nil, intrinsics{}, nil, nil
+	// caller still holds the run. fail reads vm from a watchdog's goroutine.
+	r.mu.Lock()
+	r.vm = nil
+	r.mu.Unlock()
+	r.in, r.scope, r.main = intrinsics{}, nil, nil
 	r.rejected, r.rejectedAt, r.urlExports, r.encodingExports = nil, nil, nil, nil
 	r.timers.live, r.timers.armed = nil, nil
 	gov.release()
