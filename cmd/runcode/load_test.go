@@ -47,8 +47,9 @@ type loadCase struct {
 	// processes hold it, and the in-process load leaves it out.
 	processOnly bool
 	// want is the exact result text: required for a well-behaved program, optional for a
-	// hostile one (its text must then also be exactly this).
-	want string
+	// hostile one (its text must then also be exactly this). A well-behaved program with
+	// wantPrefix instead must succeed with a text that starts with it.
+	want, wantPrefix string
 	// message, if set, is how a hostile program's failure message must start.
 	message string
 }
@@ -61,7 +62,7 @@ var wellBehaved = []loadCase{
 	{name: "fan-out", code: `const [a, b, n] = await Promise.all([tools.read_file({ path: "notes/a.txt" }), tools.read_file({ path: "notes/b.txt" }), tools.stat({ path: "data/numbers.txt" })]);
 return { lines: a.totalLines + b.totalLines, size: n.size }`, want: "{\n  \"lines\": 5,\n  \"size\": 10\n}"},
 	{name: "list_dir", code: "const es = await tools.list_dir({ path: \".\" }); return es.map((e) => `${e.name} ${e.type}`).join(\"\\n\")",
-		want: "README.md file\ndata dir\nnotes dir\nspecial dir"},
+		want: "README.md file\nbig dir\ndata dir\nnotes dir\nspecial dir"},
 	{name: "grep", code: "const r = await tools.grep({ pattern: \"TODO\", path: \"notes\" }); return r.matches.map((m) => `${m.path}:${m.line}: ${m.text}`)",
 		want: "[\n  \"notes/a.txt:2: TODO: first\",\n  \"notes/b.txt:2: TODO: second\"\n]"},
 	{name: "glob and read", code: `const files = await tools.glob({ pattern: "data/*.txt" });
@@ -101,6 +102,13 @@ var hostile = []loadCase{
 	{name: "spread sparse", code: `return [...Array(2 ** 32 - 1)].length`, kind: "memory-limit|timeout", processOnly: true},
 	{name: "flat cycle", code: `const a = [0]; a[0] = a; return a.flat(Infinity)`, kind: "memory-limit|timeout|worker-exit", processOnly: true},
 	{name: "deep toString", code: `let a = []; for (let i = 0; i < 200000; i++) a = [a]; return String(a).length`, kind: "memory-limit|timeout|worker-exit", processOnly: true},
+	// What a program can make the host's tools do: each is refused with a tool error, or
+	// ends ok with bounded work, in both modes, and the server's memory check after the
+	// load covers what they held.
+	{name: "grep automaton", code: `return await tools.grep({ pattern: "[a-z]{0,1000}".repeat(290), path: "notes" })`, kind: "exception", message: "ToolCallError: "},
+	{name: "read_file limit 2^63", code: `return await tools.read_file({ path: "notes/a.txt", limit: 2 ** 63 })`, kind: "exception", message: "ToolCallError: limit must be between 1 and 10485760"},
+	{name: "newline file ×10", code: `const rs = await Promise.all(Array.from({ length: 10 }, () => tools.read_file({ path: "big/newlines.txt", offset: 10000000, limit: 2 }))); return rs.every((r) => r.totalLines === 10485760)`, want: "true"},
+	{name: "9 MiB image ×20", code: `for (let i = 0; i < 20; i++) await tools.read_file({ path: "big/picture.png" }); return "read"`, wantPrefix: "read\n[19 of 20 images left out"},
 	// Parsed in time, it is a 100,000-deep array: not lossless JSON.
 	{name: "eval deep", code: `return eval("[".repeat(100000) + "]".repeat(100000))`, kind: "invalid-output|timeout|memory-limit|worker-exit", processOnly: true},
 }
@@ -139,6 +147,9 @@ func loadWorkspace(t *testing.T) string {
 		"notes/a.txt":      "alpha\nTODO: first\nbeta\n",
 		"notes/b.txt":      "gamma\nTODO: second\n",
 		"data/numbers.txt": "1\n2\n3\n4\n5\n",
+		// The hostile reads: a file of 10 MiB of newlines, and a 9 MiB PNG.
+		"big/newlines.txt": strings.Repeat("\n", 10<<20),
+		"big/picture.png":  "\x89PNG\r\n\x1a\n" + strings.Repeat("\x00", 9<<20),
 	})
 	if err := os.Mkdir(filepath.Join(dir, "special"), 0o755); err != nil {
 		t.Fatal(err)
@@ -304,6 +315,12 @@ func (o *outcome) kind() string {
 func (o *outcome) check() string {
 	if o.err != nil {
 		return fmt.Sprintf("the call failed after %v: %v", o.took.Round(time.Millisecond), o.err)
+	}
+	if o.c.kind == "" && o.c.wantPrefix != "" {
+		if o.isError || !strings.HasPrefix(o.text, o.c.wantPrefix) {
+			return fmt.Sprintf("got (isError %v) %q, want a success that starts with %q", o.isError, clipText(o.text), o.c.wantPrefix)
+		}
+		return ""
 	}
 	if o.c.kind == "" {
 		if o.isError || o.text != o.c.want {
