@@ -108,7 +108,9 @@ func serveCommand(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	// event is also logged.
 	prog := mcpbridge.NewProgress(nil)
 	logEvents := pipeline.SlogSink(logger)
-	events := pipeline.SinkFunc(func(e pipeline.Event) { prog.Event(e); logEvents.Event(e) })
+	var mem memoryReturner
+	defer mem.wait()
+	events := pipeline.SinkFunc(func(e pipeline.Event) { prog.Event(e); logEvents.Event(e); mem.Event(e) })
 	p := pipeline.New(&pipeline.Options{Wrappers: []pipeline.Middleware{pipeline.Timeout()},
 		Events: events, Logger: logger,
 		PreExecute: scope.preExecute(), Approve: mcpbridge.Approve})
