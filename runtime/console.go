@@ -444,10 +444,7 @@ func (in *inspector) arrayEntries(o *goja.Object, child func(goja.Value) string)
 	flush()
 	in.numeric = numeric
 	if rest := n - i; rest > 0 {
-		s := "... " + strconv.FormatInt(rest, 10) + " more item"
-		if rest > 1 {
-			s += "s"
-		}
+		s := "... " + moreItems(int64(rest))
 		entries = append(entries, s)
 	}
 	return entries
@@ -475,7 +472,7 @@ func (in *inspector) collectionEntries(o *goja.Object, cls string, child func(go
 		}
 	}
 	if rest := size - (n - 1); rest > 0 {
-		entries = append(entries, "... "+strconv.FormatInt(rest, 10)+" more items")
+		entries = append(entries, "... "+moreItems(rest))
 	}
 	return entries, size
 }
@@ -571,4 +568,12 @@ func isIdentifier(s string) bool {
 		return false
 	}
 	return true
+}
+
+// moreItems counts what a listing left out: "1 more item", "2 more items".
+func moreItems(n int64) string {
+	if n == 1 {
+		return "1 more item"
+	}
+	return strconv.FormatInt(n, 10) + " more items"
 }

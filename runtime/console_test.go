@@ -83,3 +83,19 @@ func TestConsoleMethods(t *testing.T) {
 		t.Errorf("console.table = %s, want a TypeError", res.Text())
 	}
 }
+
+// TestConsoleOneMoreItem: one entry past the listing's 100 is "1 more item", for arrays,
+// Maps and Sets alike.
+func TestConsoleOneMoreItem(t *testing.T) {
+	p := newTestPool(t, nil)
+	for _, code := range []string{
+		"console.log(Array(101).fill(0))",
+		"console.log(new Set(Array.from({length: 101}, (_, i) => i)))",
+		"console.log(new Map(Array.from({length: 101}, (_, i) => [i, i])))",
+	} {
+		logs := runCode(t, p, code, nil).Logs
+		if len(logs) != 1 || !strings.Contains(logs[0], "... 1 more item\n") || strings.Contains(logs[0], "more items") {
+			t.Errorf("%s: logs %q, want one entry with \"... 1 more item\"", code, logs)
+		}
+	}
+}

@@ -221,7 +221,9 @@ func syntaxFailure(msg string, line, col int, code string) *syntaxError {
 	lines := strings.Split(code, "\n")
 	if line < 1 || line > len(lines) {
 		// The error is in the wrapper's closing line: the code ended early (an unclosed
-		// brace or string). Point at the end of the model's last line.
+		// brace or string). Point at the end of the model's last line, and do not name the
+		// wrapper's own tokens, which the model never wrote.
+		msg = "Unexpected end of input"
 		line = len(lines)
 		col = utf8.RuneCountInString(lines[line-1]) + 1
 	}

@@ -27,7 +27,7 @@ func TestPrepareSyntaxErrors(t *testing.T) {
 		{
 			name: "unterminated code points at the end of the last line",
 			code: "return 1 +",
-			want: "SyntaxError: Unexpected token } (line 1, column 11)\n    return 1 +\n              ^",
+			want: "SyntaxError: Unexpected end of input (line 1, column 11)\n    return 1 +\n              ^",
 		},
 		{
 			name: "imports get a hint",
@@ -239,5 +239,16 @@ func TestPrepareRejectsClosingTheWrapper(t *testing.T) {
 	}
 	if calls := ft.calls(); len(calls) > 0 {
 		t.Errorf("the tails ran: %q", calls)
+	}
+}
+
+// TestUnclosedProgram: a program that ends inside a brace fails at the end of its own
+// text with V8's "Unexpected end of input", not with the wrapper's closing tokens.
+func TestUnclosedProgram(t *testing.T) {
+	_, err := Prepare("return {", nil)
+	want := "SyntaxError: Unexpected end of input (line 1, column 9)\n    return {\n            ^"
+	var f *Failure
+	if !errors.As(err, &f) || f.Message != want {
+		t.Errorf("Prepare(%q) = %v, want %q", "return {", err, want)
 	}
 }

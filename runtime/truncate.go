@@ -214,9 +214,9 @@ func (c *cutter) container(reserve int) bool {
 		if obj {
 			c.out = jsontext.AppendString(c.out, "…")
 			c.out = append(c.out, ':')
-			c.out = jsontext.AppendString(c.out, strconv.Itoa(dropped)+" more items")
+			c.out = jsontext.AppendString(c.out, moreItems(int64(dropped)))
 		} else {
-			c.out = jsontext.AppendString(c.out, "…"+strconv.Itoa(dropped)+" more items")
+			c.out = jsontext.AppendString(c.out, "…"+moreItems(int64(dropped)))
 		}
 	}
 	c.out = append(c.out, closing)

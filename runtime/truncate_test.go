@@ -19,7 +19,7 @@ func TestCutJSON(t *testing.T) {
 		{"array cut", `[1111,2222,3333,4444,5555,6666,7777,8888,9999,1111,2222,3333]`, 60, `[1111,2222,3333,4444,5555,"…7 more items"]`},
 		{"object cut", `{"a":"xxxxxxxxxx","b":"yyyyyyyyyy","c":"zzzzzzzzzz","d":1}`, 64, `{"a":"xxxxxxxxxx","…":"3 more items"}`},
 		{"string cut", `"` + strings.Repeat("x", 100) + `"`, 40, `"` + strings.Repeat("x", 21) + `…79 more bytes"`},
-		{"nested cut", `{"items":[` + strings.Repeat(`"abcdefgh",`, 20) + `"end"],"total":21}`, 120, `{"items":["abcdefgh","abcdefgh","abcdefgh","abcdefgh","…17 more items"],"…":"1 more items"}`},
+		{"nested cut", `{"items":[` + strings.Repeat(`"abcdefgh",`, 20) + `"end"],"total":21}`, 120, `{"items":["abcdefgh","abcdefgh","abcdefgh","abcdefgh","…17 more items"],"…":"1 more item"}`},
 		{"no room to open", `[[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20]]`, 60, `["…52 more bytes"]`},
 		{"too small", `[1,2,3]`, 3, ``},
 	}
