@@ -102,6 +102,19 @@ func discover(set *registry.ResolvedToolSet, member string, args json.RawMessage
 	return true
 }
 
+// Declared is the set's tools that discovery shows, as the SDK declares them: the SDK
+// section is rendered from this list, so that it never declares a tool that
+// tools.$describe calls unknown (a tool a guard denies outright).
+func Declared(set *registry.ResolvedToolSet) []sdkgen.Tool {
+	var out []sdkgen.Tool
+	for _, t := range sdkgen.ToolsOf(set) {
+		if discoverable(set, t.Name) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
 // emptyArgs is the arguments of the probe call discoverable shows the guards.
 var emptyArgs, _ = registry.ParseValue(json.RawMessage(`{}`))
 

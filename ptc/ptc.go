@@ -183,7 +183,7 @@ func (e *Executor) SDK(set *registry.ResolvedToolSet) string { return sdk(set, e
 
 func sdk(set *registry.ResolvedToolSet, budget int) string {
 	return set.Memo(sdkKey{budget}, func() any {
-		return sdkgen.GenerateWith(set, &sdkgen.Options{Budget: budget})
+		return sdkgen.Section(bindings.Declared(set), &sdkgen.Options{Budget: budget}).Section
 	}).(string)
 }
 

@@ -624,3 +624,24 @@ func TestSDKBudgetZero(t *testing.T) {
 		t.Errorf("SDKBudget -1 is not the full SDK:\n%.400s", sdks[-1])
 	}
 }
+
+// TestSDKLeavesOutDeniedTools: a tool a guard denies outright is neither declared in the
+// SDK nor described by tools.$describe, so the two never disagree.
+func TestSDKLeavesOutDeniedTools(t *testing.T) {
+	e := newEnv(t)
+	e.register(echoTool(), &registry.Tool{Name: "guarded", Execute: func(context.Context, *registry.Call) (any, error) { return 1, nil }})
+	e.scope.Guard(func(c *registry.Call) string {
+		if c.Name == "guarded" {
+			return "guarded is off limits"
+		}
+		return ""
+	})
+	ex, set := e.executor()
+	if sdk := ex.SDK(set); strings.Contains(sdk, "guarded") || !strings.Contains(sdk, "echo") {
+		t.Errorf("SDK declares guarded (or not echo):\n%s", sdk)
+	}
+	res, _ := e.run(context.Background(), `try { await tools.$describe("guarded"); return "described" } catch (e) { return e.message }`)
+	if got := resultText(res); got != `unknown tool "guarded"` {
+		t.Errorf("$describe(guarded) = %q, want unknown tool", got)
+	}
+}

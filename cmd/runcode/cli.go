@@ -10,6 +10,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/runcode-go/runcode/bindings"
 	"github.com/runcode-go/runcode/internal/editdist"
 	"github.com/runcode-go/runcode/mcpbridge"
 	"github.com/runcode-go/runcode/ptc"
@@ -211,7 +212,7 @@ func sdkCommand(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		return usageError(stderr, "sdk", err)
 	}
 	defer release()
-	sdk := sdkgen.Section(sdkgen.ToolsOf(set), &sdkgen.Options{Budget: budget, Full: *full})
+	sdk := sdkgen.Section(bindings.Declared(set), &sdkgen.Options{Budget: budget, Full: *full})
 	if *tsOnly {
 		io.WriteString(stdout, sdk.Declarations)
 	} else {
