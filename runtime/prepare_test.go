@@ -103,12 +103,12 @@ func TestPrepareTypeScript(t *testing.T) {
 			name: "runtime error maps back to the original typescript line",
 			code: "type T = { a?: { b: number } }\n\nconst t: T = {};\n\nreturn (t as any).a.b",
 			ts:   true,
-			want: "Error: code run failed (exception): TypeError: Cannot read property 'b' of undefined\n    at program.ts:5:21",
+			want: "Error: code run failed (exception): TypeError: Cannot read property 'b' of undefined or null\n    at program.ts:5:21",
 		},
 		{
 			name: "runtime error in js keeps line and line-1 column",
 			code: "null.x",
-			want: "Error: code run failed (exception): TypeError: Cannot read property 'x' of undefined\n    at program.js:1:6",
+			want: "Error: code run failed (exception): TypeError: Cannot read property 'x' of undefined or null\n    at program.js:1:6",
 		},
 	}
 	for _, tt := range tests {

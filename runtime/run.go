@@ -391,6 +391,7 @@ func (r *run) errorText(o *goja.Object) (s string) {
 	}); ex != nil {
 		return msgUnrenderable
 	}
+	s = undefinedOrNull(s)
 	if strings.HasPrefix(s, "ReferenceError: ") && strings.Contains(firstLine(s), " is not defined") {
 		s += "\n" + r.globalsHint()
 	}
@@ -529,4 +530,19 @@ func (r *run) brand(o *goja.Object) string {
 
 func (r *run) primitiveOf(o *goja.Object) goja.Value {
 	return r.vm.ToValue(o.Export())
+}
+
+// undefinedOrNull corrects goja's "Cannot read property 'x' of undefined", which it also
+// says of null (it cannot tell them apart there), to "of undefined or null", so that a
+// model whose value was null does not go looking for an undefined one.
+func undefinedOrNull(s string) string {
+	first, rest, _ := strings.Cut(s, "\n")
+	if strings.HasPrefix(first, "TypeError: Cannot read property '") && strings.HasSuffix(first, "' of undefined") {
+		first += " or null"
+		if rest != "" {
+			return first + "\n" + rest
+		}
+		return first
+	}
+	return s
 }

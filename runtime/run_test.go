@@ -283,3 +283,15 @@ func TestMaxRuns(t *testing.T) {
 		}
 	})
 }
+
+// TestUndefinedOrNull: goja says "of undefined" for null too; the model reads "of
+// undefined or null".
+func TestUndefinedOrNull(t *testing.T) {
+	p := newTestPool(t, nil)
+	for _, code := range []string{"const x = null; return x.foo", "let x; return x.foo"} {
+		got := firstLine(runCode(t, p, code, nil).Failure.Message)
+		if want := "TypeError: Cannot read property 'foo' of undefined or null"; got != want {
+			t.Errorf("%s: %q, want %q", code, got, want)
+		}
+	}
+}
