@@ -276,6 +276,9 @@ func TestServeSync(t *testing.T) {
 		default:
 		}
 	}})
+	// A round trip first: the server notifies only sessions whose initialization it has
+	// handled, which a loaded machine can delay past the Sync below.
+	listNames(t, cs)
 	dispose, err := scope.Register(&registry.Tool{Name: "later", Description: "Added later.", Execute: func(context.Context, *registry.Call) (any, error) { return "late", nil }})
 	if err != nil {
 		t.Fatal(err)

@@ -59,7 +59,8 @@ func TestNumericFlagRanges(t *testing.T) {
 			code := run(t.Context(), args, strings.NewReader("return 1"), &out, &errOut)
 			first, _, _ := strings.Cut(errOut.String(), "\n")
 			switch {
-			case tc.want == "" && code != exitOK:
+			case tc.want == "" && code == exitUsage:
+				// Accepted: the run may still fail (a 1ms compute budget on a busy machine).
 				t.Errorf("exit %d, stderr %q; want the value accepted", code, errOut.String())
 			case tc.want != "" && (code != exitUsage || first != tc.want):
 				t.Errorf("exit %d, stderr's first line %q\nwant exit 2 and %q", code, first, tc.want)

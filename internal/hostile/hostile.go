@@ -111,6 +111,12 @@ func parse() ([]test, error) {
 			if cur.mode != Process && cur.mode != InProcess {
 				return nil, fmt.Errorf("%s: unknown mode %q", cur.name, cur.mode)
 			}
+		case strings.HasPrefix(line, "// wall "):
+			secs, err := strconv.Atoi(strings.TrimPrefix(line, "// wall "))
+			if err != nil {
+				return nil, fmt.Errorf("%s: %v", cur.name, err)
+			}
+			cur.budgets.WallClock = time.Duration(secs) * time.Second
 		case strings.HasPrefix(line, "// compute "):
 			secs, err := strconv.Atoi(strings.TrimPrefix(line, "// compute "))
 			if err != nil {
