@@ -20,17 +20,16 @@ var hostGlobals = []string{
 	"TextEncoder", "TextDecoder", "atob", "btoa", "structuredClone",
 }
 
-// preludeSrc captures the intrinsics the console and the sort guard call, so a program that
-// overwrites Map.prototype.entries or Date.prototype.toISOString afterwards cannot change
-// what the console prints or how the default sort compares. It uses no method a program
-// could replace later (no push, no for-of). It runs the first time the console formats an
-// object (or on the first default sort of a long array), not when the VM is built or on a
+// preludeSrc captures the intrinsics the console calls, so a program that overwrites
+// Map.prototype.entries or Date.prototype.toISOString afterwards cannot change what the
+// console prints. It uses no method a program could replace later (no push, no for-of).
+// It runs the first time the console formats an object, not when the VM is built or on a
 // console call with only strings and numbers: touching Map, Set, Symbol and typed arrays
-// costs about 100 µs and would more than double the idle memory of every pooled VM, and a
-// program that replaced them before that only changes its own output.
+// costs about 100 µs and would more than double the idle memory of every pooled VM, and
+// a program that replaced them before that only changes its own output.
 const preludeSrc = `(function () {
 	'use strict';
-	const getProto = Object.getPrototypeOf, apply = Reflect.apply, S = String;
+	const getProto = Object.getPrototypeOf, apply = Reflect.apply;
 	const desc = Object.getOwnPropertyDescriptor;
 	const mapSize = desc(Map.prototype, 'size').get, setSize = desc(Set.prototype, 'size').get;
 	const mapEntries = Map.prototype.entries, setValues = Set.prototype.values;
@@ -52,10 +51,6 @@ const preludeSrc = `(function () {
 		const t = apply(getTime, d, []);
 		return t !== t ? 'Invalid Date' : apply(toISO, d, []);
 	}
-	function compare(a, b) {
-		const x = S(a), y = S(b);
-		return x < y ? -1 : x > y ? 1 : 0;
-	}
 	const typedTag = desc(getProto(Uint8Array.prototype), Symbol.toStringTag).get;
 	function typedName(o) { return apply(typedTag, o, []) || 'Object'; }
 	const fnSource = Function.prototype.toString, fnProto = Function.prototype;
@@ -76,7 +71,7 @@ const preludeSrc = `(function () {
 		const kind = p === AsyncFn ? 'AsyncFunction' : p === GenFn ? 'GeneratorFunction' : 'Function';
 		return '[' + kind + (name ? ': ' + name : ' (anonymous)') + ']';
 	}
-	return [entries, date, compare, typedName, Map.prototype, Set.prototype, getProto(Uint8Array.prototype), fnLabel, Object.keys];
+	return [entries, date, null, typedName, Map.prototype, Set.prototype, getProto(Uint8Array.prototype), fnLabel, Object.keys];
 })()`
 
 // encodingSrc defines TextEncoder and TextDecoder (UTF-8 only, as in the WHATWG spec's
@@ -197,7 +192,6 @@ func (r *run) helpers() *intrinsics {
 		h := v.ToObject(r.vm)
 		fn := func(i string) goja.Callable { f, _ := goja.AssertFunction(h.Get(i)); return f }
 		r.in.entries, r.in.date, r.in.typedName, r.in.fnLabel, r.in.keys = fn("0"), fn("1"), fn("3"), fn("7"), fn("8")
-		r.in.compare = h.Get("2")
 		r.in.mapProto, r.in.setProto, r.in.typedProto = h.Get("4").ToObject(r.vm), h.Get("5").ToObject(r.vm), h.Get("6").ToObject(r.vm)
 	}
 	return &r.in
@@ -213,7 +207,6 @@ func (r *run) installGlobals() error {
 	r.in.arrayProto = vm.NewArray().Prototype()
 	r.in.errorCtor = vm.Get("Error").ToObject(vm)
 	r.in.rangeCtor = vm.Get("RangeError").ToObject(vm)
-	r.in.typeCtor = vm.Get("TypeError").ToObject(vm)
 	r.scope = &hostScope{r: r, names: slices.Clone(hostGlobals)}
 	scope := vm.NewDynamicObject(r.scope)
 	if err := scope.SetPrototype(r.in.objectProto); err != nil {

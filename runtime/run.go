@@ -79,12 +79,9 @@ var warmPrg = goja.MustCompile("warm.js", "(async () => {})()", true)
 type intrinsics struct {
 	objectProto, arrayProto *goja.Object
 	errorCtor, rangeCtor    *goja.Object
-	typeCtor                *goja.Object
 	// Filled by helpers() on first use.
 	entries, date, typedName       goja.Callable
 	fnLabel, keys                  goja.Callable
-	hasInstance                    goja.Value
-	compare                        goja.Value
 	mapProto, setProto, typedProto *goja.Object
 }
 
