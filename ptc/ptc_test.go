@@ -155,7 +155,7 @@ func TestFailureText(t *testing.T) {
 		{"compute budget", `for (;;) {}`, &runtime.Limits{Compute: 100 * time.Millisecond},
 			"Error: code run failed (timeout): compute budget exhausted (100ms busy)", ""},
 		{"syntax error", `return (`, nil, "Error: code run failed (exception): SyntaxError: ", ""},
-		{"memory limit", `console.log("allocating"); const keep = []; for (let i = 0; ; i++) keep.push("x".repeat(1024) + i);`, &runtime.Limits{HeapBytes: 64 << 20, Compute: 20 * time.Second},
+		{"memory limit", `console.log("allocating"); const keep = []; for (let i = 0; ; i++) keep.push("x".repeat(1024) + i);`, &runtime.Limits{HeapBytes: 64 << 20, Compute: 2 * time.Minute},
 			"Error: code run failed (memory-limit): heap limit of 64 MiB exceeded", "\nCaptured output:\nallocating"},
 		{"wall clock", `console.log("waiting"); await new Promise((r) => setTimeout(r, 60000))`, &runtime.Limits{WallClock: 150 * time.Millisecond},
 			"Error: code run failed (timeout): wall-clock ceiling reached (150ms)", "\nCaptured output:\nwaiting"},
