@@ -70,16 +70,26 @@ func unwrapPath(err error) error {
 	return err
 }
 
-// readSmall reads the regular file at p, up to MaxFileBytes.
-func (w *Workspace) readSmall(p string) ([]byte, error) {
+// openSmall opens the regular file at p for reading, refusing one over MaxFileBytes.
+func (w *Workspace) openSmall(p string) (*os.File, fs.FileInfo, error) {
 	f, info, err := w.open(p, false)
 	if err != nil {
-		return nil, fsError(p, err)
+		return nil, nil, fsError(p, err)
+	}
+	if info.Size() > MaxFileBytes {
+		f.Close()
+		return nil, nil, fmt.Errorf("%s: %d bytes is over the %d-byte limit", p, info.Size(), MaxFileBytes)
+	}
+	return f, info, nil
+}
+
+// readSmall reads the regular file at p, up to MaxFileBytes.
+func (w *Workspace) readSmall(p string) ([]byte, error) {
+	f, _, err := w.openSmall(p)
+	if err != nil {
+		return nil, err
 	}
 	defer f.Close()
-	if info.Size() > MaxFileBytes {
-		return nil, fmt.Errorf("%s: %d bytes is over the %d-byte limit", p, info.Size(), MaxFileBytes)
-	}
 	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
 	if err != nil {
 		return nil, fsError(p, err)

@@ -40,14 +40,11 @@ func (w *Workspace) readFile(ctx context.Context, call *registry.Call) (any, err
 	if err != nil {
 		return nil, err
 	}
-	f, info, err := w.open(p, false)
+	f, info, err := w.openSmall(p)
 	if err != nil {
-		return nil, fsError(p, err)
+		return nil, err
 	}
 	defer f.Close()
-	if info.Size() > MaxFileBytes {
-		return nil, fmt.Errorf("%s: %d bytes is over the %d-byte limit", p, info.Size(), MaxFileBytes)
-	}
 	br := bufio.NewReader(io.LimitReader(f, MaxFileBytes+1))
 	head, err := br.Peek(512) // all that http.DetectContentType looks at
 	if err != nil && err != io.EOF {
