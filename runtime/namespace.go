@@ -409,7 +409,11 @@ func (r *run) hostCall(o *nsObject, member string, call goja.FunctionCall) goja.
 				done(nil, &hostPanic{x})
 			}
 		}()
-		o.ns.start(r.ctx, member, args, done)
+		ctx := r.ctx
+		if r.draws != nil {
+			ctx = WithDraws(ctx, r.draws.snapshot())
+		}
+		o.ns.start(ctx, member, args, done)
 	}()
 	return vm.ToValue(p)
 }

@@ -74,6 +74,13 @@ type RunOptions struct {
 	// a one-line warning saying so. False means the contract's behaviour (docs/run_code.md,
 	// "Failure kinds").
 	TruncateOutput bool
+	// Draws, when not nil, makes the run record the clock and random values its program
+	// draws (Result.Draws) and give back the ones Draws holds first, in order: a run
+	// resumed by replay passes its earlier attempt's Result.Draws so that its program
+	// sees the same world and makes the same calls. Each call's StartFunc context then
+	// carries the draws made before the call ([CallDraws]). Nil means the real clock and
+	// random source, unrecorded.
+	Draws *Draws
 }
 
 // Pool runs programs on warm goja VMs. Each VM runs exactly one program and is then
@@ -289,6 +296,10 @@ func (p *Pool) run(ctx context.Context, prg *Program, code string, opts *RunOpti
 	r.programBytes = opts.ProgramBytes
 	r.fileName = opts.FileName
 	r.truncate = opts.TruncateOutput
+	if opts.Draws != nil {
+		r.draws = newRecorder(opts.Draws)
+		r.draws.install(r.vm)
+	}
 	return p.execute(ctx, r, prg, code, limits, opts.Namespaces), nil
 }
 
@@ -352,6 +363,9 @@ func (p *Pool) execute(ctx context.Context, r *run, prg *Program, code string, l
 		if r.droppedLogs > 0 {
 			res.Logs = append(res.Logs, "…"+strconv.Itoa(r.droppedLogs)+" more log entries")
 		}
+	}
+	if r.draws != nil {
+		res.Draws = r.draws.snapshot()
 	}
 	if r.failure == nil {
 		res.Value = append([]byte(nil), r.value...)

@@ -67,6 +67,9 @@ type Result struct {
 	// running the program's JavaScript, not time awaiting host calls. It is zero when
 	// the run never reached a VM, or when a worker process died before reporting it.
 	Compute time.Duration
+	// Draws are the clock and random values the program drew, replayed ones first, when
+	// RunOptions.Draws asked for them; nil otherwise.
+	Draws *Draws
 }
 
 // Text renders the model-facing text (docs/run_code.md, "Output"). On success: the log

@@ -46,6 +46,7 @@ type run struct {
 	programBytes    int          // RunOptions.ProgramBytes
 	fileName        string       // RunOptions.FileName
 	truncate        bool         // RunOptions.TruncateOutput
+	draws           *recorder    // RunOptions.Draws; nil when not recorded
 	unsettled       []string     // namespace calls by start order; "" once settled (namespace.go)
 	urlExports      *goja.Object
 	encodingExports *goja.Object

@@ -47,6 +47,15 @@ func (p *Pool) handle(ctx context.Context, w *proc, rs *hostRun, nss []rtlink.Na
 		rs.calls.Add(1)
 		p.calls.Add(1)
 		id := m.ID
+		if rs.draws {
+			d := m.Draws
+			if d == nil {
+				d = &runtime.Draws{}
+			}
+			ctx = runtime.WithDraws(ctx, d)
+		} else if m.Draws != nil {
+			return nil, protocolError("call %d carries draws the run did not ask for", m.ID)
+		}
 		var once atomic.Bool
 		start(ctx, ns, m.Member, m.Args, func(out json.RawMessage, err error) {
 			if !once.CompareAndSwap(false, true) {
@@ -108,7 +117,10 @@ func (p *Pool) handle(ctx context.Context, w *proc, rs *hostRun, nss []rtlink.Na
 		if m.Compute < 0 {
 			return nil, protocolError("a done frame with a negative compute time")
 		}
-		res := &runtime.Result{Logs: m.Logs, Compute: time.Duration(m.Compute)}
+		if m.Draws != nil && !rs.draws {
+			return nil, protocolError("a done frame with draws the run did not ask for")
+		}
+		res := &runtime.Result{Logs: m.Logs, Compute: time.Duration(m.Compute), Draws: m.Draws}
 		if m.Failure != nil {
 			if !validKind(m.Failure.Kind) {
 				return nil, protocolError("a failure of kind %q", m.Failure.Kind)

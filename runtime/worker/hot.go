@@ -24,7 +24,7 @@ import (
 // refuse a value that is not JSON).
 func appendHot(b []byte, m *message) ([]byte, bool) {
 	if m.Grace != 0 || m.MaxFrame != 0 || m.Limits != nil || m.PID != 0 || m.VMBytes != 0 || m.ASLimit != 0 || m.GCPercent != 0 ||
-		m.Code != "" || m.ProgramBytes != 0 || m.NS != nil || m.Reason != "" || m.Logs != nil || m.Failure != nil || m.Compute != 0 {
+		m.Code != "" || m.ProgramBytes != 0 || m.NS != nil || m.Reason != "" || m.Logs != nil || m.Failure != nil || m.Compute != 0 || m.Draws != nil {
 		return b, false
 	}
 	switch m.T {

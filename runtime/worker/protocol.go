@@ -25,7 +25,7 @@ import (
 //
 //	init    {t, limits, grace, maxFrame, gcPercent}
 //	                                              first frame; answered by ready
-//	run     {t, id, code, programBytes, limits, ns, file, truncate}
+//	run     {t, id, code, programBytes, limits, ns, file, truncate, draws}
 //	                                              one program; answered by done
 //	result  {t, id, value | error | panic}        the outcome of call id
 //	cancel  {t, reason}                           abort the current run with reason
@@ -34,12 +34,14 @@ import (
 //
 //	ready   {t, pid, vmBytes, asLimit, gcPercent} the worker is warm and limited; gcPercent
 //	                                              is its GOGC as the Go runtime reports it
-//	call    {t, id, ns, member, args}             a namespace call; ids count 1, 2, ... per run
+//	call    {t, id, ns, member, args, draws}      a namespace call; ids count 1, 2, ... per run;
+//	                                              draws, when the run records them, are those
+//	                                              made before the call
 //	log     {t, id, logs}                         log entries as the run's ledger accepted them,
 //	                                              in order; id is the run's. The host keeps
 //	                                              them so that a worker killed mid-run keeps
 //	                                              its output.
-//	done    {t, id, logs, value, failure, compute}
+//	done    {t, id, logs, value, failure, compute, draws}
 //	                                              the run's result; id is the run's, compute
 //	                                              its VM time in nanoseconds
 
@@ -84,6 +86,9 @@ type message struct {
 	NS           []nsSpec `json:"ns,omitempty"`
 	File         string   `json:"file,omitempty"`     // RunOptions.FileName
 	Truncate     bool     `json:"truncate,omitempty"` // RunOptions.TruncateOutput
+
+	// run (RunOptions.Draws), call (runtime.CallDraws) and done (Result.Draws)
+	Draws *runtime.Draws `json:"draws,omitempty"`
 
 	// run, done (the run's number on its worker, from 1), call and result (the call's)
 	ID     uint64          `json:"id,omitempty"`

@@ -34,7 +34,7 @@ func (p *Pool) exec(ctx context.Context, w *proc, code string, limits runtime.Li
 	// told why, so that a call ending because of the cancellation cannot overtake it.
 	hostCtx, cancelHost := context.WithCancelCause(context.WithoutCancel(ctx))
 	w.runs++
-	rs := &hostRun{id: w.runs, maxLog: limits.OutputBytes, maxHeld: limits.HeapBytes, ctx: hostCtx, nss: nss, done: make(chan *runtime.Result, 1), onLog: opts.OnLog}
+	rs := &hostRun{id: w.runs, maxLog: limits.OutputBytes, maxHeld: limits.HeapBytes, ctx: hostCtx, nss: nss, done: make(chan *runtime.Result, 1), onLog: opts.OnLog, draws: opts.Draws != nil}
 	w.bind(rs)
 	defer func() {
 		w.bind(nil) // no call of this run starts after this
@@ -78,7 +78,7 @@ func (p *Pool) exec(ctx context.Context, w *proc, code string, limits runtime.Li
 	}
 
 	var fse *frameSizeError
-	if err := w.sendIf(rs, &message{T: tRun, ID: rs.id, Code: code, ProgramBytes: opts.ProgramBytes, Limits: &limits, NS: specs, File: opts.FileName, Truncate: opts.TruncateOutput}); errors.As(err, &fse) {
+	if err := w.sendIf(rs, &message{T: tRun, ID: rs.id, Code: code, ProgramBytes: opts.ProgramBytes, Limits: &limits, NS: specs, File: opts.FileName, Truncate: opts.TruncateOutput, Draws: opts.Draws}); errors.As(err, &fse) {
 		// Nothing was written: the worker waits for a run as before.
 		return &runtime.Result{Failure: &runtime.Failure{Kind: runtime.KindException,
 			Message: fmt.Sprintf("the program is too large to pass to the worker process: %d bytes framed, over the %d-byte limit", fse.n, fse.max)}}, true
@@ -141,6 +141,7 @@ type hostRun struct {
 	logBytes int
 	maxLog   int
 	onLog    func(string) // RunOptions.OnLog, called on the reader goroutine
+	draws    bool         // RunOptions.Draws was set: calls carry the draws before them
 	broken   bool         // the worker broke the protocol: nothing more it says counts
 	// held is what the host holds for the run's calls in flight: their arguments, then
 	// their results until written; past maxHeld (the run's heap budget) the worker is

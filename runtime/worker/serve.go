@@ -211,7 +211,7 @@ func (s *server) start(m *message) error {
 		defer s.wg.Done()
 		narrow := widenLater()
 		logs := &logStream{s: s, id: m.ID, run: r}
-		res, err := s.pool.Run(ctx, m.Code, &runtime.RunOptions{Namespaces: nss, Limits: m.Limits, ProgramBytes: m.ProgramBytes, OnLog: logs.add, ArgBytes: s.argBytes(), FileName: m.File, TruncateOutput: m.Truncate})
+		res, err := s.pool.Run(ctx, m.Code, &runtime.RunOptions{Namespaces: nss, Limits: m.Limits, ProgramBytes: m.ProgramBytes, OnLog: logs.add, ArgBytes: s.argBytes(), FileName: m.File, TruncateOutput: m.Truncate, Draws: m.Draws})
 		narrow()
 		s.sp.on.Store(false)
 		logs.flush() // every streamed entry reaches the host before done
@@ -222,7 +222,7 @@ func (s *server) start(m *message) error {
 			// Misuse the host did not catch: report it as the run's failure.
 			out.Failure = &failure{Kind: runtime.KindException, Message: "internal error: " + err.Error()}
 		} else {
-			out.Logs, out.Value, out.Compute = res.Logs, res.Value, int64(res.Compute)
+			out.Logs, out.Value, out.Compute, out.Draws = res.Logs, res.Value, int64(res.Compute), res.Draws
 			if res.Failure != nil {
 				out.Failure = &failure{Kind: res.Failure.Kind, Message: res.Failure.Message}
 			}

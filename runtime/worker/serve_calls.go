@@ -45,7 +45,7 @@ func (r *wrun) call(ctx context.Context, nsi int, member string, args json.RawMe
 	id := r.next
 	r.pending[id] = done
 	r.mu.Unlock()
-	if err := r.s.send(&message{T: tCall, ID: id, NSI: nsi, Member: member, Args: args}); err != nil {
+	if err := r.s.send(&message{T: tCall, ID: id, NSI: nsi, Member: member, Args: args, Draws: runtime.CallDraws(ctx)}); err != nil {
 		if done := r.take(id); done != nil {
 			done(nil, err)
 		}

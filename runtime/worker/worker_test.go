@@ -8,6 +8,7 @@ import (
 	goruntime "runtime"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -537,5 +538,39 @@ func TestComputeCrossesTheProcess(t *testing.T) {
 	res := runCode(t, p, "let n = 0; for (let i = 0; i < 1000; i++) n += i; return n", nil)
 	if res.Failure != nil || res.Compute <= 0 {
 		t.Errorf("got failure %v, compute %v; want a value and a positive compute time", res.Failure, res.Compute)
+	}
+}
+
+// A run that records draws gets them back from its worker, each call's StartFunc sees
+// the draws made before it, and a replay in another run gives the same values back.
+func TestDrawsCrossTheProcess(t *testing.T) {
+	p := newTestPool(t, 1)
+	var mu sync.Mutex
+	var seen []*runtime.Draws
+	ns, err := runtime.NewNamespace("tools", []string{"mark"}, func(ctx context.Context, _ string, _ json.RawMessage, done func(json.RawMessage, error)) {
+		mu.Lock()
+		seen = append(seen, runtime.CallDraws(ctx))
+		mu.Unlock()
+		done(json.RawMessage("{}"), nil)
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const code = "const a = Date.now(); await tools.mark({}); const b = Math.random(); await tools.mark({}); console.log(a, b, new Date().toISOString())"
+	first := runCode(t, p, code, &runtime.RunOptions{Namespaces: []*runtime.Namespace{ns}, Draws: &runtime.Draws{}})
+	if first.Failure != nil || first.Draws == nil || len(first.Draws.Clock) != 2 || len(first.Draws.Random) != 1 {
+		t.Fatalf("first run: %s; draws %+v", first.Text(), first.Draws)
+	}
+	want := []*runtime.Draws{{Clock: first.Draws.Clock[:1]}, {Clock: first.Draws.Clock[:1], Random: first.Draws.Random}}
+	if diff := cmp.Diff(want, seen); diff != "" {
+		t.Errorf("CallDraws on the host (-want +got):\n%s", diff)
+	}
+	again := runCode(t, p, code, &runtime.RunOptions{Namespaces: []*runtime.Namespace{ns}, Draws: first.Draws})
+	if diff := cmp.Diff(first.Logs, again.Logs); diff != "" {
+		t.Errorf("the replay's logs differ (-first +again):\n%s", diff)
+	}
+	seen = nil
+	if res := runCode(t, p, code, &runtime.RunOptions{Namespaces: []*runtime.Namespace{ns}}); res.Draws != nil || seen[0] != nil {
+		t.Errorf("a run without Draws: Result.Draws %+v, CallDraws %v; want nil", res.Draws, seen[0])
 	}
 }
