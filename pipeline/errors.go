@@ -25,6 +25,11 @@ const (
 	// CodeRunFailed is run_code's own failure: the program failed (its message is
 	// "code run failed (<kind>): …"). Only the outer run_code call has it.
 	CodeRunFailed Code = "CODE_RUN_FAILED"
+	// CodeApprovalPending ends a call that waits for a person's decision, where its
+	// context allows that ([WithDeferral]): the caller pauses the run, and no program
+	// sees the code. Its message is the approval text (the Ask's reason, or `tool
+	// "<name>" requires approval`).
+	CodeApprovalPending Code = "APPROVAL_PENDING"
 )
 
 // ToolError is a failed call's error: a code and the message the model reads after
@@ -57,6 +62,7 @@ var (
 	ErrInvalidToolOutput     = &ToolError{Code: CodeInvalidToolOutput}
 	ErrDenied                = &ToolError{Code: CodeDenied}
 	ErrToolFailed            = &ToolError{Code: CodeToolFailed}
+	ErrApprovalPending       = &ToolError{Code: CodeApprovalPending}
 )
 
 // The exact messages of the contract, decided here and nowhere else.

@@ -18,7 +18,8 @@ type Options struct {
 	// call is allowed.
 	PreExecute []PreExecuteFunc
 	// Approve answers Ask decisions. If nil, an Ask denies with its reason, or with
-	// `tool "<n>" requires approval (not yet supported)`.
+	// `tool "<n>" requires approval (not yet supported)`; under [WithDeferral] it waits
+	// for a person instead (CodeApprovalPending).
 	Approve ApproveFunc
 	// Wrappers wrap dispatch, Wrappers[0] outermost (see [Chain]). If empty, dispatch
 	// runs with only the timeout policy (see DisableTimeout).
@@ -222,13 +223,17 @@ func (p *Pipeline) preExecute(x *execution) bool {
 			x.fail(&ToolError{Code: CodeDenied, Message: reason}, true)
 			return false
 		case Ask:
-			msg, ok := p.approve(x, d.Reason)
+			msg, verdict := p.approve(x, d.Reason)
 			if err := x.call.changedBy("approval hook"); err != nil {
 				x.fail(err, false)
 				return false
 			}
-			if !ok {
+			switch verdict {
+			case denied:
 				x.fail(&ToolError{Code: CodeDenied, Message: msg}, true)
+				return false
+			case pending:
+				x.fail(&ToolError{Code: CodeApprovalPending, Message: msg}, false)
 				return false
 			}
 		default:
@@ -252,14 +257,38 @@ func callPre(hook PreExecuteFunc, ctx context.Context, call *Call) (d Decision, 
 	return d, nil
 }
 
-// approve routes an Ask; it returns the denial message and false unless allowed once.
-func (p *Pipeline) approve(x *execution, reason string) (msg string, ok bool) {
+// The outcomes of an Ask.
+const (
+	allowed = iota
+	denied
+	pending // it waits for a person (WithDeferral)
+)
+
+// approve routes an Ask: a decision made earlier (WithDeferral), else the approval hook.
+// It returns the denial message or, for a call left pending, the approval text.
+func (p *Pipeline) approve(x *execution, reason string) (msg string, verdict int) {
 	name := x.call.frozen.Name
-	if p.opts.Approve == nil {
-		if reason != "" {
-			return reason, false
+	decide := deferralOf(x.ctx)
+	if decide != nil {
+		if v, ok := decide(x.call.frozen.ID); ok {
+			if v.Approve {
+				return "", allowed
+			}
+			return rejection(name, v.Reason), denied
 		}
-		return fmt.Sprintf("tool %q requires approval (not yet supported)", name), false
+	}
+	ask := reason
+	if ask == "" {
+		ask = fmt.Sprintf("tool %q requires approval", name)
+	}
+	if p.opts.Approve == nil {
+		if decide != nil {
+			return ask, pending
+		}
+		if reason != "" {
+			return reason, denied
+		}
+		return fmt.Sprintf("tool %q requires approval (not yet supported)", name), denied
 	}
 	answer, err := func() (a Approval, err error) {
 		defer func() {
@@ -271,16 +300,27 @@ func (p *Pipeline) approve(x *execution, reason string) (msg string, ok bool) {
 	}()
 	switch {
 	case err != nil:
-		return fmt.Sprintf("approval for tool %q failed: %s", name, errorText(err)), false
+		return fmt.Sprintf("approval for tool %q failed: %s", name, errorText(err)), denied
 	case answer == AllowedOnce:
-		return "", true
+		return "", allowed
 	case answer == Rejected:
-		return fmt.Sprintf("the user rejected tool %q", name), false
+		return rejection(name, ""), denied
 	case answer == Cancelled:
-		return fmt.Sprintf("approval for tool %q was cancelled", name), false
+		return fmt.Sprintf("approval for tool %q was cancelled", name), denied
+	case decide != nil && (answer == Unavailable || answer == Deferred):
+		return ask, pending
 	default:
-		return fmt.Sprintf("tool %q requires approval, but no approval channel is available", name), false
+		return fmt.Sprintf("tool %q requires approval, but no approval channel is available", name), denied
 	}
+}
+
+// rejection is the message of a call a person rejected, with their reason if they gave one.
+func rejection(name, reason string) string {
+	msg := fmt.Sprintf("the user rejected tool %q", name)
+	if reason != "" {
+		msg += ": " + reason
+	}
+	return msg
 }
 
 // execute runs the wrappers and the body, unless prepare already ended the call.

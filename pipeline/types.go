@@ -186,12 +186,18 @@ type PreExecuteFunc func(ctx context.Context, call *Call) (Decision, error)
 // Approval is the answer of an approval hook.
 type Approval int
 
-// The approval answers.
+// The approval answers. Unavailable and Deferred deny the call, unless its context
+// allows it to wait for a decision ([WithDeferral]); then it ends with
+// CodeApprovalPending and its run pauses.
 const (
 	AllowedOnce Approval = iota
 	Rejected
 	Cancelled
+	// Unavailable: no way to ask a person now (for example, the client cannot be asked
+	// during a call).
 	Unavailable
+	// Deferred: a person will answer later, not during this call.
+	Deferred
 )
 
 // ApproveFunc asks a person whether a call may run. It blocks until answered or ctx

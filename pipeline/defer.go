@@ -1,0 +1,34 @@
+package pipeline
+
+import "context"
+
+// Verdict is a person's decision on a call that waited for approval: approve it, or
+// reject it with an optional reason that the rejection's message ends with.
+type Verdict struct {
+	Approve bool
+	Reason  string
+}
+
+// DecideFunc returns the decision already made for the call with id callID, if any.
+// It must be safe for concurrent use.
+type DecideFunc func(callID string) (Verdict, bool)
+
+type deferralKey struct{}
+
+// WithDeferral returns ctx for calls that may wait for a person: a caller that can pause
+// and later resume its work (a run_code run with a store) schedules its calls under it.
+// For an Ask decision, decide (when not nil) answers first with a decision made earlier
+// (a resumed run's); otherwise the approval hook is asked, and when there is none, or
+// it answers Unavailable or Deferred, the call ends with CodeApprovalPending instead of
+// being denied.
+func WithDeferral(ctx context.Context, decide DecideFunc) context.Context {
+	if decide == nil {
+		decide = func(string) (Verdict, bool) { return Verdict{}, false }
+	}
+	return context.WithValue(ctx, deferralKey{}, decide)
+}
+
+func deferralOf(ctx context.Context) DecideFunc {
+	d, _ := ctx.Value(deferralKey{}).(DecideFunc)
+	return d
+}
