@@ -44,6 +44,10 @@ type Tool struct {
 	OutputSchema json.RawMessage `json:"outputSchema"`
 	// ConcurrencySafe lets calls overlap with other safe calls (default false).
 	ConcurrencySafe bool `json:"concurrencySafe"`
+	// Idempotent declares that a call run twice has the effect of running once, so a
+	// run resumed after a crash may run a call that was in flight again (default false:
+	// such a run ends interrupted instead).
+	Idempotent bool `json:"idempotent"`
 	// TimeoutMs is the declared deadline, enforced by the pipeline's timeout wrapper;
 	// zero means none.
 	TimeoutMs int `json:"timeoutMs"`
@@ -435,6 +439,7 @@ func (m *Manifest) registryTool(t *Tool) *registry.Tool {
 	if t.OutputSchema != nil {
 		rt.Output.Schema = registry.RawSchema(t.OutputSchema)
 	}
+	rt.Idempotent = t.Idempotent
 	if t.ConcurrencySafe {
 		rt.IsConcurrencySafe = func(registry.Value) bool { return true }
 	}

@@ -19,6 +19,7 @@ const example = `{
       "inputSchema": { "type": "object", "properties": { "id": { "type": "string" } }, "required": ["id"] },
       "outputSchema": { "type": "object", "properties": { "id": { "type": "string" }, "total": { "type": "number" } } },
       "concurrencySafe": true,
+      "idempotent": true,
       "timeoutMs": 2000,
       "mock": { "cases": [ { "args": { "id": "A1" }, "result": { "id": "A1", "total": 12.5 } } ],
                 "default": { "error": "no such order" } }
@@ -46,12 +47,12 @@ func TestParseSpecExample(t *testing.T) {
 	}
 	set := registered(t, m)
 	e, _ := set.Get("get_order")
-	if e.Tool.TimeoutMs != 2000 || !e.ConcurrencySafe(registry.MustParseValue(`{"id":"x"}`)) || e.Tool.Description != "Fetch one order by id." {
+	if e.Tool.TimeoutMs != 2000 || !e.ConcurrencySafe(registry.MustParseValue(`{"id":"x"}`)) || !e.Tool.Idempotent || e.Tool.Description != "Fetch one order by id." {
 		t.Errorf("get_order = %+v", e.Tool)
 	}
 	lint, _ := set.Get("lint")
-	if lint.ConcurrencySafe(registry.MustParseValue(`{}`)) {
-		t.Error("lint should not be concurrency-safe by default")
+	if lint.ConcurrencySafe(registry.MustParseValue(`{}`)) || lint.Tool.Idempotent {
+		t.Error("lint should be neither concurrency-safe nor idempotent by default")
 	}
 	if got := m.resolveArgv(m.Tools[1].Command); got[0] != "/proj/scripts/lint-tool.sh" {
 		t.Errorf("command resolved to %q", got)

@@ -48,6 +48,11 @@ type Tool struct {
 	// IsConcurrencySafe classifies a call: only an exact true lets it overlap with
 	// other safe calls. If nil, every call is exclusive.
 	IsConcurrencySafe func(args Value) bool
+	// Idempotent declares that running a call twice has the effect of running it once.
+	// A run resumed after its host died runs a call that was in flight at the crash again
+	// only when its tool is idempotent; otherwise the run ends interrupted, so that a side
+	// effect never happens twice. False (the default) means not idempotent.
+	Idempotent bool
 	// ProjectContent, if set, replaces the rendered content with execution-prepared
 	// content before post-execute policies see it (which may still replace or block it).
 	ProjectContent func(call *Call, value Value, rendered []Content) ([]Content, error)
