@@ -51,6 +51,14 @@ var allowed = map[string][]string{
 	"mcpbridge":         {"pipeline", "registry", "github.com/modelcontextprotocol/go-sdk"},
 	"internal/bench":    {"ptc", "pipeline", "registry", "runtime", "internal/rtlink", "internal/procstat"},
 	"cmd/runcode":       {"workspace", "mcpbridge", "ptc", "native", "runtime", "runtime/worker", "pipeline", "registry", "sdkgen", "manifest", "bindings", "internal/bench", "internal/editdist"},
+	// Where runs outlive a request: the contract and the memory store, then one package
+	// per durable backend, each alone with its driver (so a binary pays only for the
+	// backends it imports), sharing how records are laid out in rows.
+	"store":                {},
+	"store/internal/dbfmt": {},
+	// The suite every Store passes, public so that a Store written elsewhere can run
+	// it too (like testing/fstest); a test helper, so no non-test file imports it.
+	"store/storetest": {"store", "github.com/google/go-cmp"},
 	// contrib/ modules are integrations on top of the core's seams; only they may
 	// import the third-party SDKs they integrate.
 	"contrib/otel": {"mcpbridge", "ptc", "pipeline", "registry", "go.opentelemetry.io/otel"},
@@ -163,7 +171,7 @@ func permits(rules []string, imp string) bool {
 
 // testHelpers are packages of ours for tests only: no non-test file may import them.
 // The bench harness (internal/bench) is the CLI's too (runcode bench), and no one else's.
-var testHelpers = []string{"internal/hostile", "internal/testwait", "internal/testleak", "internal/testfs", "internal/testreg", "internal/testexec"}
+var testHelpers = []string{"internal/hostile", "internal/testwait", "internal/testleak", "internal/testfs", "internal/testreg", "internal/testexec", "store/storetest"}
 
 func TestHelpersStayInTests(t *testing.T) {
 	for dir, imps := range packageImports(t) {
