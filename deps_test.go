@@ -46,7 +46,7 @@ var allowed = map[string][]string{
 	"internal/editdist": {},
 	"internal/procstat": {},
 	"bindings":          {"runtime", "pipeline", "registry", "sdkgen"},
-	"ptc":               {"bindings", "runtime", "pipeline", "registry", "sdkgen", "internal/jsontext"},
+	"ptc":               {"bindings", "runtime", "pipeline", "registry", "sdkgen", "store", "internal/jsontext"},
 	"workspace":         {"registry", "github.com/bmatcuk/doublestar/v4"},
 	"mcpbridge":         {"pipeline", "registry", "github.com/modelcontextprotocol/go-sdk"},
 	"internal/bench":    {"ptc", "pipeline", "registry", "runtime", "internal/rtlink", "internal/procstat"},

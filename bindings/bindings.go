@@ -80,6 +80,9 @@ type Options struct {
 	// arguments and results of its tool calls` (N is RecordBytes in MiB). ptc passes the
 	// run's heap budget. Zero means no bound; negative is an error.
 	RecordBytes int64
+	// Ledger, when not nil, makes the run resumable (see [Ledger]): calls are recorded,
+	// one that waits for a decision pauses the run, and recorded calls are replayed.
+	Ledger *Ledger
 }
 
 // SubCall is the record of one sub-call of a run, complete once [Run.End] returned. At
@@ -104,6 +107,9 @@ type SubCall struct {
 	AbandonedRunning bool
 	// Duration runs from submission to settlement (or abandonment).
 	Duration time.Duration
+	// Replayed reports a call whose outcome came from the run's ledger (a resumed run):
+	// the tool was not called again.
+	Replayed bool
 
 	pending *pipeline.Pending
 }
@@ -131,6 +137,18 @@ type Run struct {
 	// results are counted on the scheduler's goroutines.
 	held    atomic.Int64
 	maxHeld int64
+
+	set    *registry.ResolvedToolSet
+	ledger *Ledger
+	// Under mu, for a run with a ledger: inflight counts submitted calls whose outcome
+	// has not come; once a call waits for a decision (pausing), calls no longer start,
+	// and their done functions wait in stalled until the run ends.
+	inflight int
+	pausing  bool
+	pending  []pipeline.PendingCall
+	entries  []Entry // the ledger as this attempt leaves it, by Seq
+	stalled  []func(json.RawMessage, error)
+	paused   sync.Once
 }
 
 // Begin starts the bridge for one run of a program under ctx; [Tools.Bind] gives the
@@ -158,8 +176,17 @@ func Begin(ctx context.Context, p *pipeline.Pipeline, set *registry.ResolvedTool
 	if o.Parent.RootID == "" {
 		o.Parent.RootID = o.Parent.ID
 	}
-	r := &Run{parent: o.Parent, max: o.MaxCalls, maxHeld: o.RecordBytes, outer: ctx}
+	if o.Ledger != nil && o.Ledger.OnPause == nil {
+		return nil, errors.New("a run's Ledger needs an OnPause")
+	}
+	r := &Run{parent: o.Parent, max: o.MaxCalls, maxHeld: o.RecordBytes, outer: ctx, set: set, ledger: o.Ledger}
 	schedCtx, cancel := context.WithCancelCause(ctx)
+	if l := o.Ledger; l != nil {
+		schedCtx = pipeline.WithDeferral(schedCtx, func(id string) (pipeline.Verdict, bool) {
+			v, ok := l.Decisions[id]
+			return v, ok
+		})
+	}
 	r.cancel = cancel
 	sched, err := p.NewScheduler(schedCtx, set, &pipeline.SchedulerOptions{
 		MaxParallel: o.MaxParallel,
@@ -216,6 +243,10 @@ func (r *Run) Calls() []*SubCall {
 	defer r.mu.Unlock()
 	out := make([]*SubCall, len(r.calls))
 	for i, c := range r.calls {
+		if c.pending == nil { // replayed: complete from the start
+			out[i] = c
+			continue
+		}
 		select {
 		case <-c.pending.Done():
 			c.Result, c.Duration = c.pending.Wait(), c.pending.Elapsed()
@@ -241,11 +272,21 @@ func (r *Run) start(ctx context.Context, name string, args json.RawMessage, done
 	// The runtime cancels ctx as soon as the program settles (or is stopped); that is
 	// when in-flight sub-calls must be cancelled and queued ones abandoned, before the
 	// runtime waits for them.
-	r.watch.Do(func() { context.AfterFunc(ctx, func() { r.cancel(errRunOver) }) })
+	r.watch.Do(func() {
+		context.AfterFunc(ctx, func() {
+			r.cancel(errRunOver)
+			r.releaseStalled()
+		})
+	})
 	r.mu.Lock()
 	if r.ended {
 		r.mu.Unlock()
 		reject(pipeline.CodeAbortedBeforeDispatch, fmt.Sprintf("run_code run is over (%s); %s not dispatched", r.endReason(), name))
+		return
+	}
+	if r.pausing { // not started: the run pauses once the calls in flight end
+		r.stalled = append(r.stalled, done)
+		r.mu.Unlock()
 		return
 	}
 	if r.max > 0 && r.n >= r.max {
@@ -260,10 +301,7 @@ func (r *Run) start(ctx context.Context, name string, args json.RawMessage, done
 	}
 	r.n++
 	rec := &SubCall{ID: r.parent.ID + ":code:" + strconv.Itoa(r.n), Name: name, Args: v}
-	// Submitting under the lock keeps submission order equal to id order.
-	rec.pending = r.sched.SubmitThen(registry.Call{
-		ID: rec.ID, RootID: r.parent.RootID, ParentID: r.parent.ID, Name: name, Args: v, Agent: r.parent.Agent,
-	}, func(res *pipeline.Result) {
+	deliver := func(res *pipeline.Result) {
 		if !r.hold(recordSize(res)) {
 			done(nil, r.overHeld())
 			return
@@ -273,6 +311,40 @@ func (r *Run) start(ctx context.Context, name string, args json.RawMessage, done
 			return
 		}
 		done(json.RawMessage(res.Value.String()), nil)
+	}
+	if r.ledger != nil {
+		// Only the VM goroutine starts calls, so the ledger's I/O may run unlocked.
+		r.mu.Unlock()
+		res, fail := r.replay(ctx, r.n, rec)
+		switch {
+		case fail != nil:
+			done(nil, fail)
+			return
+		case res != nil:
+			rec.Result, rec.Replayed = res, true
+			r.mu.Lock()
+			r.calls = append(r.calls, rec)
+			r.mu.Unlock()
+			deliver(res)
+			return
+		}
+		r.mu.Lock()
+		if r.ended || r.pausing {
+			r.mu.Unlock()
+			reject(pipeline.CodeAbortedBeforeDispatch, fmt.Sprintf("run_code run is over (%s); %s not dispatched", r.endReason(), name))
+			return
+		}
+		r.inflight++
+	}
+	seq := r.n
+	// Submitting under the lock keeps submission order equal to id order.
+	rec.pending = r.sched.SubmitThen(registry.Call{
+		ID: rec.ID, RootID: r.parent.RootID, ParentID: r.parent.ID, Name: name, Args: v, Agent: r.parent.Agent,
+	}, func(res *pipeline.Result) {
+		if r.ledger != nil && !r.settled(seq, rec, res, done) {
+			return
+		}
+		deliver(res)
 	})
 	r.calls = append(r.calls, rec)
 	r.mu.Unlock()

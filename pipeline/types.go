@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -68,6 +69,31 @@ type Result struct {
 	Error *ToolError
 	// Contexts are additional contexts attached by post-execute policies, in order.
 	Contexts []AdditionalContext
+	// Pause is set when the call's work stopped to wait for a person's decisions (a
+	// run_code run that paused at a tool needing approval): the host asks the person and
+	// resumes it with Pause.Continuation. The call is not an error; its content is the
+	// text that tells the model to wait.
+	Pause *Pause
+}
+
+// Pause is how to go on with work that waits for a person: an opaque continuation and
+// the calls awaiting a decision. It is a plain value.
+type Pause struct {
+	// Continuation is an opaque, URL-safe token that resumes the work, once.
+	Continuation string `json:"continuation"`
+	// Pending are the calls awaiting a decision, in the order they began to wait.
+	Pending []PendingCall `json:"pending"`
+}
+
+// PendingCall is a call that waits for a person's decision.
+type PendingCall struct {
+	// ID names the call in a decision (a sub-call id).
+	ID   string `json:"id"`
+	Tool string `json:"tool"`
+	// Arguments are the call's arguments as canonical JSON.
+	Arguments json.RawMessage `json:"arguments"`
+	// Message is the approval text the pipeline would have shown.
+	Message string `json:"message"`
 }
 
 // IsError reports whether the call failed.

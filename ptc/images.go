@@ -168,7 +168,7 @@ func leanRecord(c *bindings.SubCall, content []registry.Content, contexts []pipe
 	res := *c.Result
 	res.Content, res.Contexts = content, contexts
 	return &bindings.SubCall{ID: c.ID, Name: c.Name, Args: c.Args, Result: &res,
-		NeverStarted: c.NeverStarted, AbandonedRunning: c.AbandonedRunning, Duration: c.Duration}
+		NeverStarted: c.NeverStarted, AbandonedRunning: c.AbandonedRunning, Duration: c.Duration, Replayed: c.Replayed}
 }
 
 func hasImage(content []registry.Content) bool {

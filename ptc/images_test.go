@@ -208,14 +208,14 @@ func TestLeanRecordCopiesEveryField(t *testing.T) {
 			exported = append(exported, f.Name)
 		}
 	}
-	want := []string{"ID", "Name", "Args", "Result", "NeverStarted", "AbandonedRunning", "Duration"}
+	want := []string{"ID", "Name", "Args", "Result", "NeverStarted", "AbandonedRunning", "Duration", "Replayed"}
 	if diff := cmp.Diff(want, exported); diff != "" {
 		t.Errorf("bindings.SubCall's fields changed: copy them in leanRecord (-copied +exported):\n%s", diff)
 	}
 	c := &bindings.SubCall{ID: "c:code:1", Name: "shot", Args: registry.MustParseValue(`{"a":1}`), Result: &pipeline.Result{CallID: "c:code:1"},
-		NeverStarted: true, AbandonedRunning: true, Duration: 3}
+		NeverStarted: true, AbandonedRunning: true, Duration: 3, Replayed: true}
 	got := leanRecord(c, nil, nil)
-	if got.ID != c.ID || got.Name != c.Name || got.Args.String() != c.Args.String() || !got.NeverStarted || !got.AbandonedRunning || got.Duration != 3 || got.Result.CallID != "c:code:1" || got.Result == c.Result {
+	if got.ID != c.ID || got.Name != c.Name || got.Args.String() != c.Args.String() || !got.NeverStarted || !got.AbandonedRunning || got.Duration != 3 || !got.Replayed || got.Result.CallID != "c:code:1" || got.Result == c.Result {
 		t.Errorf("leanRecord(%+v) = %+v", c, got)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/runcode-go/runcode/registry"
 	"github.com/runcode-go/runcode/runtime"
 	"github.com/runcode-go/runcode/sdkgen"
+	"github.com/runcode-go/runcode/store"
 )
 
 // Runner runs programs with the runtime's semantics: a *runtime.Pool runs them in
@@ -83,6 +84,21 @@ type Options struct {
 	// call that never ran a program (invalid arguments, denied) has no report. Nil
 	// means none.
 	OnReport func(ctx context.Context, call registry.Call, rep *Report)
+	// Store keeps paused runs (docs/pausing.md): a sub-call that needs approval, when no
+	// approver answers at once (pipeline.Options.Approve is nil, or answers Unavailable
+	// or Deferred), pauses its run; the result carries pipeline.Result.Pause and
+	// [Executor.Resume] goes on with it. A Store given here also records every sub-call
+	// as it starts and ends, so that a run whose host died can be recovered
+	// ([Executor.Recover]) without running a call twice. Nil means a memory store of
+	// the executor's own: runs still pause, nothing survives the process, and calls are
+	// written only when a run pauses.
+	Store store.Store
+	// ContinuationKey signs continuations (HMAC-SHA256). Hosts that share a store share
+	// it. Nil means a random key kept in the store, made on first use.
+	ContinuationKey []byte
+	// PauseTTL is how long a paused run can be resumed. Zero means DefaultPauseTTL (one
+	// hour); negative is an error.
+	PauseTTL time.Duration
 }
 
 // Executor is the run_code executor. It is immutable and safe for concurrent use.
@@ -92,6 +108,11 @@ type Executor struct {
 	// transport is run_code's compiled definition, shared by every batch; each batch
 	// binds it to its own state (Transport.WithExecute).
 	transport *registry.Transport
+	// store is Options.Store or the executor's own memory store; durable reports the
+	// former (calls are recorded as they go).
+	store   store.Store
+	durable bool
+	clock   func() time.Time // time.Now unless a test sets it
 }
 
 var _ pipeline.Executor = (*Executor)(nil)
@@ -118,8 +139,13 @@ func New(p *pipeline.Pipeline, opts *Options) (*Executor, error) {
 		return nil, fmt.Errorf("ptc: MaxImageBytes must not be negative, got %d", o.MaxImageBytes)
 	case o.MaxImages < 0:
 		return nil, fmt.Errorf("ptc: MaxImages must not be negative, got %d", o.MaxImages)
+	case o.PauseTTL < 0:
+		return nil, fmt.Errorf("ptc: PauseTTL must not be negative, got %v", o.PauseTTL)
 	}
-	e := &Executor{p: p, o: o}
+	e := &Executor{p: p, o: o, store: o.Store, durable: o.Store != nil}
+	if e.store == nil {
+		e.store = store.NewMemory()
+	}
 	tr, err := registry.NewTransport(&registry.Tool{
 		Name:        registry.RunCodeName,
 		Description: sdkgen.RunCodeDescription,
@@ -212,6 +238,10 @@ type Report struct {
 	// JSON.stringify writes it, plus its result's JSON (nothing for undefined or a
 	// failure).
 	OutputBytes int
+	// RunID names the run in the store (for Executor.Recover).
+	RunID string
+	// Paused is set when the run paused for approval (also pipeline.Result.Pause).
+	Paused *pipeline.Pause
 }
 
 // Execute runs a model step's batch: run_code calls run programs, other calls run
@@ -231,7 +261,11 @@ func (e *Executor) Run(ctx context.Context, set *registry.ResolvedToolSet, call 
 }
 
 func (e *Executor) execute(ctx context.Context, set *registry.ResolvedToolSet, batch []pipeline.RawCall) ([]*pipeline.Result, []*Report) {
-	b := &step{e: e, set: set, reports: map[string]*Report{}}
+	return e.executeStep(ctx, &step{e: e, set: set, reports: map[string]*Report{}}, batch)
+}
+
+func (e *Executor) executeStep(ctx context.Context, b *step, batch []pipeline.RawCall) ([]*pipeline.Result, []*Report) {
+	set := b.set
 	results := make([]*pipeline.Result, len(batch))
 	reports := make([]*Report, len(batch))
 	view := set.WithTransport(e.transport.WithExecute(b.run))
@@ -263,6 +297,9 @@ func (e *Executor) execute(ctx context.Context, set *registry.ResolvedToolSet, b
 		if rep := b.report(c.ID); rep != nil {
 			reports[i] = rep
 			results[i].Contexts = append(results[i].Contexts, rep.Contexts...)
+			if rep.Paused != nil && results[i].Error == nil {
+				results[i].Pause = rep.Paused
+			}
 		}
 	}
 	return results, reports
@@ -273,6 +310,9 @@ type step struct {
 	e     *Executor
 	set   *registry.ResolvedToolSet
 	tools *bindings.Tools
+
+	// resume is the paused run a Resume or Recover step goes on with, nil otherwise.
+	resume *resumed
 
 	mu      sync.Mutex
 	reports map[string]*Report
@@ -301,9 +341,19 @@ func (b *step) run(ctx context.Context, call *registry.Call) (any, error) {
 	b.reports[call.ID] = rep
 	b.mu.Unlock()
 
-	res, err := b.runProgram(ctx, call, in.Code, rep)
+	res, err := b.runProgram(ctx, call, in.Code, in.Description, rep)
 	if err != nil {
 		return nil, err
+	}
+	if rep.Paused != nil {
+		if b.e.o.OnReport != nil {
+			b.e.o.OnReport(ctx, *call, rep)
+		}
+		v, err := value([]byte("[]"), nil)
+		if err != nil {
+			return nil, err
+		}
+		return registry.Answer{Value: v, Content: []registry.Content{registry.Text(pauseText(rep.Paused.Pending))}}, nil
 	}
 	rep.Logs, rep.Value, rep.Failure, rep.Compute = res.Logs, res.Value, res.Failure, res.Compute
 	logs := logsJSON(res.Logs)
@@ -336,15 +386,24 @@ func (e *Executor) heapBytes() int64 {
 	return e.o.Pool.Limits().HeapBytes
 }
 
-func (b *step) runProgram(ctx context.Context, call *registry.Call, code string, rep *Report) (*runtime.Result, error) {
+func (b *step) runProgram(ctx context.Context, call *registry.Call, code, description string, rep *Report) (*runtime.Result, error) {
 	// The run's own context ends when the program settles, cancelling sub-calls still
 	// in flight; End then abandons the queued ones and waits for the rest, up to the
 	// grace.
 	runCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
+	sr, err := b.e.startRun(ctx, b.set, call, code, description, b.resume)
+	if err != nil {
+		return nil, err
+	}
+	rep.RunID = sr.id
+	ledger := &bindings.Ledger{Entries: sr.entries, Decisions: sr.rec.Decided, OnPause: func() { cancel(errPaused) }}
+	if b.e.durable {
+		ledger.Record = func(e bindings.Entry) error { return sr.putEntry(ctx, b.e.store, e) }
+	}
 	run, err := bindings.Begin(runCtx, b.e.p, b.set, &bindings.Options{
 		Parent: *call, MaxParallel: b.e.o.MaxParallelSubCalls, MaxCalls: b.e.o.MaxSubCalls, Grace: b.e.o.Grace,
-		RecordBytes: b.e.heapBytes(),
+		RecordBytes: b.e.heapBytes(), Ledger: ledger,
 	})
 	if err != nil {
 		return nil, err
@@ -354,16 +413,24 @@ func (b *step) runProgram(ctx context.Context, call *registry.Call, code string,
 		parent := *call
 		onLog = func(entry string) { b.e.o.OnLog(&parent, entry) }
 	}
+	limits, err := b.e.attemptLimits(sr.rec.Compute)
+	if err != nil {
+		return nil, err
+	}
 	res, err := b.e.o.Pool.Run(runCtx, code, &runtime.RunOptions{
 		Namespaces:     []*runtime.Namespace{b.tools.Bind(run)},
-		Limits:         b.e.o.Limits,
+		Limits:         limits,
 		ProgramBytes:   b.e.o.ProgramBytes,
 		FileName:       b.e.o.FileName,
 		TruncateOutput: b.e.o.TruncateOutput,
 		OnLog:          onLog,
+		Draws:          sr.draws(),
 	})
+	paused := ctx.Err() == nil && errors.Is(context.Cause(runCtx), errPaused)
 	reason := "run_code settled"
 	switch {
+	case paused:
+		reason = errPaused.Error()
 	case ctx.Err() != nil:
 		reason = fmt.Sprint(context.Cause(ctx))
 	case err == nil && res != nil && res.Failure != nil && res.Failure.Kind != runtime.KindException:
@@ -375,7 +442,20 @@ func (b *step) runProgram(ctx context.Context, call *registry.Call, code string,
 	budget := b.e.imageBudget()
 	rep.Contexts = attributed(rep.Calls, budget)
 	rep.ImagesLeftOut, rep.imageNote = budget.leftOut(), budget.note()
-	return res, err
+	if err != nil {
+		sr.finish(ctx, b.e.store)
+		return res, err
+	}
+	if paused {
+		pause, err := b.e.pause(ctx, sr, run, res)
+		if err != nil {
+			return nil, fmt.Errorf("run_code could not pause: %w", err)
+		}
+		rep.Paused = pause
+		return res, nil
+	}
+	sr.finish(ctx, b.e.store)
+	return res, nil
 }
 
 // logsJSON is a run's logs as a JSON array, as JSON.stringify writes it: the logs of

@@ -30,6 +30,13 @@ const (
 	// KindWorkerExit: an isolated worker process died. Reserved for the worker isolation
 	// mode; the in-process pool never reports it.
 	KindWorkerExit Kind = "worker-exit"
+	// KindReplayDiverged: a resumed run's program asked for a call other than the one
+	// its recorded run made at that point. The runtime never reports it; a host that
+	// replays runs does.
+	KindReplayDiverged Kind = "replay-diverged"
+	// KindInterrupted: a resumed run met a call that was in flight when its host died and
+	// whose tool is not idempotent, so it was not run again. The runtime never reports it.
+	KindInterrupted Kind = "interrupted"
 )
 
 // Exact messages of the contract that do not carry a number.
