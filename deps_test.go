@@ -56,6 +56,7 @@ var allowed = map[string][]string{
 	// backends it imports), sharing how records are laid out in rows.
 	"store":                {},
 	"store/internal/dbfmt": {},
+	"store/sqlite":         {"store", "modernc.org/sqlite"},
 	// The suite every Store passes, public so that a Store written elsewhere can run
 	// it too (like testing/fstest); a test helper, so no non-test file imports it.
 	"store/storetest": {"store", "github.com/google/go-cmp"},

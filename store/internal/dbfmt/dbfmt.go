@@ -1,6 +1,7 @@
 package dbfmt
 
 import (
+	"math"
 	"time"
 	"unicode/utf8"
 )
@@ -20,6 +21,19 @@ func ExpiresTime(n int64) time.Time {
 		return time.Time{}
 	}
 	return time.Unix(0, n).UTC()
+}
+
+// Nano is a time to compare expiries with (Prune's now), as Unix nanoseconds, clamped
+// to what an int64 holds: before 1970 it is 0, which no expiry is at or before; after
+// 2262 it is the largest int64, which every expiry is before.
+func Nano(t time.Time) int64 {
+	switch {
+	case t.Before(time.Unix(0, 0)):
+		return 0
+	case t.After(time.Unix(0, math.MaxInt64)):
+		return math.MaxInt64
+	}
+	return t.UnixNano()
 }
 
 // Data returns b, or an empty non-nil slice for nil: the SQL stores keep payloads NOT

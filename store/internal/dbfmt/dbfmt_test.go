@@ -1,6 +1,7 @@
 package dbfmt
 
 import (
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -63,5 +64,22 @@ func TestExpires(t *testing.T) {
 	got := ExpiresTime(ExpiresNano(in))
 	if !got.Equal(in) || got.Location() != time.UTC {
 		t.Errorf("round trip of %v = %v", in, got)
+	}
+}
+
+func TestNano(t *testing.T) {
+	for _, tc := range []struct {
+		t    time.Time
+		want int64
+	}{
+		{time.Time{}, 0},
+		{time.Date(1900, 1, 1, 0, 0, 0, 0, time.UTC), 0},
+		{time.Unix(0, 0), 0},
+		{time.Unix(1, 5), 1_000_000_005},
+		{time.Date(3000, 1, 1, 0, 0, 0, 0, time.UTC), math.MaxInt64},
+	} {
+		if got := Nano(tc.t); got != tc.want {
+			t.Errorf("Nano(%v) = %d, want %d", tc.t, got, tc.want)
+		}
 	}
 }
