@@ -32,3 +32,7 @@ func deferralOf(ctx context.Context) DecideFunc {
 	d, _ := ctx.Value(deferralKey{}).(DecideFunc)
 	return d
 }
+
+// CanDefer reports whether calls under ctx may wait for a person (WithDeferral): a
+// policy that cannot ask anyone now should then ask anyway, and the call pauses.
+func CanDefer(ctx context.Context) bool { return deferralOf(ctx) != nil }

@@ -82,3 +82,13 @@ func ParseArguments(text string) registry.Value {
 }
 
 var emptyObject = registry.MustParseValue("{}")
+
+// Resumer is an Executor whose calls can pause for a person's decisions (Result.Pause)
+// and go on later: Resume takes the pause's continuation and the decisions on its
+// pending calls, by id, and returns the call's result (or another pause). The run_code
+// executor is one. An error means nothing ran (an expired, forged or spent
+// continuation, a changed tool set, a store that failed).
+type Resumer interface {
+	Executor
+	Resume(ctx context.Context, set *registry.ResolvedToolSet, continuation string, decisions map[string]Verdict) (*Result, error)
+}

@@ -351,19 +351,19 @@ func (e *Executor) pause(ctx context.Context, sr *storedRun, run *bindings.Run, 
 // without reaching their tools, Date.now() and Math.random() give back the values of
 // the first attempt, an approved call runs through the rest of the pipeline, and a
 // rejected one fails in the program with DENIED and the reason. The result is the
-// whole run's, as if it had never paused, or another pause. A continuation resumes
-// once; an error (a *ResumeError, or the store's) means nothing ran.
-func (e *Executor) Resume(ctx context.Context, set *registry.ResolvedToolSet, continuation string, decisions map[string]Decision) (*pipeline.Result, *Report, error) {
+// whole run's, as if it had never paused, or another pause; Options.OnReport gets its
+// report. A continuation resumes once; an error (a *ResumeError, or the store's) means
+// nothing ran.
+func (e *Executor) Resume(ctx context.Context, set *registry.ResolvedToolSet, continuation string, decisions map[string]Decision) (*pipeline.Result, error) {
 	t, err := e.verify(ctx, continuation)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	r, err := e.claim(ctx, set, t.Run, t.Version, decisions)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	res, rep := e.goOn(ctx, set, r)
-	return res, rep, nil
+	return e.goOn(ctx, set, r), nil
 }
 
 // Recover goes on with a run whose host died while it ran (a process killed, a
@@ -371,16 +371,15 @@ func (e *Executor) Resume(ctx context.Context, set *registry.ResolvedToolSet, co
 // are replayed, and one that was in flight runs again only if its tool is idempotent
 // (otherwise the run ends interrupted). Recover only a run no live host is running:
 // the store cannot tell a dead host from a slow one.
-func (e *Executor) Recover(ctx context.Context, set *registry.ResolvedToolSet, runID string) (*pipeline.Result, *Report, error) {
+func (e *Executor) Recover(ctx context.Context, set *registry.ResolvedToolSet, runID string) (*pipeline.Result, error) {
 	if !e.durable {
-		return nil, nil, errors.New("run_code can recover runs only from a store given in Options.Store")
+		return nil, errors.New("run_code can recover runs only from a store given in Options.Store")
 	}
 	r, err := e.claim(ctx, set, runID, 0, nil)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	res, rep := e.goOn(ctx, set, r)
-	return res, rep, nil
+	return e.goOn(ctx, set, r), nil
 }
 
 // claim takes a stored run for one attempt: the paused run at version (with decisions),
@@ -448,9 +447,54 @@ func pendingIDs(ps []pipeline.PendingCall) string {
 }
 
 // goOn runs a claimed run's program again as its run_code call.
-func (e *Executor) goOn(ctx context.Context, set *registry.ResolvedToolSet, r *resumed) (*pipeline.Result, *Report) {
+func (e *Executor) goOn(ctx context.Context, set *registry.ResolvedToolSet, r *resumed) *pipeline.Result {
 	args, _ := json.Marshal(map[string]string{"code": r.rec.Code, "description": r.rec.Description})
 	b := &step{e: e, set: set, reports: map[string]*Report{}, resume: r}
-	results, reports := e.executeStep(ctx, b, []pipeline.RawCall{{ID: r.rec.CallID, Name: registry.RunCodeName, Arguments: string(args), Agent: r.rec.Agent}})
-	return results[0], reports[0]
+	results, _ := e.executeStep(ctx, b, []pipeline.RawCall{{ID: r.rec.CallID, Name: registry.RunCodeName, Arguments: string(args), Agent: r.rec.Agent}})
+	return results[0]
+}
+
+var _ pipeline.Resumer = (*Executor)(nil)
+
+// ContinuationRun returns the id of the run a continuation names (Report.RunID),
+// without checking its signature or expiry (Resume does): for a host that keeps its own
+// records about the runs it started.
+func ContinuationRun(continuation string) (string, error) {
+	b64body, _, ok := strings.Cut(continuation, ".")
+	body, err := base64.RawURLEncoding.DecodeString(b64body)
+	var t token
+	if !ok || err != nil || json.Unmarshal(body, &t) != nil || t.Run == "" {
+		return "", ErrBadToken
+	}
+	return t.Run, nil
+}
+
+// RunInfo describes a run kept in a store: one that paused, or, with a durable store,
+// one in flight (or whose host died while it ran).
+type RunInfo struct {
+	ID          string
+	Description string
+	// Paused reports a run waiting for decisions on Pending; otherwise it is running,
+	// or its host died (Executor.Recover).
+	Paused  bool
+	Pending []pipeline.PendingCall
+	// Expires is when the store forgets it.
+	Expires time.Time
+}
+
+// Runs lists the runs st keeps, by id.
+func Runs(ctx context.Context, st store.Store) ([]RunInfo, error) {
+	recs, err := st.List(ctx, kindRun, "", 0)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]RunInfo, 0, len(recs))
+	for _, rec := range recs {
+		var rr runRecord
+		if json.Unmarshal(rec.Data, &rr) != nil {
+			continue // not one of ours
+		}
+		out = append(out, RunInfo{ID: rec.Key, Description: rr.Description, Paused: rr.State == statePaused, Pending: rr.Pending, Expires: rec.Expires})
+	}
+	return out, nil
 }

@@ -105,7 +105,7 @@ func TestPauseAndResume(t *testing.T) {
 	}
 	firstLine := p.logs[0]
 
-	res2, _, err := ex.Resume(context.Background(), set, res.Pause.Continuation, map[string]Decision{"call-1:code:2": {Approve: true}})
+	res2, err := ex.Resume(context.Background(), set, res.Pause.Continuation, map[string]Decision{"call-1:code:2": {Approve: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +118,7 @@ func TestPauseAndResume(t *testing.T) {
 		t.Errorf("after the approval: note ran %d times, deploy %d; want 1 and 1", p.count("note"), p.count("deploy"))
 	}
 
-	_, _, err = ex.Resume(context.Background(), set, res.Pause.Continuation, map[string]Decision{"call-1:code:2": {Approve: true}})
+	_, err = ex.Resume(context.Background(), set, res.Pause.Continuation, map[string]Decision{"call-1:code:2": {Approve: true}})
 	if !errors.Is(err, ErrAlreadyResumed) || err.Error() != "run_code could not resume: this run was already resumed" {
 		t.Errorf("second resume: %v, want the already-resumed error", err)
 	}
@@ -132,7 +132,7 @@ func TestResumeRejects(t *testing.T) {
 	if res.Pause == nil {
 		t.Fatalf("no pause: %s", resultText(res))
 	}
-	res, _, err := ex.Resume(context.Background(), set, res.Pause.Continuation, map[string]Decision{"call-1:code:1": {Reason: "no"}})
+	res, err := ex.Resume(context.Background(), set, res.Pause.Continuation, map[string]Decision{"call-1:code:1": {Reason: "no"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,15 +158,15 @@ func TestSeveralPauses(t *testing.T) {
 		t.Errorf("two pending: %q", got)
 	}
 	// One decision of two: the other stays pending and the run pauses again.
-	res, _, err := ex.Resume(context.Background(), set, res.Pause.Continuation, map[string]Decision{"call-1:code:1": {Approve: true}})
+	res, err := ex.Resume(context.Background(), set, res.Pause.Continuation, map[string]Decision{"call-1:code:1": {Approve: true}})
 	if err != nil || res.Pause == nil || len(res.Pause.Pending) != 1 || res.Pause.Pending[0].ID != "call-1:code:2" {
 		t.Fatalf("after one decision: %v %s %+v", err, resultText(res), res.Pause)
 	}
-	res, _, err = ex.Resume(context.Background(), set, res.Pause.Continuation, map[string]Decision{"call-1:code:2": {Approve: true}})
+	res, err = ex.Resume(context.Background(), set, res.Pause.Continuation, map[string]Decision{"call-1:code:2": {Approve: true}})
 	if err != nil || res.Pause == nil || res.Pause.Pending[0].Tool != "notify" {
 		t.Fatalf("after both: %v %s %+v", err, resultText(res), res.Pause)
 	}
-	res, _, err = ex.Resume(context.Background(), set, res.Pause.Continuation, map[string]Decision{"call-1:code:3": {Approve: true}})
+	res, err = ex.Resume(context.Background(), set, res.Pause.Continuation, map[string]Decision{"call-1:code:3": {Approve: true}})
 	if err != nil || res.Pause != nil || resultText(res) != "ok" {
 		t.Fatalf("last: %v %s", err, resultText(res))
 	}
@@ -201,7 +201,7 @@ func TestResumeRefusals(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ex.clock = func() time.Time { return now.Add(tt.later) }
-			_, _, err := ex.Resume(context.Background(), set, tt.token, tt.decisions)
+			_, err := ex.Resume(context.Background(), set, tt.token, tt.decisions)
 			if err == nil || err.Error() != tt.want {
 				t.Errorf("Resume: %v, want %q", err, tt.want)
 			}
@@ -210,11 +210,11 @@ func TestResumeRefusals(t *testing.T) {
 	ex.clock = func() time.Time { return now }
 	p.tool("other", false, nil)
 	_, set2 := p.executor()
-	if _, _, err := ex.Resume(context.Background(), set2, tok, nil); !errors.Is(err, ErrToolsChanged) || err.Error() != "run_code could not resume: the tools changed since the run paused" {
+	if _, err := ex.Resume(context.Background(), set2, tok, nil); !errors.Is(err, ErrToolsChanged) || err.Error() != "run_code could not resume: the tools changed since the run paused" {
 		t.Errorf("changed tools: %v", err)
 	}
 	// None of the refusals spent the continuation.
-	if res, _, err := ex.Resume(context.Background(), set, tok, map[string]Decision{"call-1:code:1": {Approve: true}}); err != nil || res.Error != nil {
+	if res, err := ex.Resume(context.Background(), set, tok, map[string]Decision{"call-1:code:1": {Approve: true}}); err != nil || res.Error != nil {
 		t.Errorf("resume after the refusals: %v %s", err, resultText(res))
 	}
 }
@@ -239,7 +239,7 @@ await tools[r === "timer" ? "a" : "b"]({})`
 	if res.Pause == nil || res.Pause.Pending[0].Tool != "a" {
 		t.Fatalf("first attempt: %s %+v", resultText(res), res.Pause)
 	}
-	res, _, err := ex.Resume(context.Background(), set, res.Pause.Continuation, map[string]Decision{"call-1:code:2": {Approve: true}})
+	res, err := ex.Resume(context.Background(), set, res.Pause.Continuation, map[string]Decision{"call-1:code:2": {Approve: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -314,7 +314,7 @@ func TestRecoverAfterACrash(t *testing.T) {
 
 			p.ptc.Store = mem // another host on the same store
 			ex2, set2 := p.executor()
-			res, _, err := ex2.Recover(context.Background(), set2, rep.RunID)
+			res, err := ex2.Recover(context.Background(), set2, rep.RunID)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -332,7 +332,7 @@ func TestRecoverAfterACrash(t *testing.T) {
 			if p.count("note") != 1 || p.count("slow") != wantSlow {
 				t.Errorf("note ran %d times, slow %d; want 1 and %d", p.count("note"), p.count("slow"), wantSlow)
 			}
-			if _, _, err := ex2.Recover(context.Background(), set2, rep.RunID); err == nil {
+			if _, err := ex2.Recover(context.Background(), set2, rep.RunID); err == nil {
 				t.Error("a second recovery of a finished run succeeded")
 			}
 		})

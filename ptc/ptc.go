@@ -80,9 +80,10 @@ type Options struct {
 	// OnReport, if set, is called with each run_code call's report when its program
 	// has run, before run_code's result is final: on the body's goroutine, with the
 	// body's context, so that a tracing wrapper can find its span there and record the
-	// run's figures on it. It must not block for long or keep rep past its return. A
-	// call that never ran a program (invalid arguments, denied) has no report. Nil
-	// means none.
+	// run's figures on it. It must not block for long or change rep; it may keep it
+	// (the report is final). A call that never ran a program (invalid arguments,
+	// denied) has no report. A resumed run's report comes only this way. Nil means
+	// none.
 	OnReport func(ctx context.Context, call registry.Call, rep *Report)
 	// Store keeps paused runs (docs/pausing.md): a sub-call that needs approval, when no
 	// approver answers at once (pipeline.Options.Approve is nil, or answers Unavailable
