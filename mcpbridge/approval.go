@@ -46,16 +46,18 @@ type sessionKey struct{}
 // ApprovalPolicy returns a pre-execute hook that decides each call, a run_code
 // program's sub-calls included, by policy(tool name): Allow runs it, Deny fails it
 // (DENIED: `tool "<name>" was denied by policy`), and Ask has a person approve it
-// through the pipeline's approval hook ([Approve]). When nobody can be asked (the call
-// did not come through a [Server] session, or its client did not declare the
-// elicitation capability), the hook denies the call at once with [NotAskedMessage].
+// through the pipeline's approval hook ([Approve]). When nobody can be asked during
+// the call (it did not come through a [Server] session, its client did not declare
+// the elicitation capability, or its protocol lets no server ask during a call), a
+// call that can pause ([pipeline.CanDefer]: a run_code program's sub-call) still asks,
+// and its run pauses; any other is denied at once with [NotAskedMessage].
 func ApprovalPolicy(policy func(tool string) pipeline.Action) pipeline.PreExecuteFunc {
 	return func(ctx context.Context, call *pipeline.Call) (pipeline.Decision, error) {
 		switch a := policy(call.Name); a {
 		case pipeline.Allow, pipeline.Deny:
 			return pipeline.Decision{Action: a}, nil
 		case pipeline.Ask:
-			if why := cannotAsk(ctx); why != "" {
+			if why := cannotAsk(ctx); why != "" && !pipeline.CanDefer(ctx) {
 				return pipeline.Decision{Action: pipeline.Deny, Reason: NotAskedMessage(call.Name, why)}, nil
 			}
 			return pipeline.Decision{Action: pipeline.Ask}, nil
@@ -108,11 +110,12 @@ const maxArgsSummary = 500
 // [ApprovalMessage] as its message. An accepted form with approve true allows the
 // call once; anything else (approve false, decline, cancel) rejects it. It waits
 // until the client answers or ctx ends (the call's cancellation or deadline), and
-// then returns ctx's error. A call that did not come through a session is
-// Unavailable.
+// then returns ctx's error. A call whose session cannot be asked during the call (see
+// [ApprovalPolicy]) is Unavailable: its run pauses, and the [Server] asks the client
+// with an input-required result where the client's protocol has them.
 func Approve(ctx context.Context, call *pipeline.Call, reason string) (pipeline.Approval, error) {
 	ss, _ := ctx.Value(sessionKey{}).(*mcp.ServerSession)
-	if ss == nil {
+	if ss == nil || cannotAsk(ctx) != "" {
 		return pipeline.Unavailable, nil
 	}
 	res, err := ss.Elicit(ctx, &mcp.ElicitParams{Mode: "form", Message: ApprovalMessage(call, reason), RequestedSchema: approvalSchema})

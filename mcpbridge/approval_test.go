@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -102,32 +103,17 @@ func TestApprovalDeny(t *testing.T) {
 	}
 }
 
-// TestApprovalNotAsked pins the denial when nobody can be asked: a client without
-// the elicitation capability, one on a protocol version that forbids asking during
+// TestApprovalNotAsked pins the denial of a call that can neither be asked nor pause:
+// a direct call (mode native) from a client on a protocol that forbids asking during
 // a call, and a call that did not come through a Server.
 func TestApprovalNotAsked(t *testing.T) {
-	for _, tc := range []struct {
-		name, version string
-		want          string
-	}{
-		{"no capability", "2025-11-25", `DENIED: tool "add" needs approval, but it could not be asked: the MCP client does not support elicitation`},
-		{"protocol", "2026-07-28", `DENIED: tool "add" needs approval, but it could not be asked: MCP protocol 2026-07-28 does not let a server ask during a call`},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			var copts *mcp.ClientOptions
-			if tc.version >= "2026-07-28" {
-				var asked []string
-				copts = &mcp.ClientOptions{ElicitationHandler: elicitAnswer(&mcp.ElicitResult{Action: "accept", Content: map[string]any{"approve": true}}, &asked)}
-			}
-			_, cs := policyServer(t, servedScope(t, registry.ModePTC), askAdd(), copts, tc.version)
-			res, err := runCode(t, context.Background(), cs, tryAdd, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := resultString(res); got != tc.want {
-				t.Errorf("result =\n%s\nwant\n%s", got, tc.want)
-			}
-		})
+	var asked []string
+	_, cs := policyServer(t, servedScope(t, registry.ModeNative), askAdd(),
+		&mcp.ClientOptions{ElicitationHandler: elicitAnswer(&mcp.ElicitResult{Action: "accept", Content: map[string]any{"approve": true}}, &asked)}, "2026-07-28")
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "add", Arguments: map[string]any{"a": 2, "b": 5}})
+	want := `Error: tool "add" needs approval, but it could not be asked: MCP protocol 2026-07-28 does not let a server ask during a call`
+	if err != nil || !res.IsError || resultString(res) != want || len(asked) != 0 {
+		t.Errorf("direct call = %q, %v (asked %q); want the denial %q", resultString(res), err, asked, want)
 	}
 	t.Run("no session", func(t *testing.T) {
 		d, err := ApprovalPolicy(func(string) pipeline.Action { return pipeline.Ask })(context.Background(), &pipeline.Call{Call: registry.Call{Name: "add"}})
@@ -139,6 +125,96 @@ func TestApprovalNotAsked(t *testing.T) {
 			t.Errorf("Approve without a session = %v, %v", a, err)
 		}
 	})
+}
+
+// TestApprovalByInputRequests: a run_code sub-call that asks, from a client on MCP
+// 2026-07-28, pauses its run; the client gets an input-required result with one
+// elicitation per pending call, and its retry with the answers resumes the run.
+func TestApprovalByInputRequests(t *testing.T) {
+	const message = "Allow tool \"add\" to run (called by a run_code program)?\nArguments: {\"a\":1,\"b\":2}"
+	for _, tc := range []struct {
+		name   string
+		answer *mcp.ElicitResult
+		want   string
+	}{
+		{"accept", &mcp.ElicitResult{Action: "accept", Content: map[string]any{"approve": true}}, "3"},
+		{"accept false", &mcp.ElicitResult{Action: "accept", Content: map[string]any{"approve": false}}, `DENIED: the user rejected tool "add"`},
+		{"decline", &mcp.ElicitResult{Action: "decline"}, `DENIED: the user rejected tool "add"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var asked []string
+			_, cs := policyServer(t, servedScope(t, registry.ModePTC), askAdd(), &mcp.ClientOptions{ElicitationHandler: elicitAnswer(tc.answer, &asked)}, "")
+			if v := cs.InitializeResult().ProtocolVersion; v != "2026-07-28" {
+				t.Fatalf("negotiated %s, want 2026-07-28", v)
+			}
+			res, err := runCode(t, context.Background(), cs, tryAdd, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := resultString(res); got != tc.want {
+				t.Errorf("result = %q, want %q", got, tc.want)
+			}
+			if diff := cmp.Diff([]string{message}, asked); diff != "" {
+				t.Errorf("elicitations (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestInputRequiredByHand: what a client that handles input-required results itself
+// sees: the request and the state, a retry that resumes the run, and a second retry
+// with the same state refused.
+func TestInputRequiredByHand(t *testing.T) {
+	var asked []string
+	_, cs := policyServer(t, servedScope(t, registry.ModePTC), askAdd(), &mcp.ClientOptions{
+		ElicitationHandler: elicitAnswer(nil, &asked), // declares the capability; never called
+		MultiRoundTrip:     &mcp.MultiRoundTripOptions{Disabled: true},
+	}, "")
+	params := &mcp.CallToolParams{Name: registry.RunCodeName, Arguments: map[string]any{"code": tryAdd, "description": "test program"}}
+	res, err := cs.CallTool(context.Background(), params)
+	if err != nil || !res.NeedsInput() || res.RequestState == "" || len(res.InputRequests) != 1 {
+		t.Fatalf("first round: %+v, %v; want an input-required result", res, err)
+	}
+	ep, ok := res.InputRequests["approval-mcp-1:code:1"].(*mcp.ElicitParams)
+	if !ok || ep.Mode != "form" || !strings.HasPrefix(ep.Message, `Allow tool "add" to run`) {
+		t.Fatalf("input requests = %+v", res.InputRequests)
+	}
+	retry := *params
+	retry.RequestState = res.RequestState
+	retry.InputResponses = mcp.InputResponseMap{"approval-mcp-1:code:1": &mcp.ElicitResult{Action: "accept", Content: map[string]any{"approve": true}}}
+	got, err := cs.CallTool(context.Background(), &retry)
+	if err != nil || got.NeedsInput() || resultString(got) != "3" {
+		t.Fatalf("retry = %q, %v", resultString(got), err)
+	}
+	again, err := cs.CallTool(context.Background(), &retry)
+	if want := "Error: run_code could not resume: this run was already resumed"; err != nil || !again.IsError || resultString(again) != want {
+		t.Errorf("second retry = %q, %v; want %q", resultString(again), err, want)
+	}
+	if len(asked) != 0 {
+		t.Errorf("the handler was called: %q", asked)
+	}
+}
+
+// TestPausedForAClientThatCannotBeAsked: a client with no elicitation reads the paused
+// text; the continuation and the pending calls are in the result's _meta, for an
+// operator to decide out of band.
+func TestPausedForAClientThatCannotBeAsked(t *testing.T) {
+	_, cs := policyServer(t, servedScope(t, registry.ModePTC), askAdd(), nil, "2025-11-25")
+	res, err := runCode(t, context.Background(), cs, tryAdd, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "run_code paused: waiting for approval of add (1 pending). The run resumes when the user decides; do not call it again."
+	if got := resultString(res); got != want || res.IsError {
+		t.Errorf("result = %q (isError %v), want %q", got, res.IsError, want)
+	}
+	if tok, _ := res.Meta[metaContinuation].(string); tok == "" {
+		t.Errorf("_meta = %v, want a continuation", res.Meta)
+	}
+	pending, _ := res.Meta[metaPending].([]any)
+	if len(pending) != 1 || pending[0].(map[string]any)["tool"] != "add" {
+		t.Errorf("_meta pending = %v", res.Meta[metaPending])
+	}
 }
 
 // TestApprovalCancelled: an elicitation nobody answers ends with the call: the

@@ -253,7 +253,15 @@ func (s *Server) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Cal
 			defer stop() // before the response goes out
 		}
 	}
-	res := s.ex.Execute(ctx, set, []pipeline.RawCall{call})[0]
+	var res *pipeline.Result
+	if req.Params.RequestState != "" || req.Params.InputResponses != nil {
+		res = s.resume(ctx, set, req) // a client's retry with its answers
+	} else {
+		res = s.ex.Execute(ctx, set, []pipeline.RawCall{call})[0]
+	}
+	if res.Pause != nil {
+		return pausedResult(req, res), nil
+	}
 	out := callResult(res)
 	s.mu.Lock()
 	structured := s.structured[call.Name]
