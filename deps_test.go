@@ -57,6 +57,7 @@ var allowed = map[string][]string{
 	"store":                {},
 	"store/internal/dbfmt": {},
 	"store/sqlite":         {"store", "modernc.org/sqlite"},
+	"store/postgres":       {"store", "github.com/jackc/pgx/v5"},
 	// The suite every Store passes, public so that a Store written elsewhere can run
 	// it too (like testing/fstest); a test helper, so no non-test file imports it.
 	"store/storetest": {"store", "github.com/google/go-cmp"},

@@ -106,7 +106,9 @@ type Store interface {
 	// new record, one more than the old one otherwise. A *ConflictError (ErrConflict)
 	// otherwise, and nothing is written. Atomic across processes. A record that has
 	// expired counts as not existing: writing it starts again at version 1 with an
-	// empty log.
+	// empty log. Any other error leaves the outcome unknown in general (the server of
+	// a networked store may commit a write whose answer never arrived): read to find
+	// out.
 	Put(ctx context.Context, r Record, expect int64) (int64, error)
 	// Delete removes the record and its entries. A missing record is not an error.
 	Delete(ctx context.Context, kind, key string) error

@@ -137,36 +137,32 @@ func create(path string) error {
 // migrate creates the tables in a new file and checks an existing file's layout,
 // under the write lock, so that processes opening a new file at once create it once.
 func (s *Store) migrate(ctx context.Context) error {
+	var found int
 	err := s.writeTx(ctx, func(tx *sql.Tx) error {
 		var n int
 		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'runcode_schema'`).Scan(&n); err != nil {
 			return err
 		}
-		if n == 0 {
-			for _, stmt := range schema {
-				if _, err := tx.ExecContext(ctx, stmt); err != nil {
-					return err
-				}
+		if n > 0 {
+			return tx.QueryRowContext(ctx, `SELECT max(version) FROM runcode_schema`).Scan(&found)
+		}
+		for _, stmt := range schema {
+			if _, err := tx.ExecContext(ctx, stmt); err != nil {
+				return err
 			}
-			return nil
-		}
-		var v int
-		if err := tx.QueryRowContext(ctx, `SELECT max(version) FROM runcode_schema`).Scan(&v); err != nil {
-			return err
-		}
-		if v > schemaVersion {
-			return fmt.Errorf("store/sqlite: %s has the store layout of version %d, newer than this runcode's (%d): use a newer runcode", s.path, v, schemaVersion)
 		}
 		return nil
 	})
 	var se *msqlite.Error
-	if errors.As(err, &se) && se.Code()&0xff == 26 { // SQLITE_NOTADB
+	switch {
+	case errors.As(err, &se) && se.Code()&0xff == 26: // SQLITE_NOTADB
 		return fmt.Errorf("store/sqlite: %s is not a SQLite database", s.path)
-	}
-	if err != nil && !strings.HasPrefix(err.Error(), "store/sqlite: ") {
+	case err != nil:
 		return fmt.Errorf("store/sqlite: open %s: %w", s.path, err)
+	case found > schemaVersion:
+		return fmt.Errorf("store/sqlite: %s has the store layout of version %d, newer than this runcode's (%d): use a newer runcode", s.path, found, schemaVersion)
 	}
-	return err
+	return nil
 }
 
 // Path returns the absolute path of the store's file.
