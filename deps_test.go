@@ -35,6 +35,7 @@ var allowed = map[string][]string{
 	"runtime/worker":    {"runtime", "internal/rtlink", "internal/procfd", "internal/procstat"},
 	"internal/hostile":  {},
 	"internal/testwait": {},
+	"internal/testpg":   {"github.com/jackc/pgx/v5"},
 	// The TestMain leak check is goleak's, shared by packages whose tests run programs.
 	"internal/testleak": {"go.uber.org/goleak"},
 	"internal/testfs":   {},
@@ -50,7 +51,7 @@ var allowed = map[string][]string{
 	"workspace":         {"registry", "github.com/bmatcuk/doublestar/v4"},
 	"mcpbridge":         {"pipeline", "registry", "github.com/modelcontextprotocol/go-sdk"},
 	"internal/bench":    {"ptc", "pipeline", "registry", "runtime", "internal/rtlink", "internal/procstat"},
-	"cmd/runcode":       {"workspace", "mcpbridge", "ptc", "native", "runtime", "runtime/worker", "pipeline", "registry", "sdkgen", "manifest", "bindings", "internal/bench", "internal/editdist"},
+	"cmd/runcode":       {"workspace", "mcpbridge", "ptc", "native", "runtime", "runtime/worker", "pipeline", "registry", "sdkgen", "manifest", "bindings", "store", "store/sqlite", "store/postgres", "internal/bench", "internal/editdist"},
 	// Where runs outlive a request: the contract and the memory store, then one package
 	// per durable backend, each alone with its driver (so a binary pays only for the
 	// backends it imports), sharing how records are laid out in rows.
@@ -173,7 +174,7 @@ func permits(rules []string, imp string) bool {
 
 // testHelpers are packages of ours for tests only: no non-test file may import them.
 // The bench harness (internal/bench) is the CLI's too (runcode bench), and no one else's.
-var testHelpers = []string{"internal/hostile", "internal/testwait", "internal/testleak", "internal/testfs", "internal/testreg", "internal/testexec", "store/storetest"}
+var testHelpers = []string{"internal/hostile", "internal/testwait", "internal/testleak", "internal/testfs", "internal/testreg", "internal/testexec", "internal/testpg", "store/storetest"}
 
 func TestHelpersStayInTests(t *testing.T) {
 	for dir, imps := range packageImports(t) {

@@ -22,9 +22,10 @@ import (
 
 // Exit statuses.
 const (
-	exitOK    = 0
-	exitFail  = 1 // the run failed (runcode run; not yet used)
-	exitUsage = 2 // usage or configuration errors: nothing ran
+	exitOK     = 0
+	exitFail   = 1 // the run failed (runcode run; not yet used)
+	exitUsage  = 2 // usage or configuration errors: nothing ran
+	exitPaused = 4 // the run paused for approval (runcode resume goes on with it)
 )
 
 const usage = `usage: runcode <command> [flags]
@@ -36,7 +37,10 @@ commands:
   describe [--tools F] [--mode M] [--sdk-budget N]
                                    print, as JSON, the tool schemas serve sends the model in mode M
                                    (native, ptc or both; default ptc): run_code's carries the SDK section
-  run [flags] [FILE|-]             run one program as a run_code call and print the model-facing text
+  run [flags] [FILE|-]             run one program as a run_code call and print the model-facing text;
+                                   with --store, a run that needs approval pauses (exit 4)
+  resume --store S [--approve ID] [--reject ID[=REASON]] TOKEN
+                                   go on with a paused run (--recover RUN: one whose host died; --list)
   check [--tools F] FILE           check a program without running it: syntax, unknown tools, tools it reaches
   search [--tools F] [--limit N] QUERY
                                    print the tools tools.$search ranks first for QUERY, with their first lines
@@ -70,6 +74,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return describeCommand(ctx, rest, stdout, stderr)
 	case "run":
 		return runCommand(ctx, rest, stdin, stdout, stderr)
+	case "resume":
+		return resumeCommand(ctx, rest, stdin, stdout, stderr)
 	case "check":
 		return checkCommand(ctx, rest, stdin, stdout, stderr)
 	case "search":
@@ -94,7 +100,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 }
 
 // commandNames are the commands, in the order the usage lists them.
-var commandNames = []string{"sdk", "describe", "run", "check", "search", "serve", "bench", "version", "help"}
+var commandNames = []string{"sdk", "describe", "run", "resume", "check", "search", "serve", "bench", "version", "help"}
 
 var commands = func() map[string]bool {
 	m := map[string]bool{}

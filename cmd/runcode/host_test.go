@@ -67,23 +67,23 @@ func countingTools(t *testing.T, approval string) (manifest string, runs func() 
 
 // TestRunApproval: runcode run applies a manifest tool's approval as serve does. deny
 // never runs the tool, and the program sees the pipeline's denial; ask, with no
-// terminal to ask on (the tests' stdin), fails closed with a message that names the
-// tool and says why; allow runs it.
+// terminal to ask on (the tests' stdin) and no store, pauses the run (exit 4) without
+// running the tool, and says why it cannot be resumed; allow runs it.
 func TestRunApproval(t *testing.T) {
 	prog := `try { return await tools.rm({}) } catch (e) { return "caught: " + e.code + ": " + e.message }`
 	for _, tc := range []struct {
 		approval, want string
-		runs           int
+		code, runs     int
 	}{
-		{"deny", `caught: DENIED: tool "rm" was denied by policy`, 0},
-		{"ask", `caught: DENIED: tool "rm" needs approval, but it could not be asked: runcode run asks on a terminal, and its stdin is not one`, 0},
-		{"allow", `deleted!`, 1},
-		{"", `deleted!`, 1},
+		{"deny", `caught: DENIED: tool "rm" was denied by policy`, exitOK, 0},
+		{"ask", "run_code paused: waiting for approval of rm (1 pending). The run resumes when the user decides; do not call it again.\npending call-1:code:1: rm({}): tool \"rm\" requires approval", exitPaused, 0},
+		{"allow", `deleted!`, exitOK, 1},
+		{"", `deleted!`, exitOK, 1},
 	} {
 		t.Run(cmp.Or(tc.approval, "default"), func(t *testing.T) {
 			manifest, runs := countingTools(t, tc.approval)
 			code, stdout, stderr := runCLI(t, "run", "--tools", manifest, testfs.Temp(t, "p.js", prog))
-			if code != exitOK || strings.TrimSpace(stdout) != tc.want {
+			if code != tc.code || strings.TrimSpace(stdout) != tc.want {
 				t.Errorf("exit %d, stdout %q, stderr %q; want %s", code, stdout, stderr, tc.want)
 			}
 			if n := runs(); n != tc.runs {

@@ -22,38 +22,32 @@ const programOnStdin = "runcode run read the program from stdin, so it cannot as
 
 // runApproval is runcode run's approval of a manifest's tools: the same policy serve
 // applies (approvalPolicy) through the same pipeline stages. deny fails a call
-// without running it; ask asks on the terminal (stdin, with the question on stderr)
-// and fails closed, with mcpbridge.NotAskedMessage, when stdin is not a terminal or
-// carried the program. A nil policy (the workspace tools) allows every call.
-func runApproval(policy func(tool string) pipeline.Action, stdin io.Reader, stdinProgram bool, stderr io.Writer) ([]pipeline.PreExecuteFunc, pipeline.ApproveFunc) {
-	if policy == nil {
-		return nil, nil
-	}
-	why := ""
+// without running it; ask asks on the terminal (stdin, with the question on stderr),
+// unless noAsk (the run keeps paused runs in a store) or stdin is not a terminal or
+// carried the program: then the run pauses (exit 4), and why says why it could not
+// ask. A nil policy (the workspace tools) allows every call.
+func runApproval(policy func(tool string) pipeline.Action, stdin io.Reader, stdinProgram, noAsk bool, stderr io.Writer) (pre []pipeline.PreExecuteFunc, approve pipeline.ApproveFunc, why string) {
 	switch f, ok := stdin.(*os.File); {
 	case stdinProgram:
 		why = programOnStdin
 	case !ok || !isTerminal(f):
 		why = notATerminal
 	}
+	if policy == nil {
+		return nil, nil, why
+	}
 	hook := func(ctx context.Context, call *pipeline.Call) (pipeline.Decision, error) {
 		switch a := policy(call.Name); a {
-		case pipeline.Allow, pipeline.Deny:
+		case pipeline.Allow, pipeline.Deny, pipeline.Ask:
 			return pipeline.Decision{Action: a}, nil
-		case pipeline.Ask:
-			if why != "" {
-				return pipeline.Decision{Action: pipeline.Deny, Reason: mcpbridge.NotAskedMessage(call.Name, why)}, nil
-			}
-			return pipeline.Decision{Action: pipeline.Ask}, nil
 		default:
 			return pipeline.Decision{}, fmt.Errorf("approval policy returned an unknown action %d for tool %q", a, call.Name)
 		}
 	}
-	var ask pipeline.ApproveFunc
-	if why == "" {
-		ask = newTerminalApprover(stdin, stderr).approve
+	if why == "" && !noAsk {
+		approve = newTerminalApprover(stdin, stderr).approve
 	}
-	return []pipeline.PreExecuteFunc{hook}, ask
+	return []pipeline.PreExecuteFunc{hook}, approve, why
 }
 
 // terminalApprover asks a person at a terminal: the question on out, a y/N answer on

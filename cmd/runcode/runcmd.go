@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -19,6 +20,7 @@ import (
 	"github.com/runcode-go/runcode/ptc"
 	"github.com/runcode-go/runcode/registry"
 	"github.com/runcode-go/runcode/runtime"
+	"github.com/runcode-go/runcode/store"
 	"github.com/runcode-go/runcode/workspace"
 )
 
@@ -31,19 +33,19 @@ type runFlags struct {
 	budgets                          budgetFlags
 	isolation                        string
 	gc                               gcPercent
+	store                            string
+	// resume, when set, goes on with a paused run instead of starting one (runcode
+	// resume).
+	resume func(context.Context, *ptc.Executor, *registry.ResolvedToolSet) (*pipeline.Result, error)
+	// saved are the flags that shape the run (not --store, --json or --description),
+	// with paths made absolute: what runcode resume needs to rebuild the same host.
+	saved []string
 }
 
 func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlags("run", "[flags] [FILE|-]", stdout, stderr)
 	var f runFlags
-	fs.StringVar(&f.tools, "tools", "", "tool manifest `FILE` (JSON, see docs/manifest.md); without it, the read-only workspace tools over --root")
-	fs.StringVar(&f.root, "root", ".", "workspace `DIR` the built-in workspace tools are jailed to (ignored with --tools)")
-	fs.BoolVar(&f.json, "json", false, "print one JSON object (isError, text, value, error, contexts, calls) instead of the model-facing text")
-	fs.StringVar(&f.description, "description", "", "the run_code `TEXT` description argument (default \"Run <file>\")")
-	f.budgets.register(fs)
-	fs.StringVar(&f.isolation, "isolation", isolationProcess, "where programs run: process (a worker process with a hard memory limit, environment and descriptors of its own: the boundary for programs a model wrote), or in-process (faster to start; for trusted programs and development)")
-	f.gc.register(fs)
-	fs.StringVar(&f.events, "events", "", "write tool/call, tool/code-dispatch-start, tool/code-dispatch, tool/code-dispatch-abandoned and tool/result events to `FILE` as JSON Lines")
+	f.register(fs)
 	if code, ok := parseFlags(fs, args, stdout, stderr); !ok {
 		return code
 	}
@@ -54,6 +56,9 @@ func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	if msg := f.check(flagsSet(fs)); msg != "" {
 		fmt.Fprintf(stderr, "runcode run: %s\n", msg)
 		return exitUsage
+	}
+	if err := f.save(fs); err != nil {
+		return usageError(stderr, "run", err)
 	}
 	name := fs.Arg(0)
 	code, err := readProgram(name, stdin)
@@ -68,6 +73,46 @@ func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	}
 	f.stdinProgram = name == "" || name == "-"
 	return f.execute(ctx, code, stdin, stdout, stderr)
+}
+
+// register adds run's flags to fs.
+func (f *runFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.tools, "tools", "", "tool manifest `FILE` (JSON, see docs/manifest.md); without it, the read-only workspace tools over --root")
+	fs.StringVar(&f.root, "root", ".", "workspace `DIR` the built-in workspace tools are jailed to (ignored with --tools)")
+	fs.BoolVar(&f.json, "json", false, "print one JSON object (isError, text, value, error, contexts, calls) instead of the model-facing text")
+	fs.StringVar(&f.description, "description", "", "the run_code `TEXT` description argument (default \"Run <file>\")")
+	f.budgets.register(fs)
+	fs.StringVar(&f.isolation, "isolation", isolationProcess, "where programs run: process (a worker process with a hard memory limit, environment and descriptors of its own: the boundary for programs a model wrote), or in-process (faster to start; for trusted programs and development)")
+	f.gc.register(fs)
+	fs.StringVar(&f.events, "events", "", "write tool/call, tool/code-dispatch-start, tool/code-dispatch, tool/code-dispatch-abandoned and tool/result events to `FILE` as JSON Lines")
+	fs.StringVar(&f.store, "store", "", storeFlagHelp+"; without it, a run asks on the terminal (or, when it cannot, pauses and cannot be resumed)")
+}
+
+// save keeps the flags given on the command line that shape the run, for runcode
+// resume: paths absolute, and neither --store, --json nor --description (resume has
+// its own, and the program's description is in the store).
+func (f *runFlags) save(fs *flag.FlagSet) error {
+	var err error
+	fs.Visit(func(fl *flag.Flag) {
+		v := fl.Value.String()
+		switch fl.Name {
+		case "store", "json", "description":
+			return
+		case "tools", "root", "events":
+			if v != "" && err == nil {
+				v, err = filepath.Abs(v)
+			}
+		}
+		f.saved = append(f.saved, "--"+fl.Name+"="+v)
+	})
+	if f.tools == "" && !flagsSet(fs)["root"] { // the default "." is the directory run ran in
+		root, aerr := filepath.Abs(f.root)
+		if err == nil {
+			err = aerr
+		}
+		f.saved = append(f.saved, "--root="+root)
+	}
+	return err
 }
 
 func (f *runFlags) check(set map[string]bool) string {
@@ -111,8 +156,16 @@ func (f *runFlags) execute(ctx context.Context, code string, stdin io.Reader, st
 	}
 	defer closeTools()
 
+	var st store.Store
+	if f.store != "" {
+		if st, err = openStore(ctx, f.store); err != nil {
+			return usageError(stderr, "run", fmt.Errorf("--store: %v", err))
+		}
+		defer st.Close()
+	}
 	opts := pipeline.Options{Wrappers: []pipeline.Middleware{pipeline.Timeout()}}
-	opts.PreExecute, opts.Approve = runApproval(policy, stdin, f.stdinProgram, stderr)
+	var cannotAsk string
+	opts.PreExecute, opts.Approve, cannotAsk = runApproval(policy, stdin, f.stdinProgram, st != nil, stderr)
 	if f.events != "" {
 		sink, closeSink, err := eventFile(f.events)
 		if err != nil {
@@ -132,12 +185,28 @@ func (f *runFlags) execute(ctx context.Context, code string, stdin io.Reader, st
 	}
 	exOpts := f.budgets.options(pool)
 	exOpts.FileName = f.file
+	exOpts.Store = st
+	var resumed *ptc.Report // the resumed run's report (Resume gives the result only)
+	exOpts.OnReport = func(_ context.Context, _ registry.Call, r *ptc.Report) { resumed = r }
 	ex, err := ptc.New(pipeline.New(&opts), exOpts)
 	if err != nil {
 		return usageError(stderr, "run", err)
 	}
-	args, _ := json.Marshal(map[string]string{"code": code, "description": f.description})
-	res, rep := ex.Run(ctx, set, pipeline.RawCall{ID: "call-1", Arguments: string(args)})
+	var res *pipeline.Result
+	var rep *ptc.Report
+	if f.resume != nil {
+		if res, err = f.resume(ctx, ex, set); err != nil {
+			fmt.Fprintf(stderr, "runcode resume: %v\n", err)
+			return exitFail
+		}
+		rep = resumed
+	} else {
+		args, _ := json.Marshal(map[string]string{"code": code, "description": f.description})
+		res, rep = ex.Run(ctx, set, pipeline.RawCall{ID: "call-1", Arguments: string(args)})
+	}
+	if res.Pause != nil {
+		return f.paused(ctx, st, res, rep, cannotAsk, stdout, stderr)
+	}
 
 	text := res.Text()
 	if f.json {
@@ -175,6 +244,7 @@ type jsonReport struct {
 	Error    *jsonFailure    `json:"error"`
 	Contexts []jsonContext   `json:"contexts"`
 	Calls    []jsonCall      `json:"calls"`
+	Paused   *pipeline.Pause `json:"paused,omitempty"`
 }
 
 type jsonFailure struct {
@@ -216,6 +286,7 @@ func report(res *pipeline.Result, rep *ptc.Report, text string) jsonReport {
 	for _, c := range res.Contexts {
 		out.Contexts = append(out.Contexts, jsonContext{SubCallID: c.CallID, Tool: c.Tool, Content: c.Content})
 	}
+	out.Paused = res.Pause
 	if rep != nil {
 		for _, c := range rep.Calls {
 			if c.NeverStarted {

@@ -28,6 +28,7 @@ import (
 // serveFlags are the flags of `runcode serve`.
 type serveFlags struct {
 	tools, root, mode, addr, isolation, debugAddr string
+	store                                         string
 	budgets                                       budgetFlags
 	workers                                       int
 	memoryCeiling                                 byteSize
@@ -54,7 +55,7 @@ var maxWorkers = map[string]int{isolationProcess: 256, isolationInProcess: 1 << 
 // SIGINT or SIGTERM, and then stops the upstream servers it started. Stopping cancels
 // the calls in flight and waits for them at most stopGrace.
 func serveCommand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := newFlags("serve", "[--tools F] [--root DIR] [--mode M] [--http ADDR [--http-token T] [--http-allow-origin O]…] [--isolation I] [budget flags] [--workers N] [--memory-ceiling BYTES] [--gc-percent N] [--debug-addr ADDR] [--log-level L] [--log-format F]", stdout, stderr)
+	fs := newFlags("serve", "[--tools F] [--root DIR] [--mode M] [--http ADDR [--http-token T] [--http-allow-origin O]…] [--isolation I] [budget flags] [--workers N] [--memory-ceiling BYTES] [--gc-percent N] [--store S] [--debug-addr ADDR] [--log-level L] [--log-format F]", stdout, stderr)
 	var f serveFlags
 	fs.StringVar(&f.tools, "tools", "", toolsHelp)
 	fs.StringVar(&f.root, "root", ".", rootHelp)
@@ -68,6 +69,7 @@ func serveCommand(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	fs.Var(&f.memoryCeiling, "memory-ceiling", "live heap in `BYTES` all runs together may hold, e.g. 1GiB, at least 64MiB, with --isolation in-process only: above it new runs wait and the run holding the most fails with memory-limit, and serve sets the Go runtime's memory limit to it unless GOMEMLIMIT is set; 0 turns it off (default 1GiB, or GOMEMLIMIT's limit when that is set)")
 	f.gc.register(fs)
 	f.http.register(fs)
+	fs.StringVar(&f.store, "store", "", storeFlagHelp+"; replicas on one postgres:// store resume each other's runs (default: paused runs are kept in memory, until serve stops)")
 	fs.StringVar(&f.debugAddr, "debug-addr", "", "serve Go's goroutine and heap profiles as text at http://`ADDR`/debug/pprof/goroutine and /debug/pprof/heap, on a listener of their own (for operators: keep ADDR on a loopback address)")
 	f.log.register(fs)
 	if code, ok := parse(fs, args, stdout, stderr); !ok {
@@ -137,6 +139,14 @@ func serveCommand(ctx context.Context, args []string, stdin io.Reader, stdout, s
 		}
 		po := f.budgets.options(pool)
 		po.OnLog = prog.Log
+		if f.store != "" {
+			st, serr := openStore(ctx, f.store)
+			if serr != nil {
+				return usageError(stderr, "serve", fmt.Errorf("--store: %v", serr))
+			}
+			defer st.Close()
+			po.Store = st
+		}
 		ex, err = ptc.New(p, po)
 	}
 	if err != nil {
@@ -168,6 +178,9 @@ func (f *serveFlags) check() string {
 	}
 	if msg := f.budgets.check(f.set); msg != "" {
 		return msg
+	}
+	if f.store != "" && registry.Mode(f.mode) == registry.ModeNative {
+		return "--store keeps paused run_code runs: it needs --mode ptc or both"
 	}
 	if msg := f.log.check(); msg != "" {
 		return msg

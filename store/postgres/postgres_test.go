@@ -3,11 +3,9 @@ package postgres_test
 import (
 	"context"
 	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"net/url"
-	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -17,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/jackc/pgx/v5"
 	"github.com/runcode-go/runcode/internal/testleak"
+	"github.com/runcode-go/runcode/internal/testpg"
 	"github.com/runcode-go/runcode/store"
 	"github.com/runcode-go/runcode/store/postgres"
 	"github.com/runcode-go/runcode/store/storetest"
@@ -26,60 +25,10 @@ func TestMain(m *testing.M) { testleak.VerifyTestMain(m) }
 
 // serverEnv names the server the tests use: a postgres:// URL whose user may create
 // databases. Each test makes a database of its own there and drops it at the end.
-const serverEnv = "RUNCODE_TEST_POSTGRES"
-
-// serverURL returns the server's URL, or skips the test when none is set, except under
-// CI, where .ci/run starts one and a missing server is a failure.
-func serverURL(t *testing.T) string {
-	t.Helper()
-	u := os.Getenv(serverEnv)
-	if u == "" {
-		msg := serverEnv + " is not set, so there is no PostgreSQL server to test against; start one with\n" +
-			"\texport " + serverEnv + "=$(scripts/postgres start $(mktemp -d))\n" +
-			"and stop it with scripts/postgres stop DIR"
-		if os.Getenv("CI") != "" {
-			t.Fatal(msg + " (under CI, .ci/run starts one)")
-		}
-		t.Skip(msg)
-	}
-	return u
-}
-
-// freshDatabase creates an empty database for the test, dropped when it ends, and
-// returns its URL.
-func freshDatabase(t *testing.T) string {
-	t.Helper()
-	base := serverURL(t)
-	u, err := url.Parse(base)
-	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
-		t.Fatalf("%s must be a postgres:// URL: %q", serverEnv, base)
-	}
-	admin, err := pgx.Connect(t.Context(), base)
-	if err != nil {
-		t.Fatalf("connecting to %s: %v", serverEnv, err)
-	}
-	name := "runcode_test_" + hex.EncodeToString(randomBytes(8))
-	// A natural-language collation by default, where the server has ICU, so that the
-	// tests show List's order is byte order whatever the database's locale.
-	_, err = admin.Exec(t.Context(), "CREATE DATABASE "+name+" TEMPLATE template0 ENCODING 'UTF8' LOCALE_PROVIDER icu ICU_LOCALE 'en-US' LOCALE 'C.UTF-8'")
-	if err != nil {
-		t.Logf("no database with an ICU collation (%v); the server's default it is", err)
-		_, err = admin.Exec(t.Context(), "CREATE DATABASE "+name)
-	}
-	if err != nil {
-		admin.Close(context.Background())
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx := context.Background()
-		if _, err := admin.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
-			t.Errorf("dropping the test database: %v", err)
-		}
-		admin.Close(ctx)
-	})
-	u.Path = "/" + name
-	return u.String()
-}
+var (
+	serverURL     = testpg.ServerURL
+	freshDatabase = testpg.FreshDatabase
+)
 
 func randomBytes(n int) []byte {
 	b := make([]byte, n)
