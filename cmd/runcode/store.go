@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/runcode-go/runcode/store"
+	"github.com/runcode-go/runcode/store/postgres"
 	"github.com/runcode-go/runcode/store/sqlite"
 )
 
@@ -13,10 +14,8 @@ const storeFlagHelp = "keep paused runs in `STORE`, a SQLite FILE (made if missi
 
 // openStore opens a --store value: a PostgreSQL URL or a SQLite file.
 func openStore(ctx context.Context, dsn string) (store.Store, error) {
-	switch {
-	case strings.HasPrefix(dsn, "postgres://"), strings.HasPrefix(dsn, "postgresql://"):
-		return openPostgres(ctx, dsn)
-	default:
-		return sqlite.Open(ctx, dsn, nil)
+	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
+		return postgres.Open(ctx, dsn, nil)
 	}
+	return sqlite.Open(ctx, dsn, nil)
 }
