@@ -201,3 +201,29 @@ func TestServeKilledRunRecovers(t *testing.T) {
 		})
 	}
 }
+
+// TestServeHTTPElicitation: the Go client over streamable HTTP negotiates an older
+// protocol, where the server asks during the call by elicitation, as before pausing.
+func TestServeHTTPElicitation(t *testing.T) {
+	manifest, _ := askManifest(t, false)
+	url := startServeHTTP(t, "--tools", manifest)
+	asked := 0
+	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v1"}, &mcp.ClientOptions{
+		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			asked++
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"approve": true}}, nil
+		},
+	})
+	cs, err := client.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: url}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	if v := cs.InitializeResult().ProtocolVersion; v >= "2026-07-28" {
+		t.Fatalf("negotiated %s over HTTP; this test is of the older protocols", v)
+	}
+	res, err := callRunCode(t.Context(), cs, deployProgram)
+	if want := "{\n  \"to\": \"prod\"\n}"; err != nil || res.IsError || textOf(res) != want || asked != 1 {
+		t.Errorf("run_code = %q, %v, asked %d times; want %q, asked once", textOf(res), err, asked, want)
+	}
+}
