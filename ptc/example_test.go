@@ -73,3 +73,61 @@ func ExampleExecutor() {
 	//   "sum": 50
 	// }
 }
+
+// ExampleExecutor_Resume: a program's call of a tool that needs approval pauses its run
+// when nobody can answer during the call; the host asks a person, and Resume goes on
+// with the run, which replays what it had done and runs the approved call.
+func ExampleExecutor_Resume() {
+	scope := registry.New()
+	scope.SetMode(registry.ModePTC)
+	scope.Register(&registry.Tool{
+		Name:        "refund",
+		Description: "Refund an order.",
+		Parameters:  registry.Object(registry.Required("order", registry.String())),
+		Execute: func(ctx context.Context, call *registry.Call) (any, error) {
+			return "refunded", nil
+		},
+	})
+	// Every refund asks a person; no Approve hook can answer during the call.
+	p := pipeline.New(&pipeline.Options{PreExecute: []pipeline.PreExecuteFunc{
+		func(_ context.Context, call *pipeline.Call) (pipeline.Decision, error) {
+			if call.Name == "refund" {
+				return pipeline.Decision{Action: pipeline.Ask, Reason: "Refunds need a manager."}, nil
+			}
+			return pipeline.Decision{}, nil
+		},
+	}})
+	pool, err := runtime.NewPool(&runtime.PoolOptions{Size: 1})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer pool.Close()
+	ex, err := ptc.New(p, &ptc.Options{Pool: pool})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	set, _ := scope.Resolve(context.Background(), registry.Step{})
+
+	res := ex.Execute(context.Background(), set, []pipeline.RawCall{{ID: "call-1", Name: "run_code",
+		Arguments: `{"description": "Refund A1", "code": "console.log('refunding'); return await tools.refund({ order: 'A1' })"}`}})[0]
+	fmt.Println(res.Content[0].Text)
+	for _, c := range res.Pause.Pending {
+		fmt.Printf("ask a person: %s(%s)? %s\n", c.Tool, c.Arguments, c.Message)
+	}
+
+	res, err = ex.Resume(context.Background(), set, res.Pause.Continuation, map[string]ptc.Decision{
+		res.Pause.Pending[0].ID: {Approve: true},
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(res.Content[0].Text)
+	// Output:
+	// run_code paused: waiting for approval of refund (1 pending). The run resumes when the user decides; do not call it again.
+	// ask a person: refund({"order":"A1"})? Refunds need a manager.
+	// refunding
+	// refunded
+}
