@@ -148,6 +148,7 @@ type Run struct {
 	pending  []pipeline.PendingCall
 	entries  []Entry // the ledger as this attempt leaves it, by Seq
 	stalled  []func(json.RawMessage, error)
+	released bool // the run is over: stalled calls are answered at once
 	paused   sync.Once
 }
 
@@ -285,6 +286,11 @@ func (r *Run) start(ctx context.Context, name string, args json.RawMessage, done
 		return
 	}
 	if r.pausing { // not started: the run pauses once the calls in flight end
+		if r.released {
+			r.mu.Unlock()
+			done(nil, errPausedCall)
+			return
+		}
 		r.stalled = append(r.stalled, done)
 		r.mu.Unlock()
 		return

@@ -176,13 +176,19 @@ func (r *Run) settled(seq int, rec *SubCall, res *pipeline.Result, done func(jso
 	err := r.record(e)
 	r.mu.Lock()
 	r.inflight--
+	released := false
 	if waits {
 		r.pausing = true
 		r.pending = append(r.pending, pipeline.PendingCall{ID: e.ID, Tool: e.Tool, Arguments: json.RawMessage(e.Args.String()), Message: e.Message})
-		r.stalled = append(r.stalled, done)
+		if released = r.released; !released {
+			r.stalled = append(r.stalled, done)
+		}
 	}
 	pause := r.pausing && r.inflight == 0
 	r.mu.Unlock()
+	if released { // the run ended first: answer at once, as releaseStalled did the others
+		done(nil, errPausedCall)
+	}
 	if err != nil {
 		done(nil, internalFailure(err))
 		return false
@@ -209,12 +215,16 @@ func (r *Run) record(e Entry) error {
 func (r *Run) releaseStalled() {
 	r.mu.Lock()
 	stalled := r.stalled
-	r.stalled = nil
+	r.stalled, r.released = nil, true
 	r.mu.Unlock()
 	for _, done := range stalled {
-		done(nil, &runtime.CallError{Message: "run_code run paused", Fields: map[string]string{"code": string(pipeline.CodeAbortedBeforeDispatch)}})
+		done(nil, errPausedCall)
 	}
 }
+
+// errPausedCall answers a call held back by a pause once its run is over; the run has
+// ended, so the program never sees it.
+var errPausedCall = &runtime.CallError{Message: "run_code run paused", Fields: map[string]string{"code": string(pipeline.CodeAbortedBeforeDispatch)}}
 
 // Pending returns the calls that wait for a person's decision, in the order they began
 // to wait. It is empty unless the run has a Ledger and paused.

@@ -400,7 +400,9 @@ func (b *step) runProgram(ctx context.Context, call *registry.Call, code, descri
 	rep.RunID = sr.id
 	ledger := &bindings.Ledger{Entries: sr.entries, Decisions: sr.rec.Decided, OnPause: func() { cancel(errPaused) }}
 	if b.e.durable {
-		ledger.Record = func(e bindings.Entry) error { return sr.putEntry(ctx, b.e.store, e) }
+		// Not cancelled with the call: a record begun must be written whatever ends the run.
+		recordCtx := context.WithoutCancel(ctx)
+		ledger.Record = func(e bindings.Entry) error { return sr.putEntry(recordCtx, b.e.store, e) }
 	}
 	run, err := bindings.Begin(runCtx, b.e.p, b.set, &bindings.Options{
 		Parent: *call, MaxParallel: b.e.o.MaxParallelSubCalls, MaxCalls: b.e.o.MaxSubCalls, Grace: b.e.o.Grace,
@@ -427,7 +429,10 @@ func (b *step) runProgram(ctx context.Context, call *registry.Call, code, descri
 		OnLog:          onLog,
 		Draws:          sr.draws(),
 	})
-	paused := ctx.Err() == nil && errors.Is(context.Cause(runCtx), errPaused)
+	// Paused only if the pause is what ended it: a program that settled first (it did
+	// not await the call that waits) completed, and the waiting call is abandoned.
+	paused := ctx.Err() == nil && errors.Is(context.Cause(runCtx), errPaused) &&
+		err == nil && res.Failure != nil && res.Failure.Kind == runtime.KindAbort
 	reason := "run_code settled"
 	switch {
 	case paused:
