@@ -239,6 +239,12 @@ type Report struct {
 	// JSON.stringify writes it, plus its result's JSON (nothing for undefined or a
 	// failure).
 	OutputBytes int
+	// FromTools is what the run's sub-calls handed the program, in bytes: each call's
+	// value as JSON, or its error's message, for every call whose outcome reached the
+	// program (replayed ones included). ToModel is what went back to the model: the
+	// result's text and the data of the contexts attached to it. Together they say how
+	// much stayed in the sandbox.
+	FromTools, ToModel int
 	// RunID names the run in the store (for Executor.Recover).
 	RunID string
 	// Paused is set when the run paused for approval (also pipeline.Result.Pause).
@@ -359,12 +365,13 @@ func (b *step) run(ctx context.Context, call *registry.Call) (any, error) {
 	rep.Logs, rep.Value, rep.Failure, rep.Compute = res.Logs, res.Value, res.Failure, res.Compute
 	logs := logsJSON(res.Logs)
 	rep.OutputBytes = len(logs) + len(res.Value)
-	if b.e.o.OnReport != nil {
-		b.e.o.OnReport(ctx, *call, rep)
-	}
 	text := res.Text()
 	if rep.imageNote != "" {
 		text += "\n" + rep.imageNote
+	}
+	rep.ToModel = len(text) + contextBytes(rep.Contexts)
+	if b.e.o.OnReport != nil {
+		b.e.o.OnReport(ctx, *call, rep)
 	}
 	if res.Failure != nil {
 		return nil, &pipeline.ToolError{Code: pipeline.CodeRunFailed, Message: strings.TrimPrefix(text, "Error: "), Err: res.Failure}
@@ -445,6 +452,7 @@ func (b *step) runProgram(ctx context.Context, call *registry.Call, code, descri
 	cancel(errors.New(reason))
 	run.End(reason)
 	rep.Calls = run.Calls()
+	rep.FromTools = fromTools(rep.Calls)
 	budget := b.e.imageBudget()
 	rep.Contexts = attributed(rep.Calls, budget)
 	rep.ImagesLeftOut, rep.imageNote = budget.leftOut(), budget.note()
@@ -458,10 +466,37 @@ func (b *step) runProgram(ctx context.Context, call *registry.Call, code, descri
 			return nil, fmt.Errorf("run_code could not pause: %w", err)
 		}
 		rep.Paused = pause
+		rep.ToModel = len(pauseText(pause.Pending))
 		return res, nil
 	}
 	sr.finish(ctx, b.e.store)
 	return res, nil
+}
+
+// fromTools is what calls handed their program, in bytes (Report.FromTools).
+func fromTools(calls []*bindings.SubCall) int {
+	n := 0
+	for _, c := range calls {
+		switch {
+		case c.Result == nil || c.NeverStarted || c.AbandonedRunning:
+		case c.Result.Error != nil:
+			n += len(c.Result.Error.Message)
+		default:
+			n += len(c.Result.Value.String())
+		}
+	}
+	return n
+}
+
+// contextBytes is the size of the contexts' content: text and data.
+func contextBytes(cs []pipeline.AdditionalContext) int {
+	n := 0
+	for _, c := range cs {
+		for _, b := range c.Content {
+			n += len(b.Text) + len(b.Data)
+		}
+	}
+	return n
 }
 
 // logsJSON is a run's logs as a JSON array, as JSON.stringify writes it: the logs of

@@ -2,6 +2,7 @@ package ptc
 
 import (
 	"context"
+	"errors"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -78,5 +79,17 @@ func TestOnReportNotWithoutARun(t *testing.T) {
 	res, _ := ex.Run(context.Background(), set, pipeline.RawCall{ID: "call-1", Arguments: `{"code":"return 1"}`})
 	if !res.IsError() || called {
 		t.Errorf("got %q, OnReport called %v; want an argument error and no report", resultText(res), called)
+	}
+}
+
+// TestBytesInAndOut: a run's report says what its tools handed the program (values as
+// JSON, error messages) and what went back to the model (the text and its contexts).
+func TestBytesInAndOut(t *testing.T) {
+	e := newEnv(t)
+	e.register(&registry.Tool{Name: "four", Description: "Four letters.", Execute: func(context.Context, *registry.Call) (any, error) { return "abcd", nil }},
+		&registry.Tool{Name: "fail", Description: "Fails.", Execute: func(context.Context, *registry.Call) (any, error) { return nil, errors.New("nope") }})
+	res, rep := e.run(context.Background(), `const a = await tools.four({}); try { await tools.fail({}) } catch {} return a.length`)
+	if resultText(res) != "4" || rep.FromTools != len(`"abcd"`)+len("nope") || rep.ToModel != len("4") {
+		t.Errorf("text %q, FromTools %d, ToModel %d; want 4, %d, 1", resultText(res), rep.FromTools, rep.ToModel, len(`"abcd"`)+len("nope"))
 	}
 }

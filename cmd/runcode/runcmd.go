@@ -245,6 +245,14 @@ type jsonReport struct {
 	Contexts []jsonContext   `json:"contexts"`
 	Calls    []jsonCall      `json:"calls"`
 	Paused   *pipeline.Pause `json:"paused,omitempty"`
+	// Bytes says how much the run's tools handed the program and how much of it went
+	// back to the model (ptc.Report.FromTools and ToModel).
+	Bytes *jsonBytes `json:"bytes,omitempty"`
+}
+
+type jsonBytes struct {
+	FromTools int `json:"fromTools"`
+	ToModel   int `json:"toModel"`
 }
 
 type jsonFailure struct {
@@ -288,6 +296,7 @@ func report(res *pipeline.Result, rep *ptc.Report, text string) jsonReport {
 	}
 	out.Paused = res.Pause
 	if rep != nil {
+		out.Bytes = &jsonBytes{FromTools: rep.FromTools, ToModel: rep.ToModel}
 		for _, c := range rep.Calls {
 			if c.NeverStarted {
 				continue // not a call that ran

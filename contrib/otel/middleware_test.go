@@ -181,7 +181,7 @@ func TestDurationMetric(t *testing.T) {
 // Report adds figures only to the span Middleware opened for that very call.
 func TestReportFindsItsSpan(t *testing.T) {
 	tel, tp, rec := traced(t, nil)
-	rep := &ptc.Report{Failure: &runtime.Failure{Kind: runtime.KindTimeout}, OutputBytes: 7, Calls: nil}
+	rep := &ptc.Report{Failure: &runtime.Failure{Kind: runtime.KindTimeout}, OutputBytes: 7, FromTools: 120, ToModel: 9, Calls: nil}
 	ctx, span := tp.Tracer("test").Start(context.Background(), "someone else's")
 	tel.Report(ctx, registry.Call{ID: "c1"}, rep) // not a context Middleware made
 	var inner sdktrace.ReadOnlySpan
@@ -203,7 +203,8 @@ func TestReportFindsItsSpan(t *testing.T) {
 		}
 	}
 	got := attrs(inner)
-	want := map[string]string{"runcode.run.failure_kind": "timeout", "runcode.run.compute_ms": "0", "runcode.run.sub_calls": "0", "runcode.run.output_bytes": "7"}
+	want := map[string]string{"runcode.run.failure_kind": "timeout", "runcode.run.compute_ms": "0", "runcode.run.sub_calls": "0", "runcode.run.output_bytes": "7",
+		"runcode.run.from_tools_bytes": "120", "runcode.run.to_model_bytes": "9"}
 	for k, v := range want {
 		if got[k] != v {
 			t.Errorf("%s = %q, want %q (all: %v)", k, got[k], v, got)

@@ -41,6 +41,10 @@ const (
 	KeyComputeMs   = attribute.Key("runcode.run.compute_ms")
 	KeySubCalls    = attribute.Key("runcode.run.sub_calls")
 	KeyOutputBytes = attribute.Key("runcode.run.output_bytes")
+	// KeyFromToolsBytes and KeyToModelBytes say what stayed in the sandbox: the bytes
+	// the run's tools handed the program, and the bytes that went back to the model.
+	KeyFromToolsBytes = attribute.Key("runcode.run.from_tools_bytes")
+	KeyToModelBytes   = attribute.Key("runcode.run.to_model_bytes")
 )
 
 // OperationExecuteTool is gen_ai.operation.name of every span and measurement.
@@ -199,7 +203,8 @@ func (t *Telemetry) end(ctx context.Context, span trace.Span, start time.Time, t
 }
 
 // Report adds a run's figures to its run_code span: the failure kind (failed runs
-// only), the VM's compute time, the number of sub-calls and the output's size. Set it
+// only), the VM's compute time, the number of sub-calls, the output's size, and the
+// bytes the tools handed the program and the bytes that went back to the model. Set it
 // as ptc.Options.OnReport. It does nothing unless ctx is the one Middleware gave
 // call's dispatch.
 func (t *Telemetry) Report(ctx context.Context, call registry.Call, rep *ptc.Report) {
@@ -214,6 +219,8 @@ func (t *Telemetry) Report(ctx context.Context, call registry.Call, rep *ptc.Rep
 		KeyComputeMs.Float64(float64(rep.Compute)/float64(time.Millisecond)),
 		KeySubCalls.Int(len(rep.Calls)),
 		KeyOutputBytes.Int(rep.OutputBytes),
+		KeyFromToolsBytes.Int(rep.FromTools),
+		KeyToModelBytes.Int(rep.ToModel),
 	)
 }
 
