@@ -93,6 +93,7 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 	q.Set("_busy_timeout", fmt.Sprint(busy.Milliseconds()))
 	q.Set("_foreign_keys", "1")
 	q.Set("_journal_mode", "WAL")
+	q.Set("_synchronous", "FULL") // SQLite's default; said here because docs/stores.md promises it
 	dsn := (&url.URL{Scheme: "file", Path: slashed, RawQuery: q.Encode()}).String()
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
