@@ -24,7 +24,30 @@ type indexKey struct{}
 // Index returns the search index of the set's visible tools, built on first use and
 // kept with the set (registry.ResolvedToolSet.Memo): every run of a step shares it.
 func Index(set *registry.ResolvedToolSet) *sdkgen.Index {
-	return set.Memo(indexKey{}, func() any { return sdkgen.NewIndex(sdkgen.ToolsOf(set)) }).(*sdkgen.Index)
+	return set.Memo(indexKey{}, func() any { return sdkgen.NewIndex(toolsOf(set)) }).(*sdkgen.Index)
+}
+
+type toolsKey struct{}
+
+// toolsOf is the set's tools as the SDK and discovery declare them (see Amend).
+func toolsOf(set *registry.ResolvedToolSet) []sdkgen.Tool {
+	return Amend(set, nil)
+}
+
+// Amend fixes how the set's tools are declared, in the SDK section, tools.$search and
+// tools.$describe: sdkgen.ToolsOf(set), passed through amend when it is not nil (for
+// example to declare output types learned from results). The first call for a set,
+// Amend's or a declaration's, decides for the set's whole life, so that every
+// declaration of one model step agrees; a host amends before it describes the set. It
+// returns the tools as declared.
+func Amend(set *registry.ResolvedToolSet, amend func([]sdkgen.Tool) []sdkgen.Tool) []sdkgen.Tool {
+	return set.Memo(toolsKey{}, func() any {
+		tools := sdkgen.ToolsOf(set)
+		if amend != nil {
+			tools = amend(tools)
+		}
+		return tools
+	}).([]sdkgen.Tool)
 }
 
 // Found is one result of tools.$search, as the program receives it.
@@ -107,7 +130,7 @@ func discover(set *registry.ResolvedToolSet, member string, args json.RawMessage
 // tools.$describe calls unknown (a tool a guard denies outright).
 func Declared(set *registry.ResolvedToolSet) []sdkgen.Tool {
 	var out []sdkgen.Tool
-	for _, t := range sdkgen.ToolsOf(set) {
+	for _, t := range toolsOf(set) {
 		if discoverable(set, t.Name) {
 			out = append(out, t)
 		}

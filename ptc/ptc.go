@@ -100,6 +100,10 @@ type Options struct {
 	// PauseTTL is how long a paused run can be resumed. Zero means DefaultPauseTTL (one
 	// hour); negative is an error.
 	PauseTTL time.Duration
+	// NoInferredTypes turns off learning output types from results ([Types]): a tool
+	// without an output schema is then declared as returning JsonValue. False (the
+	// default) learns them, in memory and, with Store, in the store.
+	NoInferredTypes bool
 }
 
 // Executor is the run_code executor. It is immutable and safe for concurrent use.
@@ -114,6 +118,7 @@ type Executor struct {
 	store   store.Store
 	durable bool
 	clock   func() time.Time // time.Now unless a test sets it
+	types   *Types           // nil with Options.NoInferredTypes
 }
 
 var _ pipeline.Executor = (*Executor)(nil)
@@ -146,6 +151,9 @@ func New(p *pipeline.Pipeline, opts *Options) (*Executor, error) {
 	e := &Executor{p: p, o: o, store: o.Store, durable: o.Store != nil}
 	if e.store == nil {
 		e.store = store.NewMemory()
+	}
+	if !o.NoInferredTypes {
+		e.types = NewTypes(o.Store)
 	}
 	tr, err := registry.NewTransport(&registry.Tool{
 		Name:        registry.RunCodeName,
@@ -181,7 +189,15 @@ const (
 // Describe returns run_code (plus every visible tool under mode both), the ptc rule
 // section (mode ptc only) and the SDK section.
 func (e *Executor) Describe(set *registry.ResolvedToolSet) (*pipeline.Description, error) {
+	e.declare(context.Background(), set)
 	return Describe(set, e.o.SDKBudget)
+}
+
+// declare makes the set declare the types learned from results, unless turned off.
+func (e *Executor) declare(ctx context.Context, set *registry.ResolvedToolSet) {
+	if e.types != nil {
+		e.types.Declare(ctx, set)
+	}
 }
 
 // Describe returns what an executor whose [Options.SDKBudget] is sdkBudget describes
@@ -206,7 +222,10 @@ type sdkKey struct{ budget int }
 
 // SDK returns the SDK section for the set under the executor's budget: the full SDK or
 // the index. It is rendered once per set and budget, and kept with the set.
-func (e *Executor) SDK(set *registry.ResolvedToolSet) string { return sdk(set, e.o.SDKBudget) }
+func (e *Executor) SDK(set *registry.ResolvedToolSet) string {
+	e.declare(context.Background(), set)
+	return sdk(set, e.o.SDKBudget)
+}
 
 func sdk(set *registry.ResolvedToolSet, budget int) string {
 	return set.Memo(sdkKey{budget}, func() any {
@@ -273,6 +292,7 @@ func (e *Executor) execute(ctx context.Context, set *registry.ResolvedToolSet, b
 
 func (e *Executor) executeStep(ctx context.Context, b *step, batch []pipeline.RawCall) ([]*pipeline.Result, []*Report) {
 	set := b.set
+	e.declare(ctx, set)
 	results := make([]*pipeline.Result, len(batch))
 	reports := make([]*Report, len(batch))
 	view := set.WithTransport(e.transport.WithExecute(b.run))
@@ -453,6 +473,7 @@ func (b *step) runProgram(ctx context.Context, call *registry.Call, code, descri
 	run.End(reason)
 	rep.Calls = run.Calls()
 	rep.FromTools = fromTools(rep.Calls)
+	b.e.learn(ctx, b.set, rep.Calls)
 	budget := b.e.imageBudget()
 	rep.Contexts = attributed(rep.Calls, budget)
 	rep.ImagesLeftOut, rep.imageNote = budget.leftOut(), budget.note()
@@ -471,6 +492,19 @@ func (b *step) runProgram(ctx context.Context, call *registry.Call, code, descri
 	}
 	sr.finish(ctx, b.e.store)
 	return res, nil
+}
+
+// learn observes the results of the run's calls for the types of tools that declare
+// none. A store that cannot keep a type only loses it for later processes.
+func (e *Executor) learn(ctx context.Context, set *registry.ResolvedToolSet, calls []*bindings.SubCall) {
+	if e.types == nil {
+		return
+	}
+	for _, c := range calls {
+		if c.Result != nil && c.Result.Error == nil && !c.Replayed && !c.NeverStarted && !c.AbandonedRunning {
+			_, _ = e.types.Observe(ctx, set, c.Name, c.Result.Value)
+		}
+	}
 }
 
 // fromTools is what calls handed their program, in bytes (Report.FromTools).

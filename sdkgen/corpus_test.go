@@ -2,6 +2,7 @@ package sdkgen
 
 import (
 	"encoding/json"
+	"maps"
 	"math/rand/v2"
 	"path/filepath"
 	"regexp"
@@ -99,6 +100,7 @@ func TestTypeCheck(t *testing.T) {
 		}
 	}
 	projects = append(projects, tsProject{name: "fuzz-kept", sdk: Render(kept).Declarations})
+	projects = append(projects, inferredProject(t))
 
 	// The canary must fail: it proves tsc checked every project up to the last.
 	diags := typeCheck(t, tsc, append(projects, tsProject{name: "zz-canary", sdk: "const canary: number = \"x\"\n"}))
@@ -240,4 +242,44 @@ func randomNode(rng intn, depth int) any {
 		n["$defs"] = map[string]any{"D0": randomNode(rng, 1), "D1": map[string]any{"anyOf": []any{map[string]any{"$ref": "#/$defs/D1"}, map[string]any{"type": "null"}}}, "D2": randomNode(rng, 2)}
 	}
 	return n
+}
+
+// inferredProject is an SDK whose output types were learned from results (Shape),
+// with programs that use them: every shape a result can give must type-check.
+func inferredProject(t *testing.T) tsProject {
+	results := map[string][]string{
+		"profile": {`{"id": 7, "name": "Ada"}`, `{"id": 8, "name": "Bob", "email": "b@x", "tags": ["a"]}`},
+		"rows":    {`[{"sku": "A", "qty": 1, "note": null}, {"sku": "B", "qty": 2, "note": "x"}]`, `[]`},
+		"mixed":   {`"text"`, `42`, `{"ok": true}`},
+		"wide":    {`{"a-b": {"x y": [[1, 2], [3]]}, "class": 1, "\u0000": true}`},
+		"many":    {`1`, `"x"`, `true`, `[1]`},
+		"deep":    {strings.Repeat(`{"x":`, 12) + "1" + strings.Repeat("}", 12)},
+	}
+	var tools []Tool
+	for _, name := range slices.Sorted(maps.Keys(results)) {
+		var sh Shape
+		for _, r := range results[name] {
+			if _, err := sh.Observe([]byte(r)); err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+		}
+		tools = append(tools, Tool{Name: name, Output: sh.Schema(), Inferred: len(results[name])})
+	}
+	return tsProject{name: "inferred", sdk: Render(tools).Declarations, programs: map[string]string{
+		"ok_inferred.ts": `const p = await tools.profile({});
+const id: number = p.id;
+const email: string | undefined = p.email;
+const tag: string | undefined = p.tags?.[0];
+const rows = await tools.rows({});
+const total = rows.reduce((n, r) => n + r.qty, 0);
+const note: string | null = rows[0].note;
+const m = await tools.mixed({});
+if (typeof m === "object") { const ok: boolean = m.ok; }
+const w = await tools.wide({});
+const cell: number = w["a-b"]["x y"][0][1];
+return [id, email, tag, total, note, cell];`,
+		"bad_inferred.ts": `const p = await tools.profile({});
+// want: TS2322
+const name: number = p.name;`,
+	}}
 }

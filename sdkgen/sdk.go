@@ -3,6 +3,7 @@ package sdkgen
 import (
 	"encoding/json"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"unsafe"
@@ -28,6 +29,9 @@ type Tool struct {
 	// DeferLoading keeps the tool's declaration out of the full SDK: it is listed by
 	// name, and programs get the declaration through tools.$describe.
 	DeferLoading bool
+	// Inferred, when positive, says that Output was not declared by the tool but learned
+	// from that many of its results ([Shape]); the declaration says so in a comment.
+	Inferred int
 }
 
 // Fallback records one sub-schema that could not be expressed and was declared as
@@ -160,6 +164,9 @@ func render(tools []Tool, body *[2]int) *SDK {
 	}
 	for _, j := range order {
 		size += 2*len(tools[j].Name) + len(tools[j].Description)
+		if tools[j].Inferred > 0 {
+			size += 64 // its comment
+		}
 	}
 	for _, a := range g.order {
 		size += len(a.name) + a.body.end - a.body.start + len(a.doc) + 32
@@ -197,6 +204,9 @@ func render(tools []Tool, body *[2]int) *SDK {
 		if i == 0 {
 			b.WriteByte('\n')
 		}
+		if n := tools[j].Inferred; n > 0 {
+			b.WriteString(inferredDoc(n))
+		}
 		b.WriteString("  ")
 		b.WriteString(key(tools[j].Name))
 		b.WriteString(": ")
@@ -218,6 +228,15 @@ func render(tools []Tool, body *[2]int) *SDK {
 		Declarations: section[start:end],
 		Fallbacks:    g.fallbacks,
 	}
+}
+
+// inferredDoc is the comment above an output type learned from n results.
+func inferredDoc(n int) string {
+	results := "results"
+	if n == 1 {
+		results = "result"
+	}
+	return "  /** Inferred from " + strconv.Itoa(n) + " " + results + "; not declared by the tool. */\n"
 }
 
 // trailer closes the declarations: the names, the error class and the tools object.

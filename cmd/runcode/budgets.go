@@ -21,6 +21,7 @@ type budgetFlags struct {
 	maxParallel, maxCalls int
 	truncate              bool
 	sdkBudget             int
+	noInferredTypes       bool
 }
 
 // register adds the budget flags to fs.
@@ -33,7 +34,11 @@ func (b *budgetFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&b.maxParallel, "max-parallel", 0, "`N` parallel-safe sub-calls of a run that may overlap, from 1 to 1000 (default 10)")
 	fs.IntVar(&b.maxCalls, "max-calls", 0, "cap on sub-calls per run, `N`, at least 1 (default no cap)")
 	registerSDKBudget(fs, &b.sdkBudget)
+	fs.BoolVar(&b.noInferredTypes, "no-inferred-types", false, inferredTypesHelp)
 }
+
+// inferredTypesHelp documents --no-inferred-types.
+const inferredTypesHelp = "declare the result of a tool without an output schema as JsonValue, instead of the type learned from its results (kept in --store, when given)"
 
 // registerSDKBudget adds --sdk-budget to fs.
 func registerSDKBudget(fs *flag.FlagSet, v *int) {
@@ -100,6 +105,7 @@ func (b *budgetFlags) options(pool ptc.Runner) *ptc.Options {
 		TruncateOutput:      b.truncate,
 		MaxImageBytes:       int64(b.maxImageBytes),
 		SDKBudget:           b.sdkBudget,
+		NoInferredTypes:     b.noInferredTypes,
 	}
 }
 

@@ -31,7 +31,7 @@ const (
 const usage = `usage: runcode <command> [flags]
 
 commands:
-  sdk [--tools F] [--ts] [--sdk-budget N] [--full]
+  sdk [--tools F] [--store S] [--ts] [--sdk-budget N] [--full]
                                    print the SDK prompt section for the tools (--ts: only the TypeScript);
                                    past --sdk-budget bytes of declarations it is an index (--full: never)
   describe [--tools F] [--mode M] [--sdk-budget N]
@@ -203,9 +203,10 @@ const (
 )
 
 func sdkCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("sdk", "[--tools F] [--root DIR] [--ts] [--sdk-budget BYTES | --full]", stdout, stderr)
+	fs := newFlags("sdk", "[--tools F] [--root DIR] [--store S] [--ts] [--sdk-budget BYTES | --full]", stdout, stderr)
 	tools := fs.String("tools", "", toolsHelp)
 	root := fs.String("root", ".", rootHelp)
+	storeDSN := fs.String("store", "", "declare the result types learned from runs kept in `STORE` (a SQLite FILE or a postgres:// URL, as runcode run --store and serve --store keep them) for tools without an output schema")
 	tsOnly := fs.Bool("ts", false, "print only the TypeScript declarations (for tsc), not the whole prompt section")
 	full := fs.Bool("full", false, "print the full SDK whatever its size (every declaration, no index)")
 	var budget int
@@ -218,6 +219,14 @@ func sdkCommand(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		return usageError(stderr, "sdk", err)
 	}
 	defer release()
+	if *storeDSN != "" {
+		st, err := openStore(ctx, *storeDSN)
+		if err != nil {
+			return usageError(stderr, "sdk", fmt.Errorf("--store: %v", err))
+		}
+		defer st.Close()
+		ptc.NewTypes(st).Declare(ctx, set)
+	}
 	sdk := sdkgen.Section(bindings.Declared(set), &sdkgen.Options{Budget: budget, Full: *full})
 	if *tsOnly {
 		io.WriteString(stdout, sdk.Declarations)
