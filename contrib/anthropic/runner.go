@@ -89,11 +89,11 @@ func (t *betaTool) Execute(ctx context.Context, input json.RawMessage) ([]sdk.Be
 		return nil, err
 	}
 	id := fmt.Sprintf("%s%d", RunnerCallPrefix, st.calls.Add(1))
-	results, err := t.a.run(ctx, []pipeline.RawCall{{ID: id, Name: t.name, Arguments: arguments(input), Agent: t.a.agent}})
+	results, err := t.a.execute(ctx, []pipeline.RawCall{{ID: id, Name: t.name, Arguments: arguments(input), Agent: t.a.agent}})
 	if err != nil {
 		return nil, err
 	}
-	res := results[0]
+	res := toolResult(id, results[0], t.a.maxImage)
 	if res.IsError.Value {
 		var texts []string
 		for _, b := range res.Content {
