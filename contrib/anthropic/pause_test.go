@@ -479,3 +479,24 @@ func TestPauseOverHTTP(t *testing.T) {
 		t.Errorf("turn (-want +got):\n%s", diff)
 	}
 }
+
+// TestBetaToolsPause: the tool runner cannot wait for a person, so a run_code run that
+// pauses is an error the runner shows the model, saying where the program stopped, not
+// the pause text (which promises a resume that never comes).
+func TestBetaToolsPause(t *testing.T) {
+	ap := newApprovals(t, registry.ModePTC)
+	a := mustNew(t, ap.exec, ap.set, nil)
+	tools := a.BetaTools()
+	if len(tools) != 1 || tools[0].Name() != "run_code" {
+		t.Fatalf("runner tools: %v", tools)
+	}
+	input, _ := json.Marshal(map[string]string{"description": "d", "code": `await tools.get_order({id: "A1"}); await tools.refund({id: "A1", amount: 20})`})
+	blocks, err := tools[0].Execute(context.Background(), input)
+	want := "run_code stopped before it finished: the program called refund, which needs a person's approval, and none can be asked for here (the calls it had started before ran)"
+	if err == nil || err.Error() != want || blocks != nil {
+		t.Errorf("Execute = %v, %v; want the error %q", blocks, err, want)
+	}
+	if ap.count("get_order") != 1 || ap.count("refund") != 0 {
+		t.Errorf("get_order ran %d times, refund %d; want 1 and 0", ap.count("get_order"), ap.count("refund"))
+	}
+}
