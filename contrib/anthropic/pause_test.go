@@ -22,9 +22,9 @@ import (
 	"github.com/runcode-go/runcode/registry"
 )
 
-// approvals is a real run_code executor whose pipeline asks a person before every
-// refund and notify call, with no approver: a program that makes one pauses. It
-// counts the runs of each tool.
+// approvals is a real run_code executor over get_order, refund (the examples' tools)
+// and notify, whose pipeline asks a person before every refund and notify call, with
+// no approver: a program that makes one pauses. It counts the runs of each tool.
 type approvals struct {
 	set  *registry.ResolvedToolSet
 	exec *ptc.Executor
@@ -44,25 +44,13 @@ func newApprovals(t *testing.T, mode registry.Mode) *approvals {
 		}
 		return tool
 	}
-	refund := &registry.Tool{
-		Name:        "refund",
-		Description: "Refund an amount on an order.",
-		Parameters:  registry.Object(registry.Required("id", registry.String()), registry.Required("amount", registry.Number())),
-		Execute: func(_ context.Context, c *registry.Call) (any, error) {
-			var in struct{ Amount float64 }
-			if err := c.Args.Decode(&in); err != nil {
-				return nil, err
-			}
-			return map[string]float64{"refunded": in.Amount}, nil
-		},
-	}
 	notify := &registry.Tool{
 		Name:        "notify",
 		Description: "Tell the customer.",
 		Parameters:  registry.Object(registry.Required("text", registry.String())),
 		Execute:     func(context.Context, *registry.Call) (any, error) { return "sent", nil },
 	}
-	ap.set = testreg.ResolveIn(t, testreg.Scope(t, mode), counted(getOrder()), counted(refund), counted(notify))
+	ap.set = testreg.ResolveIn(t, testreg.Scope(t, mode), counted(getOrder()), counted(refund()), counted(notify))
 	p := pipeline.New(&pipeline.Options{PreExecute: []pipeline.PreExecuteFunc{func(_ context.Context, c *pipeline.Call) (pipeline.Decision, error) {
 		switch c.Name {
 		case "refund":
