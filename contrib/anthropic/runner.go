@@ -137,7 +137,10 @@ func betaContent(in []sdk.ToolResultBlockParamContentUnion) ([]sdk.BetaToolResul
 // model reads instead that the program stopped there. The paused run is left to
 // expire in the executor's store.
 func runnerPause(p *pipeline.Pause) error {
-	what := p.Pending[0].Tool
+	what := "a tool"
+	if len(p.Pending) > 0 { // always, from ptc; a custom executor's pause may list none
+		what = p.Pending[0].Tool
+	}
 	if len(p.Pending) > 1 {
 		what += fmt.Sprintf(" and %d more", len(p.Pending)-1)
 	}
