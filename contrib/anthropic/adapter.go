@@ -142,6 +142,11 @@ func (a *Adapter) System() []sdk.TextBlockParam { return slices.Clone(a.system) 
 // content blocks are left alone: the turn answers tool_use blocks only, so the host
 // appends msg.ToParam() before it, as the API requires.
 //
+// When a run_code call's program stops at a call needing a person's approval, the
+// message cannot be answered yet: Execute returns a [*Paused] error, which lists the
+// calls awaiting a decision and resumes them (Paused.Resume returns this turn). Nothing
+// of the pause goes to the model.
+//
 // It fails (running nothing) on a nil message, a message with no tool_use block
 // ([ErrNoToolUse]), or tool_use ids that are empty or repeated; and if the executor
 // breaks its contract (a missing or extra result). A tool's failure is not an error:
@@ -171,35 +176,44 @@ func (a *Adapter) Execute(ctx context.Context, msg *sdk.Message) (sdk.MessagePar
 	if len(batch) == 0 {
 		return sdk.MessageParam{}, ErrNoToolUse
 	}
-	blocks, err := a.run(ctx, batch)
+	results, err := a.execute(ctx, batch)
 	if err != nil {
 		return sdk.MessageParam{}, err
 	}
-	out := make([]sdk.ContentBlockParamUnion, len(blocks))
-	for i := range blocks {
-		if toolsets[i] != "" {
-			// A toolset member's result names its toolset, as its tool_use did.
-			blocks[i].ToolsetName = sdk.String(toolsets[i])
-		}
-		out[i] = sdk.ContentBlockParamUnion{OfToolResult: &blocks[i]}
+	if p := a.paused(batch, toolsets, results); p != nil {
+		return sdk.MessageParam{}, p
 	}
-	return sdk.NewUserMessage(out...), nil
+	return a.turn(batch, toolsets, results), nil
 }
 
-// run executes batch as one executor call and renders each result as a tool_result.
-func (a *Adapter) run(ctx context.Context, batch []pipeline.RawCall) ([]sdk.ToolResultBlockParam, error) {
+// execute runs batch as one executor call and checks that the executor kept its
+// contract: one result per call, in order.
+func (a *Adapter) execute(ctx context.Context, batch []pipeline.RawCall) ([]*pipeline.Result, error) {
 	results := a.exec.Execute(ctx, a.set, batch)
 	if len(results) != len(batch) {
 		return nil, fmt.Errorf("anthropic: the executor returned %d results for %d calls", len(results), len(batch))
 	}
-	out := make([]sdk.ToolResultBlockParam, len(batch))
 	for i, res := range results {
 		if res == nil {
 			return nil, fmt.Errorf("anthropic: the executor returned no result for call %q", batch[i].ID)
 		}
-		out[i] = toolResult(batch[i].ID, res, a.maxImage)
 	}
-	return out, nil
+	return results, nil
+}
+
+// turn is the user turn answering batch: one tool_result per call, in order, each
+// naming the toolset its tool_use named.
+func (a *Adapter) turn(batch []pipeline.RawCall, toolsets []string, results []*pipeline.Result) sdk.MessageParam {
+	out := make([]sdk.ContentBlockParamUnion, len(batch))
+	for i, res := range results {
+		tr := toolResult(batch[i].ID, res, a.maxImage)
+		if toolsets[i] != "" {
+			// A toolset member's result names its toolset, as its tool_use did.
+			tr.ToolsetName = sdk.String(toolsets[i])
+		}
+		out[i] = sdk.ContentBlockParamUnion{OfToolResult: &tr}
+	}
+	return sdk.NewUserMessage(out...)
 }
 
 // arguments is a tool_use input as the pipeline's raw arguments. The API always sends

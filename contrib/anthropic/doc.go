@@ -9,6 +9,10 @@
 //   - [Adapter.Execute]: a response's tool_use blocks run as one batch through the
 //     executor, answered by a user turn of tool_result blocks (is_error on failures,
 //     images as image blocks), in the response's order;
+//   - [Paused]: what Execute returns instead of a turn when a run_code program stops at
+//     a call needing a person's approval; the host asks the person, and [Paused.Resume]
+//     goes on with the runs and returns the turn (nothing of the pause reaches the
+//     model);
 //   - [Adapter.BetaTools] and [Adapter.BetaSystem]: the same for the SDK's tool runner.
 //
 // It does not send requests, keep the conversation, or choose a model: the host's loop

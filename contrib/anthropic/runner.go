@@ -40,6 +40,11 @@ type runnerState struct {
 // definitions carry no defer_loading. A failed call becomes the runner's is_error
 // tool_result, whose text is the result's text; the images a failed run_code attached
 // are not sent, because the runner's error path takes text only.
+//
+// The runner cannot wait for a person: a run_code run that pauses for approval (see
+// [Paused]) becomes an is_error tool_result saying the program stopped at that call.
+// For approvals, use Execute, whose *Paused waits for the person, or give the pipeline
+// an approver that answers during the call (pipeline.Options.Approve).
 func (a *Adapter) BetaTools() []sdk.BetaTool {
 	out := make([]sdk.BetaTool, len(a.tools))
 	for i, t := range a.tools {
@@ -80,7 +85,7 @@ func (t *betaTool) InputSchema() sdk.BetaToolInputSchemaParam { return t.schema 
 
 // Execute runs one call through the executor. A failed result is returned as an error
 // whose message is the result's text without its "Error: " opening, which the runner
-// puts back.
+// puts back. So is a run_code run that paused for approval (see [runnerPause]).
 func (t *betaTool) Execute(ctx context.Context, input json.RawMessage) ([]sdk.BetaToolResultBlockParamContentUnion, error) {
 	st := t.a.runner
 	st.mu.Lock()
@@ -89,11 +94,14 @@ func (t *betaTool) Execute(ctx context.Context, input json.RawMessage) ([]sdk.Be
 		return nil, err
 	}
 	id := fmt.Sprintf("%s%d", RunnerCallPrefix, st.calls.Add(1))
-	results, err := t.a.run(ctx, []pipeline.RawCall{{ID: id, Name: t.name, Arguments: arguments(input), Agent: t.a.agent}})
+	results, err := t.a.execute(ctx, []pipeline.RawCall{{ID: id, Name: t.name, Arguments: arguments(input), Agent: t.a.agent}})
 	if err != nil {
 		return nil, err
 	}
-	res := results[0]
+	if p := results[0].Pause; p != nil {
+		return nil, runnerPause(p)
+	}
+	res := toolResult(id, results[0], t.a.maxImage)
 	if res.IsError.Value {
 		var texts []string
 		for _, b := range res.Content {
@@ -120,4 +128,21 @@ func betaContent(in []sdk.ToolResultBlockParamContentUnion) ([]sdk.BetaToolResul
 		}
 	}
 	return out, nil
+}
+
+// runnerPause is the runner's answer to a run_code run that paused for a person's
+// approval. The runner sends whatever a tool returns to the model and goes on, so it
+// cannot stop for the person (Adapter.Execute can: it returns a *Paused). The pause
+// text would tell the model the run resumes later, which nothing here does, so the
+// model reads instead that the program stopped there. The paused run is left to
+// expire in the executor's store.
+func runnerPause(p *pipeline.Pause) error {
+	what := "a tool"
+	if len(p.Pending) > 0 { // always, from ptc; a custom executor's pause may list none
+		what = p.Pending[0].Tool
+	}
+	if len(p.Pending) > 1 {
+		what += fmt.Sprintf(" and %d more", len(p.Pending)-1)
+	}
+	return fmt.Errorf("run_code stopped before it finished: the program called %s, which needs a person's approval, and none can be asked for here (the calls it had started before ran)", what)
 }

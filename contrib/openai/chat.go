@@ -55,6 +55,11 @@ func (s *Step) ChatSystem() []oai.ChatCompletionMessageParamUnion {
 // "Image N (call <id>):". A failed call's tool message is its "Error: ..." text.
 // A custom tool call (a kind runcode never declares) is left to the host. A
 // message without function tool calls returns no messages.
+//
+// When a run_code program stops at a call needing a person's approval, the message
+// cannot be answered yet: ExecuteChat returns no messages and a [*ChatPaused] error,
+// which lists the calls awaiting a decision and resumes them (its Resume returns these
+// messages). Nothing of the pause goes to the model.
 func (s *Step) ExecuteChat(ctx context.Context, msg oai.ChatCompletionMessage) ([]oai.ChatCompletionMessageParamUnion, error) {
 	var calls []pipeline.RawCall
 	for _, tc := range msg.ToolCalls {
@@ -67,6 +72,14 @@ func (s *Step) ExecuteChat(ctx context.Context, msg oai.ChatCompletionMessage) (
 	if err != nil || results == nil {
 		return nil, err
 	}
+	if p := newPaused(s, calls, results, s.chatMessages); p != nil {
+		return nil, p
+	}
+	return s.chatMessages(calls, results), nil
+}
+
+// chatMessages renders the results of calls as ExecuteChat returns them.
+func (s *Step) chatMessages(calls []pipeline.RawCall, results []*pipeline.Result) []oai.ChatCompletionMessageParamUnion {
 	out := make([]oai.ChatCompletionMessageParamUnion, 0, len(results)+1)
 	var images []oai.ChatCompletionContentPartUnionParam
 	n := 0
@@ -90,7 +103,7 @@ func (s *Step) ExecuteChat(ctx context.Context, msg oai.ChatCompletionMessage) (
 	if len(images) > 0 {
 		out = append(out, oai.UserMessage(images))
 	}
-	return out, nil
+	return out
 }
 
 func countImages(parts []part) int {

@@ -68,6 +68,21 @@
 // than PNG, JPEG, GIF, WebP) or with invalid base64 becomes a line of text saying
 // so; audio and resources become text too.
 //
+// # Pausing for approval
+//
+// A run_code program that calls a tool needing a person's approval, when no approver
+// answers during the call, pauses its run. ExecuteChat and ExecuteResponses then return
+// nothing for the model and a [*ChatPaused] or [*ResponsesPaused] error (find it with
+// errors.As), which lists the pending calls. The host asks the person and calls the
+// pause's Resume with the decisions by pending call id; Resume returns what the
+// Execute method would have returned, in call order, or another pause:
+//
+//	results, err := step.ExecuteChat(ctx, msg)
+//	var paused *openai.ChatPaused
+//	for errors.As(err, &paused) {
+//		results, err = paused.Resume(ctx, decisions(paused.Pending))
+//	}
+//
 // It may import: the standard library, the OpenAI SDK, and runcode's pipeline and
 // registry packages.
 package openai

@@ -40,6 +40,11 @@ func (s *Step) ResponsesTools() []responses.ToolUnionParam {
 // outputs accept. A failed call's output is its "Error: ..." text. Other output
 // items (messages, reasoning, custom or built-in tool calls) are left to the host.
 // A response without function calls returns no items.
+//
+// When a run_code program stops at a call needing a person's approval, the response
+// cannot be answered yet: ExecuteResponses returns no items and a [*ResponsesPaused]
+// error, which lists the calls awaiting a decision and resumes them (its Resume returns
+// these items). Nothing of the pause goes to the model.
 func (s *Step) ExecuteResponses(ctx context.Context, resp *responses.Response) ([]responses.ResponseInputItemUnionParam, error) {
 	if resp == nil {
 		return nil, errors.New("openai: the response is nil")
@@ -56,6 +61,14 @@ func (s *Step) ExecuteResponses(ctx context.Context, resp *responses.Response) (
 	if err != nil || results == nil {
 		return nil, err
 	}
+	if p := newPaused(s, calls, results, s.responsesItems); p != nil {
+		return nil, p
+	}
+	return s.responsesItems(calls, results), nil
+}
+
+// responsesItems renders the results of calls as ExecuteResponses returns them.
+func (s *Step) responsesItems(calls []pipeline.RawCall, results []*pipeline.Result) []responses.ResponseInputItemUnionParam {
 	out := make([]responses.ResponseInputItemUnionParam, len(results))
 	for i, res := range results {
 		parts := render(res)
@@ -69,7 +82,7 @@ func (s *Step) ExecuteResponses(ctx context.Context, resp *responses.Response) (
 		item.OfFunctionCallOutput.CallID = param.NewOpt(calls[i].ID)
 		out[i] = item
 	}
-	return out, nil
+	return out
 }
 
 // outputList turns parts into function_call_output content, one part each but
