@@ -3,12 +3,15 @@ package ptc
 import (
 	"context"
 	"encoding/json"
+	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/runcode-go/runcode/internal/testreg"
 	"github.com/runcode-go/runcode/pipeline"
 	"github.com/runcode-go/runcode/registry"
+	"github.com/runcode-go/runcode/store"
+	"github.com/runcode-go/runcode/store/sqlite"
 )
 
 func benchExecutor(b *testing.B, maxParallel int, tools ...*registry.Tool) (*Executor, *registry.ResolvedToolSet) {
@@ -73,5 +76,54 @@ func BenchmarkRunCode100Parallel(b *testing.B) {
 		if res.IsError() || res.Value.String() != `{"logs":[],"result":4950}` {
 			b.Fatalf("%s %v", res.Value, res.Error)
 		}
+	}
+}
+
+// BenchmarkRecording is BenchmarkRunCode10Sequential with each kind of store: none
+// (the executor's own memory store, written only when a run pauses), a memory store
+// given in Options.Store and a SQLite file (every sub-call recorded as it starts and
+// ends, for crash recovery), and with the learning of output types on and off.
+func BenchmarkRecording(b *testing.B) {
+	lookup := &registry.Tool{
+		Name:       "lookup",
+		Parameters: registry.Object(registry.Required("i", registry.Integer())).Closed(),
+		Execute:    func(_ context.Context, c *registry.Call) (any, error) { return c.Args, nil },
+	}
+	call := runCall(`let sum = 0; for (let i = 0; i < 10; i++) { sum += (await tools.lookup({ i })).i; } return sum;`)
+	for _, bc := range []struct {
+		name    string
+		store   func(b *testing.B) store.Store
+		noTypes bool
+	}{
+		{name: "no store, no types", noTypes: true},
+		{name: "no store"},
+		{name: "memory", store: func(*testing.B) store.Store { return store.NewMemory() }},
+		{name: "sqlite", store: func(b *testing.B) store.Store {
+			st, err := sqlite.Open(b.Context(), filepath.Join(b.TempDir(), "s.db"), nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Cleanup(func() { st.Close() })
+			return st
+		}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			set := testreg.ResolveIn(b, testreg.Scope(b, registry.ModePTC), lookup)
+			o := &Options{Pool: newPool(b, 4), NoInferredTypes: bc.noTypes}
+			if bc.store != nil {
+				o.Store = bc.store(b)
+			}
+			ex, err := New(pipeline.New(nil), o)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				res, _ := ex.Run(context.Background(), set, call)
+				if res.IsError() || res.Value.String() != `{"logs":[],"result":45}` {
+					b.Fatalf("%s %v", res.Value, res.Error)
+				}
+			}
+		})
 	}
 }

@@ -31,10 +31,9 @@ const kindType = "type"
 type Types struct {
 	st store.Store // nil: memory only
 
-	mu      sync.Mutex
-	loaded  bool
-	byKey   map[string]*learned
-	version int64 // counts changes of a declared type
+	mu     sync.Mutex
+	loaded bool
+	byKey  map[string]*learned
 }
 
 // learned is what is known of one tool definition's results.
@@ -124,11 +123,13 @@ func (t *Types) Observe(ctx context.Context, set *registry.ResolvedToolSet, name
 	l.Results++
 	if changed {
 		l.Declared = l.Results
-		t.version++
 	}
-	data, _ := json.Marshal(l)
-	t.mu.Unlock()
+	var data []byte
 	if changed && t.st != nil {
+		data, _ = json.Marshal(l)
+	}
+	t.mu.Unlock()
+	if data != nil {
 		if _, err := t.st.Put(context.WithoutCancel(ctx), store.Record{Kind: kindType, Key: key, Data: data}, store.Any); err != nil {
 			return true, errors.Join(errors.New("keeping a learned type"), err)
 		}

@@ -68,22 +68,27 @@ func (s *Shape) Observe(text []byte) (changed bool, err error) {
 	if _, err := dec.Token(); err != io.EOF {
 		return false, errors.New("sdkgen: a result is one JSON value")
 	}
-	before := s.fingerprint()
 	budget := shapeTokens
-	s.root = observe(v, s.root.clone(), 0, &budget)
-	return s.fingerprint() != before, nil
+	s.root = observe(v, s.root, 0, &budget, &changed)
+	return changed, nil
 }
 
-// observe merges v into n (nil: nothing seen yet) and returns it.
-func observe(v any, n *shapeNode, depth int, budget *int) *shapeNode {
+// observe merges v into n (nil: nothing seen yet) and returns it, setting *changed when
+// the type n declares widened.
+func observe(v any, n *shapeNode, depth int, budget *int, changed *bool) *shapeNode {
 	if n == nil {
 		n = &shapeNode{}
 	}
 	*budget--
-	if n.Any || depth > shapeDepth || *budget < 0 {
-		n.widen()
+	if n.Any {
 		return n
 	}
+	if depth > shapeDepth || *budget < 0 {
+		n.widen()
+		*changed = true
+		return n
+	}
+	kinds := n.Kinds
 	switch v := v.(type) {
 	case nil:
 		n.Kinds |= kNull
@@ -96,18 +101,18 @@ func observe(v any, n *shapeNode, depth int, budget *int) *shapeNode {
 	case []any:
 		n.Kinds |= kArray
 		for _, e := range v {
-			n.Items = observe(e, n.Items, depth+1, budget)
+			n.Items = observe(e, n.Items, depth+1, budget, changed)
 		}
 	case map[string]any:
 		n.Kinds |= kObject
 		n.Objects++
 		for _, name := range slices.Sorted(maps.Keys(v)) { // in order: the budget runs out at the same field every time
-			e := v[name]
 			if n.Map {
 				break
 			}
 			f := n.Fields[name]
 			if f == nil {
+				*changed = true // a new field
 				if len(n.Fields) == shapeFields {
 					n.Map, n.Fields = true, nil
 					break
@@ -119,10 +124,18 @@ func observe(v any, n *shapeNode, depth int, budget *int) *shapeNode {
 				n.Fields[name] = f
 			}
 			f.Seen++
-			f.Shape = observe(e, f.Shape, depth+1, budget)
+			f.Shape = observe(v[name], f.Shape, depth+1, budget, changed)
+		}
+		for name, f := range n.Fields {
+			if _, here := v[name]; !here && f.Seen == n.Objects-1 {
+				*changed = true // required until this object, optional from now on
+			}
 		}
 	}
-	if kinds := n.Kinds &^ kNull; bitsSet(kinds) > shapeKinds {
+	if n.Kinds != kinds {
+		*changed = true
+	}
+	if bitsSet(n.Kinds&^kNull) > shapeKinds {
 		n.widen()
 	}
 	return n
@@ -139,21 +152,6 @@ func bitsSet(b uint8) int {
 	return n
 }
 
-func (n *shapeNode) clone() *shapeNode {
-	if n == nil {
-		return nil
-	}
-	c := *n
-	c.Items = n.Items.clone()
-	if n.Fields != nil {
-		c.Fields = make(map[string]*field, len(n.Fields))
-		for k, f := range n.Fields {
-			c.Fields[k] = &field{Shape: f.Shape.clone(), Seen: f.Seen}
-		}
-	}
-	return &c
-}
-
 // Schema is the shape as a JSON Schema; nil when nothing was observed.
 func (s *Shape) Schema() json.RawMessage {
 	if s.root == nil {
@@ -163,10 +161,6 @@ func (s *Shape) Schema() json.RawMessage {
 	s.root.schema(&b)
 	return b.Bytes()
 }
-
-// fingerprint identifies the type the shape declares: the schema, which leaves out how
-// often each field was seen beyond whether it always was.
-func (s *Shape) fingerprint() string { return string(s.Schema()) }
 
 func (n *shapeNode) schema(b *bytes.Buffer) {
 	if n == nil || n.Any || n.Kinds == 0 {
