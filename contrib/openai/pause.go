@@ -2,17 +2,12 @@ package openai
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"maps"
-	"slices"
-	"strings"
 	"sync/atomic"
 
 	oai "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/responses"
 	"github.com/runcode-go/runcode/pipeline"
-	"github.com/runcode-go/runcode/registry"
 )
 
 // ChatPaused is the error [Step.ExecuteChat] returns when a run_code call of the
@@ -116,7 +111,7 @@ func (p *Paused[T]) Error() string {
 // executor is not a pipeline.Resumer.
 func (p *Paused[T]) Resume(ctx context.Context, decisions map[string]pipeline.Verdict) (T, error) {
 	var zero T
-	results, err := resume(ctx, p.s.ex, p.s.set, p.calls, p.results, decisions, &p.resumed)
+	results, err := pipeline.ResumeBatch(ctx, p.s.ex, p.s.set, p.calls, p.results, decisions, &p.resumed)
 	if err != nil {
 		return zero, fmt.Errorf("openai: Resume: %w", err)
 	}
@@ -124,71 +119,4 @@ func (p *Paused[T]) Resume(ctx context.Context, decisions map[string]pipeline.Ve
 		return zero, next
 	}
 	return p.render(p.calls, results), nil
-}
-
-// errResumed is the failure of a second Resume of one pause.
-var errResumed = errors.New("this pause was already resumed")
-
-// resume resumes the paused results of calls with decisions, once (done), and returns
-// the batch's results: the paused ones resumed (or still paused, when nothing of theirs
-// was decided), the others as they were. It checks everything it can before anything
-// runs.
-func resume(ctx context.Context, exec pipeline.Executor, set *registry.ResolvedToolSet, calls []pipeline.RawCall, results []*pipeline.Result, decisions map[string]pipeline.Verdict, done *atomic.Bool) ([]*pipeline.Result, error) {
-	if err := context.Cause(ctx); err != nil {
-		return nil, err
-	}
-	r, ok := exec.(pipeline.Resumer)
-	if !ok {
-		return nil, fmt.Errorf("the executor (%T) cannot resume runs: it is not a pipeline.Resumer", exec)
-	}
-	var ids []string
-	for _, res := range results {
-		if res.Pause != nil {
-			for _, c := range res.Pause.Pending {
-				ids = append(ids, c.ID)
-			}
-		}
-	}
-	if len(decisions) == 0 {
-		return nil, fmt.Errorf("no decisions: decide at least one of the pending calls (%s)", strings.Join(ids, ", "))
-	}
-	for _, id := range slices.Sorted(maps.Keys(decisions)) {
-		if !slices.Contains(ids, id) {
-			return nil, fmt.Errorf("no call %q is pending (pending: %s)", id, strings.Join(ids, ", "))
-		}
-	}
-	if !done.CompareAndSwap(false, true) {
-		return nil, errResumed
-	}
-	out := slices.Clone(results)
-	for i, res := range results {
-		if res.Pause == nil {
-			continue
-		}
-		mine := map[string]pipeline.Verdict{}
-		for _, c := range res.Pause.Pending {
-			if v, ok := decisions[c.ID]; ok {
-				mine[c.ID] = v
-			}
-		}
-		if len(mine) == 0 {
-			continue // nothing decided: it stays paused, its continuation unspent
-		}
-		next, err := r.Resume(ctx, set, res.Pause.Continuation, mine)
-		switch {
-		case err != nil:
-			next = unresumed(calls[i], err)
-		case next == nil:
-			return nil, fmt.Errorf("the executor's Resume returned no result for call %q", calls[i].ID)
-		}
-		out[i] = next
-	}
-	return out, nil
-}
-
-// unresumed is the result of a paused call whose run could not resume: the model reads
-// why (ptc's message, "run_code could not resume: …").
-func unresumed(call pipeline.RawCall, err error) *pipeline.Result {
-	te := &pipeline.ToolError{Code: pipeline.CodeToolFailed, Message: err.Error(), Err: err}
-	return &pipeline.Result{CallID: call.ID, Name: call.Name, Error: te, Content: []registry.Content{registry.Text("Error: " + te.Message)}}
 }

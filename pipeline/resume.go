@@ -1,0 +1,80 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"sync/atomic"
+
+	"github.com/runcode-go/runcode/registry"
+)
+
+// ErrResumed is ResumeBatch's failure for a batch whose pause was resumed already.
+var ErrResumed = errors.New("this pause was already resumed")
+
+// ResumeBatch goes on with the paused results of one batch (Result.Pause), as a host
+// that answers a model's whole turn does: each paused call that decisions decide
+// something for is resumed with its own decisions through exec (a [Resumer]); a paused
+// call with nothing decided stays paused, its continuation unspent; the other results
+// stay as they were. It returns the batch's results in order. A paused call whose run
+// cannot resume (an expired continuation, a store that failed) gets a TOOL_FAILED result
+// saying why, so that the turn is complete. It checks what it can before anything runs
+// and then fails, resuming nothing: a done ctx, an exec that is not a Resumer, no
+// decisions, a decision for a call that is not pending, and, when spent is not nil, a
+// batch already resumed through spent (ErrResumed).
+func ResumeBatch(ctx context.Context, exec Executor, set *registry.ResolvedToolSet, batch []RawCall, results []*Result, decisions map[string]Verdict, spent *atomic.Bool) ([]*Result, error) {
+	if err := context.Cause(ctx); err != nil {
+		return nil, err
+	}
+	r, ok := exec.(Resumer)
+	if !ok {
+		return nil, fmt.Errorf("the executor (%T) cannot resume runs: it is not a pipeline.Resumer", exec)
+	}
+	var ids []string
+	for _, res := range results {
+		if res.Pause != nil {
+			for _, c := range res.Pause.Pending {
+				ids = append(ids, c.ID)
+			}
+		}
+	}
+	if len(decisions) == 0 {
+		return nil, fmt.Errorf("no decisions: decide at least one of the pending calls (%s)", strings.Join(ids, ", "))
+	}
+	for _, id := range slices.Sorted(maps.Keys(decisions)) {
+		if !slices.Contains(ids, id) {
+			return nil, fmt.Errorf("no call %q is pending (pending: %s)", id, strings.Join(ids, ", "))
+		}
+	}
+	if spent != nil && !spent.CompareAndSwap(false, true) {
+		return nil, ErrResumed
+	}
+	out := slices.Clone(results)
+	for i, res := range results {
+		if res.Pause == nil {
+			continue
+		}
+		mine := map[string]Verdict{}
+		for _, c := range res.Pause.Pending {
+			if v, ok := decisions[c.ID]; ok {
+				mine[c.ID] = v
+			}
+		}
+		if len(mine) == 0 {
+			continue
+		}
+		next, err := r.Resume(ctx, set, res.Pause.Continuation, mine)
+		switch {
+		case err != nil:
+			te := &ToolError{Code: CodeToolFailed, Message: err.Error(), Err: err}
+			next = &Result{CallID: batch[i].ID, Name: batch[i].Name, Error: te, Content: []registry.Content{registry.Text("Error: " + te.Message)}}
+		case next == nil:
+			return nil, fmt.Errorf("the executor's Resume returned no result for call %q", batch[i].ID)
+		}
+		out[i] = next
+	}
+	return out, nil
+}
