@@ -11,8 +11,9 @@
 // decide which sections a prompt carries for a mode (the executor does, with [Rules]),
 // or validate values against schemas (package registry does).
 //
-// It may import: the standard library, package registry, and internal/jsontext and
-// internal/editdist (the JSON string lexer and the edit distance it shares).
+// It may import: the standard library, package registry, and internal/jsontext,
+// internal/editdist and internal/searchtext (the JSON string lexer, the edit distance
+// and the search text processing it shares).
 //
 // # Generating the SDK
 //

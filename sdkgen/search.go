@@ -5,10 +5,10 @@ import (
 	"math"
 	"slices"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/runcode-go/runcode/internal/editdist"
+	"github.com/runcode-go/runcode/internal/searchtext"
 )
 
 // Index is a lexical search index over a tool set: tools.$search ranks with it, and
@@ -59,6 +59,7 @@ func NewIndex(tools []Tool) *Index {
 	bag := map[string]float32{}
 	var buf []string
 	var st store
+	var stemmer searchtext.Stemmer
 	for d, j := range order {
 		t := tools[j]
 		ix.tools[d] = t
@@ -66,7 +67,7 @@ func NewIndex(tools []Tool) *Index {
 		clear(bag)
 		var n float32
 		add := func(text string, w float32) {
-			buf = tokens(buf[:0], text, false)
+			buf = stemmer.Terms(buf[:0], text)
 			for _, tok := range buf {
 				bag[tok] += w
 				n += w
@@ -126,7 +127,8 @@ func (ix *Index) Search(query string, limit int, keep func(name string) bool) []
 	if limit <= 0 || len(ix.tools) == 0 {
 		return nil
 	}
-	q := expand(tokens(nil, query, true))
+	var stemmer searchtext.Stemmer
+	q := expand(tokens(&stemmer, nil, query, true))
 	scores := make([]float64, len(ix.tools))
 	hit := false
 	n := float64(len(ix.tools))
@@ -308,78 +310,19 @@ func expand(terms []string) []queryTerm {
 	return out
 }
 
-// stopWords are dropped from queries: they say nothing about which tool a task needs.
-var stopWords = func() map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(`a an the and or of to in on at by for from with into onto about as is are be been
-		was were it its this that these those i me my we our you your he she they them their there here
-		what which who whom whose when where why how all any some each every can could should would will
-		shall may might must do does did done have has had having not no so if then than too very just
-		please want need like also get let make using use via new one`) {
-		m[w] = true
+// tokens appends the terms of text to dst (searchtext.Stemmer.Terms); a query drops
+// stop words.
+func tokens(st *searchtext.Stemmer, dst []string, text string, query bool) []string {
+	n := len(dst)
+	dst = searchtext.Words(dst, text)
+	out := dst[:n]
+	for _, w := range dst[n:] {
+		if query && searchtext.IsStopWord(w) {
+			continue
+		}
+		out = append(out, st.Stem(w))
 	}
-	return m
-}()
-
-// tokens appends the terms of text to dst: words split on anything but letters and
-// digits and at camelCase boundaries, lower-cased and stemmed. A query drops stop words.
-func tokens(dst []string, text string, query bool) []string {
-	start := -1
-	var prev rune
-	flush := func(end int) {
-		if start < 0 {
-			return
-		}
-		w := strings.ToLower(text[start:end])
-		start = -1
-		if query && stopWords[w] {
-			return
-		}
-		if w = stem(w); w != "" {
-			dst = append(dst, w)
-		}
-	}
-	for i, r := range text {
-		alnum := unicode.IsLetter(r) || unicode.IsDigit(r)
-		switch {
-		case !alnum:
-			flush(i)
-		case start < 0:
-			start = i
-		case unicode.IsUpper(r) && (unicode.IsLower(prev) || unicode.IsDigit(prev)):
-			flush(i)
-			start = i
-		case unicode.IsLower(r) && unicode.IsUpper(prev) && i-start > utf8.RuneLen(prev):
-			// "HTTPServer": the word starts at the last capital.
-			p := i - utf8.RuneLen(prev)
-			flush(p)
-			start = p
-		}
-		prev = r
-	}
-	flush(len(text))
-	return dst
+	return out
 }
 
-// stem strips the commonest English suffixes, so that "issues", "issue" and
-// "listing", "list" meet.
-func stem(w string) string {
-	n := len(w)
-	switch {
-	case n > 4 && strings.HasSuffix(w, "ies"):
-		return w[:n-3] + "y"
-	case n > 5 && strings.HasSuffix(w, "ing"):
-		w = w[:n-3]
-	case n > 4 && strings.HasSuffix(w, "ed") && !strings.HasSuffix(w, "eed"):
-		w = w[:n-2]
-	case n > 3 && strings.HasSuffix(w, "es") && (strings.HasSuffix(w, "sses") || strings.HasSuffix(w, "ches") || strings.HasSuffix(w, "shes") || strings.HasSuffix(w, "xes")):
-		w = w[:n-2]
-	case n > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us"):
-		w = w[:n-1]
-	}
-	// "created"->"creat", "create"->"create": drop a final e so both meet.
-	if len(w) > 3 && strings.HasSuffix(w, "e") {
-		w = w[:len(w)-1]
-	}
-	return w
-}
+func stem(w string) string { return searchtext.Stem(w) }
