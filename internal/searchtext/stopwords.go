@@ -15,7 +15,8 @@ var stopWords = func() map[string]bool {
 		why how all any some each every can could should would will shall may might must do does did done
 		doing have has had having not no so if then than too very just please want wanted need needs like
 		also let lets using use used via one ones s t ll ve re d m don didn doesn isn aren wasn won
-		ok okay hey thanks thank really actually quickly quick right now still already again`) {
+		ok okay hey thanks thank really actually quickly quick right now still already again
+		above below over under between through across during within without inside upon off up down out`) {
 		m[w] = true
 	}
 	return m
