@@ -15,90 +15,149 @@ import (
 // tools.$describe finds names in it. It is built once per set ([NewIndex]), is
 // immutable, and is safe for concurrent use.
 //
-// Ranking is BM25 over one bag of terms per tool in which fields weigh differently:
-// the name's words (split on _ - . and camelCase) most, then the description, then
-// parameter names and their descriptions, and the source's name (an MCP server's)
-// a little. Terms are lower-cased, lightly stemmed
-// (plurals, -ing, -ed), and common English words are dropped from queries. Equal
-// scores rank by byte-wise name, so results are deterministic.
+// Ranking is BM25F over a tool's fields: its name's words (split on _ - . and
+// camelCase) weigh most, then the description and parameter names, then parameter
+// descriptions and the source (an MCP server's package name, without its version); a
+// name word that repeats the source's name (slack_post_message) weighs as the source.
+// Each field's counts are normalized by that field's length. Text is processed by
+// internal/searchtext: words are lower-cased and stemmed (Snowball English), queries drop
+// stop words, and each remaining word, phrase or value of the query is a concept
+// (searchtext.ParseQuery) that a tool matches as well as its best term: the word
+// itself, or at half weight a synonym from the table in internal/searchtext. A tool
+// whose name says it changes things ranks at half its score for a task that reads
+// (a question, "show me …"), and the other way round. Equal scores rank by byte-wise
+// name, so results are deterministic.
 type Index struct {
 	tools    []Tool // sorted by name, unique
 	byName   map[string]int
 	terms    map[string]int32 // term -> posting list
 	postings [][]posting
-	avgLen   float64
-	lens     []float32
+	actions  []searchtext.Action // what each tool does, by its name
 }
 
 type posting struct {
 	doc int32
-	tf  float32 // field-weighted term frequency
+	tf  float32 // BM25F pseudo-frequency: the fields' weighted, length-normalized counts
 }
 
-// Field weights.
+// actionMismatch scales the score of a tool whose name's action (read or change)
+// is not the task's: halved, so that a tool that does what was asked wins among
+// comparable matches while a much better match still shows.
+var actionMismatch = 0.5
+
+// The fields of a tool, their weights and length normalization (BM25F). The name says
+// what a tool does; the description says it at length; a parameter's name says what a
+// tool takes and its description is about that argument, not the tool, so it weighs
+// half; the source tells the server, which a task names when it names a product.
 const (
-	wName      = 3.0
-	wDesc      = 1.0
-	wParam     = 1.0
-	wParamDesc = 0.5
-	wSource    = 0.5
-	k1         = 1.2
-	bm25B      = 0.75
+	fName = iota
+	fDesc
+	fParamName
+	fParamDesc
+	fSource
+	nFields
 )
+
+var fieldW = [nFields]float64{fName: 3, fDesc: 1, fParamName: 1, fParamDesc: 0.5, fSource: 0.5}
+var fieldB = [nFields]float64{fName: 0.75, fDesc: 0.75, fParamName: 0.75, fParamDesc: 0.75, fSource: 0.75}
+var k1 = 1.2
+
+// docTerm is a term's counts in one tool's fields, while the index is built.
+type docTerm struct {
+	term int32
+	n    [nFields]float32
+}
 
 // NewIndex indexes tools (for equal names, the first is kept).
 func NewIndex(tools []Tool) *Index {
 	order := sortedUnique(tools)
 	ix := &Index{
-		tools:  make([]Tool, len(order)),
-		byName: make(map[string]int, len(order)),
-		terms:  map[string]int32{},
-		lens:   make([]float32, len(order)),
+		tools:   make([]Tool, len(order)),
+		byName:  make(map[string]int, len(order)),
+		terms:   map[string]int32{},
+		actions: make([]searchtext.Action, len(order)),
 	}
-	var total float64
-	bag := map[string]float32{}
-	var buf []string
+	docs := make([][]docTerm, len(order))
+	lens := make([][nFields]float32, len(order))
+	var total [nFields]float64
+	at := map[int32]int{} // term -> its entry in the current tool's docTerms
+	var buf, src []string
 	var st store
 	var stemmer searchtext.Stemmer
 	for d, j := range order {
 		t := tools[j]
 		ix.tools[d] = t
 		ix.byName[t.Name] = d
-		clear(bag)
-		var n float32
-		add := func(text string, w float32) {
+		clear(at)
+		var dt []docTerm
+		add := func(text string, f int) {
 			buf = stemmer.Terms(buf[:0], text)
 			for _, tok := range buf {
-				bag[tok] += w
-				n += w
+				g := f
+				if f == fName && slices.Contains(src, tok) {
+					g = fSource // slack_post_message: "slack" says the server, not what the tool does
+				}
+				id, ok := ix.terms[tok]
+				if !ok {
+					id = int32(len(ix.postings))
+					ix.terms[tok] = id
+					ix.postings = append(ix.postings, nil)
+				}
+				i, ok := at[id]
+				if !ok {
+					i = len(dt)
+					at[id] = i
+					dt = append(dt, docTerm{term: id})
+				}
+				dt[i].n[g]++
 			}
+			lens[d][f] += float32(len(buf))
 		}
-		add(t.Name, wName)
-		add(t.Source, wSource)
-		add(t.Description, wDesc)
+		src = stemmer.Terms(src[:0], sourceName(t.Source))
+		own := slices.DeleteFunc(searchtext.Words(nil, t.Name), func(w string) bool { return slices.Contains(src, stemmer.Stem(w)) })
+		ix.actions[d] = searchtext.NameAction(own)
+		add(t.Name, fName)
+		add(sourceName(t.Source), fSource)
+		add(t.Description, fDesc)
 		forParams(&st, t.Parameters, func(name, desc string) {
-			add(name, wParam)
-			add(desc, wParamDesc)
+			add(name, fParamName)
+			add(desc, fParamDesc)
 		})
-		ix.lens[d] = n
-		total += float64(n)
-		for term, tf := range bag {
-			id, ok := ix.terms[term]
-			if !ok {
-				id = int32(len(ix.postings))
-				ix.terms[term] = id
-				ix.postings = append(ix.postings, nil)
-			}
-			ix.postings[id] = append(ix.postings[id], posting{doc: int32(d), tf: tf})
+		docs[d] = dt
+		for f := range nFields {
+			total[f] += float64(lens[d][f])
 		}
 	}
-	if len(order) > 0 {
-		ix.avgLen = total / float64(len(order))
+	var avg [nFields]float64
+	for f := range nFields {
+		avg[f] = 1
+		if len(order) > 0 && total[f] > 0 {
+			avg[f] = total[f] / float64(len(order))
+		}
 	}
-	if ix.avgLen == 0 {
-		ix.avgLen = 1
+	for d, dt := range docs {
+		var norm [nFields]float64
+		for f := range nFields {
+			norm[f] = fieldW[f] / (1 - fieldB[f] + fieldB[f]*float64(lens[d][f])/avg[f])
+		}
+		for _, e := range dt {
+			var tf float64
+			for f := range nFields {
+				tf += float64(e.n[f]) * norm[f]
+			}
+			ix.postings[e.term] = append(ix.postings[e.term], posting{doc: int32(d), tf: float32(tf)})
+		}
 	}
 	return ix
+}
+
+// sourceName is the name of a tool's source without its version: an npm package's
+// "@scope/name@1.2.3" is "@scope/name" (a version says nothing about what a tool does).
+func sourceName(s string) string {
+	if i := strings.LastIndexByte(s, '@'); i > 0 {
+		return s[:i]
+	}
+	return s
 }
 
 // Len returns the number of tools indexed.
@@ -127,26 +186,39 @@ func (ix *Index) Search(query string, limit int, keep func(name string) bool) []
 	if limit <= 0 || len(ix.tools) == 0 {
 		return nil
 	}
-	var stemmer searchtext.Stemmer
-	q := expand(tokens(&stemmer, nil, query, true))
-	scores := make([]float64, len(ix.tools))
-	hit := false
+	q := searchtext.ParseQuery(query)
+	concepts := q.Concepts
 	n := float64(len(ix.tools))
-	for _, qt := range q {
-		term := qt.term
-		id, ok := ix.terms[term]
-		if !ok {
-			continue
+	scores := make([]float64, len(ix.tools))
+	// best holds, per tool, its best term's score for the concept being scored; touched
+	// lists the tools it holds one for.
+	best := make([]float64, len(ix.tools))
+	var touched []int32
+	hit := false
+	for _, c := range concepts {
+		for _, qt := range c.Terms {
+			id, ok := ix.terms[qt.Stem]
+			if !ok {
+				continue
+			}
+			ps := ix.postings[id]
+			df := float64(len(ps))
+			idf := math.Log(1 + (n-df+0.5)/(df+0.5))
+			for _, p := range ps {
+				tf := float64(p.tf)
+				v := qt.Weight * idf * tf * (k1 + 1) / (tf + k1)
+				if best[p.doc] == 0 {
+					touched = append(touched, p.doc)
+				}
+				best[p.doc] = max(best[p.doc], v)
+				hit = true
+			}
 		}
-		ps := ix.postings[id]
-		df := float64(len(ps))
-		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
-		for _, p := range ps {
-			tf := float64(p.tf)
-			norm := k1 * (1 - bm25B + bm25B*float64(ix.lens[p.doc])/ix.avgLen)
-			scores[p.doc] += qt.w * idf * tf * (k1 + 1) / (tf + norm)
-			hit = true
+		for _, d := range touched {
+			scores[d] += best[d]
+			best[d] = 0
 		}
+		touched = touched[:0]
 	}
 	if !hit {
 		return nil
@@ -157,6 +229,9 @@ func (ix *Index) Search(query string, limit int, keep func(name string) bool) []
 	}
 	var cands []cand
 	for d, s := range scores {
+		if a := ix.actions[d]; q.Action != 0 && a != 0 && a&q.Action == 0 {
+			s *= actionMismatch
+		}
 		if s > 0 && (keep == nil || keep(ix.tools[d].Name)) {
 			cands = append(cands, cand{d, s})
 		}
@@ -240,89 +315,3 @@ func forParams(st *store, schema json.RawMessage, f func(name, desc string)) {
 	}
 	walk(root, 0)
 }
-
-// queryTerm is one term of a query with its weight.
-type queryTerm struct {
-	term string
-	w    float64
-}
-
-// synonymWeight is the weight of a term a query did not say but implies.
-const synonymWeight = 0.5
-
-// synonyms relate the words task descriptions and tool descriptions use for the same
-// thing (by stem, see stem): a query term also matches its group's other terms, at
-// synonymWeight, so that "open a bug on the repo" meets create_issue's "repository".
-var synonyms = func() map[string][]string {
-	groups := [][]string{
-		{"repo", "repository"}, {"pr", "pull"}, {"dir", "directory", "folder"},
-		{"bug", "issue", "ticket"}, {"delete", "remove", "erase", "drop"},
-		{"create", "add", "make", "open", "new"}, {"find", "search", "look", "lookup", "query"},
-		{"show", "get", "fetch", "retrieve", "read", "view"}, {"list", "enumerate"},
-		{"edit", "update", "modify", "change", "replace"}, {"write", "save", "store"},
-		{"message", "msg", "chat", "post"}, {"send", "post"}, {"rename", "move"},
-		{"big", "size", "large"}, {"download", "fetch"}, {"url", "link", "web", "page", "website"},
-		{"screenshot", "capture", "snapshot"}, {"comment", "reply", "respond"},
-		{"email", "mail"}, {"calendar", "event", "meeting", "schedule"}, {"run", "execute", "invoke"},
-		{"sql", "database", "db"}, {"user", "member", "people", "person"},
-		{"doc", "document"}, {"time", "clock", "date"}, {"commit", "change"},
-		{"merge", "combine"}, {"info", "metadata", "details", "stat"},
-		{"click", "press", "tap"}, {"type", "enter", "fill", "input"},
-	}
-	for _, g := range groups {
-		for i, w := range g {
-			g[i] = stem(w)
-		}
-	}
-	m := map[string][]string{}
-	for _, g := range groups {
-		for _, a := range g {
-			for _, b := range g {
-				if a != b && !slices.Contains(m[a], b) {
-					m[a] = append(m[a], b)
-				}
-			}
-		}
-	}
-	return m
-}()
-
-// expand returns the query's terms, unique, with their synonyms at synonymWeight (a
-// term the query says itself keeps its full weight).
-func expand(terms []string) []queryTerm {
-	w := map[string]float64{}
-	for _, t := range terms {
-		w[t] = 1
-	}
-	for _, t := range terms {
-		for _, s := range synonyms[t] {
-			if w[s] < synonymWeight {
-				w[s] = synonymWeight
-			}
-		}
-	}
-	out := make([]queryTerm, 0, len(w))
-	for t, x := range w {
-		out = append(out, queryTerm{t, x})
-	}
-	// Summation order fixes the last bits of a score: keep it the same every time.
-	slices.SortFunc(out, func(a, b queryTerm) int { return strings.Compare(a.term, b.term) })
-	return out
-}
-
-// tokens appends the terms of text to dst (searchtext.Stemmer.Terms); a query drops
-// stop words.
-func tokens(st *searchtext.Stemmer, dst []string, text string, query bool) []string {
-	n := len(dst)
-	dst = searchtext.Words(dst, text)
-	out := dst[:n]
-	for _, w := range dst[n:] {
-		if query && searchtext.IsStopWord(w) {
-			continue
-		}
-		out = append(out, st.Stem(w))
-	}
-	return out
-}
-
-func stem(w string) string { return searchtext.Stem(w) }
