@@ -25,20 +25,34 @@ import (
 // (searchtext.ParseQuery) that a tool matches as well as its best term: the word
 // itself, or at half weight a synonym from the table in internal/searchtext. A tool
 // whose name says it changes things ranks at half its score for a task that reads
-// (a question, "show me …"), and the other way round. Equal scores rank by byte-wise
-// name, so results are deterministic.
+// (a question, "show me …"), and the other way round. Each server (the tools of one
+// source) is also ranked as one document, and a tool gains up to half again its score
+// from how well its server matches the task. Equal scores rank by byte-wise name, so
+// results are deterministic.
 type Index struct {
 	tools    []Tool // sorted by name, unique
 	byName   map[string]int
 	terms    map[string]int32 // term -> posting list
 	postings [][]posting
 	actions  []searchtext.Action // what each tool does, by its name
+	// The servers (sources), each as one document of its tools' text: a term's
+	// postings over them, and each tool's server.
+	sources  [][]posting // by term id, like postings; doc is a server
+	sourceOf []int32
+	nSources int
 }
 
 type posting struct {
 	doc int32
 	tf  float32 // BM25F pseudo-frequency: the fields' weighted, length-normalized counts
 }
+
+// sourceBoost is how much a tool gains from its server's own match of the query: up
+// to half again for the server that matches best. A task speaks of one server's world
+// ("the staging cluster", "the payments namespace") even when no tool of it has every
+// word, and the tools of that server are more likely to be meant than a stray match
+// elsewhere.
+const sourceBoost = 0.5
 
 // actionMismatch scales the score of a tool whose name's action (read or change)
 // is not the task's: halved, so that a tool that does what was asked wins among
@@ -61,6 +75,9 @@ const (
 var fieldW = [nFields]float64{fName: 3, fDesc: 1, fParamName: 1, fParamDesc: 0.5, fSource: 0.5}
 var fieldB = [nFields]float64{fName: 0.75, fDesc: 0.75, fParamName: 0.75, fParamDesc: 0.75, fSource: 0.75}
 var k1 = 1.2
+
+// bm25B is the length normalization of a server as a document.
+const bm25B = 0.75
 
 // docTerm is a term's counts in one tool's fields, while the index is built.
 type docTerm struct {
@@ -135,6 +152,7 @@ func NewIndex(tools []Tool) *Index {
 			avg[f] = total[f] / float64(len(order))
 		}
 	}
+	ix.indexSources(docs)
 	for d, dt := range docs {
 		var norm [nFields]float64
 		for f := range nFields {
@@ -149,6 +167,52 @@ func NewIndex(tools []Tool) *Index {
 		}
 	}
 	return ix
+}
+
+// indexSources indexes each server (the tools of one source) as a document: its
+// tools' name, description and parameter-name words, counted together and normalized
+// by the server's length (BM25).
+func (ix *Index) indexSources(docs [][]docTerm) {
+	ix.sourceOf = make([]int32, len(docs))
+	ids := map[string]int32{}
+	var lens []float64
+	counts := make([]map[int32]float64, len(ix.postings)) // by term: server -> count
+	for d, dt := range docs {
+		name := sourceName(ix.tools[d].Source)
+		si, ok := ids[name]
+		if !ok {
+			si = int32(len(lens))
+			ids[name] = si
+			lens = append(lens, 0)
+		}
+		ix.sourceOf[d] = si
+		for _, e := range dt {
+			c := float64(e.n[fName] + e.n[fDesc] + e.n[fParamName])
+			if c == 0 {
+				continue
+			}
+			if counts[e.term] == nil {
+				counts[e.term] = map[int32]float64{}
+			}
+			counts[e.term][si] += c
+			lens[si] += c
+		}
+	}
+	ix.nSources = len(lens)
+	var avg float64
+	for _, l := range lens {
+		avg += l
+	}
+	avg = max(avg/float64(max(1, len(lens))), 1)
+	ix.sources = make([][]posting, len(ix.postings))
+	for term, m := range counts {
+		for si, c := range m {
+			tf := c / (1 - bm25B + bm25B*lens[si]/avg)
+			ix.sources[term] = append(ix.sources[term], posting{doc: si, tf: float32(tf)})
+		}
+		// Summation order fixes the last bits of a score: keep it the same every time.
+		slices.SortFunc(ix.sources[term], func(a, b posting) int { return int(a.doc - b.doc) })
+	}
 }
 
 // sourceName is the name of a tool's source without its version: an npm package's
@@ -187,41 +251,18 @@ func (ix *Index) Search(query string, limit int, keep func(name string) bool) []
 		return nil
 	}
 	q := searchtext.ParseQuery(query)
-	concepts := q.Concepts
-	n := float64(len(ix.tools))
 	scores := make([]float64, len(ix.tools))
-	// best holds, per tool, its best term's score for the concept being scored; touched
-	// lists the tools it holds one for.
-	best := make([]float64, len(ix.tools))
-	var touched []int32
-	hit := false
-	for _, c := range concepts {
-		for _, qt := range c.Terms {
-			id, ok := ix.terms[qt.Stem]
-			if !ok {
-				continue
-			}
-			ps := ix.postings[id]
-			df := float64(len(ps))
-			idf := math.Log(1 + (n-df+0.5)/(df+0.5))
-			for _, p := range ps {
-				tf := float64(p.tf)
-				v := qt.Weight * idf * tf * (k1 + 1) / (tf + k1)
-				if best[p.doc] == 0 {
-					touched = append(touched, p.doc)
-				}
-				best[p.doc] = max(best[p.doc], v)
-				hit = true
-			}
-		}
-		for _, d := range touched {
-			scores[d] += best[d]
-			best[d] = 0
-		}
-		touched = touched[:0]
-	}
-	if !hit {
+	if !score(q.Concepts, ix.terms, ix.postings, scores) {
 		return nil
+	}
+	if ix.nSources > 1 {
+		servers := make([]float64, ix.nSources)
+		score(q.Concepts, ix.terms, ix.sources, servers)
+		if best := slices.Max(servers); best > 0 {
+			for d := range scores {
+				scores[d] *= 1 + sourceBoost*servers[ix.sourceOf[d]]/best
+			}
+		}
 	}
 	type cand struct {
 		d int
@@ -253,6 +294,46 @@ func (ix *Index) Search(query string, limit int, keep func(name string) bool) []
 		out[i] = Hit{Name: t.Name, Description: t.Description, Score: c.s}
 	}
 	return out
+}
+
+// score adds to scores, per document of postings (tools or servers), the BM25 score of
+// each concept: its best term's. It reports whether any term occurs.
+func score(concepts []searchtext.Concept, terms map[string]int32, postings [][]posting, scores []float64) bool {
+	n := float64(len(scores))
+	// best holds, per document, its best term's score for the concept being scored;
+	// touched lists the documents it holds one for.
+	best := make([]float64, len(scores))
+	var touched []int32
+	hit := false
+	for _, c := range concepts {
+		for _, qt := range c.Terms {
+			id, ok := terms[qt.Stem]
+			if !ok {
+				continue
+			}
+			ps := postings[id]
+			df := float64(len(ps))
+			if df == 0 {
+				continue
+			}
+			idf := math.Log(1 + (n-df+0.5)/(df+0.5))
+			for _, p := range ps {
+				tf := float64(p.tf)
+				v := qt.Weight * idf * tf * (k1 + 1) / (tf + k1)
+				if best[p.doc] == 0 {
+					touched = append(touched, p.doc)
+				}
+				best[p.doc] = max(best[p.doc], v)
+				hit = true
+			}
+		}
+		for _, d := range touched {
+			scores[d] += best[d]
+			best[d] = 0
+		}
+		touched = touched[:0]
+	}
+	return hit
 }
 
 // Suggest returns the indexed name closest to name by edit distance, if one is close
