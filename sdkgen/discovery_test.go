@@ -121,7 +121,7 @@ func TestRecall(t *testing.T) {
 			if !ok {
 				t.Fatalf("%s/%s is missing", tc.dir, tc.file)
 			}
-			ix := NewIndex(tools)
+			ix := NewIndex(tools, nil)
 			r1, r5, misses := recall(t, ix, queries, tc.text)
 			for _, m := range misses {
 				t.Logf("miss: %s", m)
@@ -139,7 +139,7 @@ func TestRecall(t *testing.T) {
 
 func TestSearch(t *testing.T) {
 	tools, _, _ := loadDiscovery(t, "testdata/discovery")
-	ix := NewIndex(tools)
+	ix := NewIndex(tools, nil)
 	names := func(hs []Hit) []string {
 		out := make([]string, len(hs))
 		for i, h := range hs {
@@ -163,7 +163,7 @@ func TestSearch(t *testing.T) {
 	// Deterministic whatever the input order.
 	rev := slices.Clone(tools)
 	slices.Reverse(rev)
-	if diff := cmp.Diff(ix.Search("file directory", 10, nil), NewIndex(rev).Search("file directory", 10, nil)); diff != "" {
+	if diff := cmp.Diff(ix.Search("file directory", 10, nil), NewIndex(rev, nil).Search("file directory", 10, nil)); diff != "" {
 		t.Errorf("ranking depends on input order:\n%s", diff)
 	}
 	if got := ix.Suggest("read_fiel", nil); got != "read_file" {
@@ -254,12 +254,12 @@ func BenchmarkIndexBuild1000(b *testing.B) {
 	tools := synthTools(b, 1000)
 	b.ReportAllocs()
 	for b.Loop() {
-		NewIndex(tools)
+		NewIndex(tools, nil)
 	}
 }
 
 func BenchmarkSearch1000(b *testing.B) {
-	ix := NewIndex(synthTools(b, 1000))
+	ix := NewIndex(synthTools(b, 1000), nil)
 	queries := []string{"open a bug report on the repo", "take a screenshot of the page", "what time is it in Tokyo", "send a message to a Slack channel"}
 	b.ReportAllocs()
 	i := 0
@@ -274,14 +274,14 @@ func BenchmarkIndexBuildCorpus(b *testing.B) {
 	tools, _, _ := loadDiscovery(b, "../testdata/discovery")
 	b.ReportAllocs()
 	for b.Loop() {
-		NewIndex(tools)
+		NewIndex(tools, nil)
 	}
 }
 
 func BenchmarkSearchCorpus(b *testing.B) {
 	tools, _, _ := loadDiscovery(b, "../testdata/discovery")
 	queries, _ := loadQueries(b, "../testdata/discovery/tasks.json")
-	ix := NewIndex(tools)
+	ix := NewIndex(tools, nil)
 	b.ReportAllocs()
 	i := 0
 	for b.Loop() {

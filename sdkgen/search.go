@@ -1,6 +1,7 @@
 package sdkgen
 
 import (
+	"context"
 	"encoding/json"
 	"math"
 	"slices"
@@ -40,6 +41,11 @@ type Index struct {
 	sources  [][]posting // by term id, like postings; doc is a server
 	sourceOf []int32
 	nSources int
+
+	// The embedder's, when there is one (embed.go).
+	emb     Embedder
+	onError func(error)
+	vecs    vectors
 }
 
 type posting struct {
@@ -85,8 +91,8 @@ type docTerm struct {
 	n    [nFields]float32
 }
 
-// NewIndex indexes tools (for equal names, the first is kept).
-func NewIndex(tools []Tool) *Index {
+// NewIndex indexes tools (for equal names, the first is kept). opts may be nil.
+func NewIndex(tools []Tool, opts *IndexOptions) *Index {
 	order := sortedUnique(tools)
 	ix := &Index{
 		tools:   make([]Tool, len(order)),
@@ -151,6 +157,10 @@ func NewIndex(tools []Tool) *Index {
 		if len(order) > 0 && total[f] > 0 {
 			avg[f] = total[f] / float64(len(order))
 		}
+	}
+	if opts != nil && opts.Embedder != nil {
+		ix.emb, ix.onError = opts.Embedder, opts.OnError
+		ix.vecs.lock = make(chan struct{}, 1)
 	}
 	ix.indexSources(docs)
 	for d, dt := range docs {
@@ -243,13 +253,48 @@ type Hit struct {
 	Score       float64
 }
 
-// Search returns at most limit tools matching query, best first; none when no term
-// of the query occurs in any tool. keep, if non-nil, filters the candidates (a tool
-// no longer visible).
+// Search is SearchContext with context.Background().
 func (ix *Index) Search(query string, limit int, keep func(name string) bool) []Hit {
+	return ix.SearchContext(context.Background(), query, limit, keep)
+}
+
+// SearchContext returns at most limit tools matching query, best first. keep, if
+// non-nil, filters the candidates (a tool no longer visible). Ranked lexically, it
+// returns none when no term of the query occurs in any tool. With an embedder
+// ([IndexOptions.Embedder]) the lexical and the semantic ranking are fused, and ctx
+// bounds the embedder's calls; if the embedder fails, the ranking is lexical.
+func (ix *Index) SearchContext(ctx context.Context, query string, limit int, keep func(name string) bool) []Hit {
 	if limit <= 0 || len(ix.tools) == 0 {
 		return nil
 	}
+	cands := ix.lexical(query, keep)
+	if ix.emb != nil {
+		if fused, err := ix.hybrid(ctx, query, cands, keep); err == nil {
+			cands = fused
+		} else if ix.onError != nil {
+			ix.onError(err)
+		}
+	}
+	if len(cands) == 0 {
+		return nil
+	}
+	cands = cands[:min(limit, len(cands))]
+	out := make([]Hit, len(cands))
+	for i, c := range cands {
+		t := ix.tools[c.d]
+		out[i] = Hit{Name: t.Name, Description: t.Description, Score: c.s}
+	}
+	return out
+}
+
+// cand is a candidate tool (its index) and its score.
+type cand struct {
+	d int
+	s float64
+}
+
+// lexical returns every tool that matches query, best first, ties by name.
+func (ix *Index) lexical(query string, keep func(name string) bool) []cand {
 	q := searchtext.ParseQuery(query)
 	scores := make([]float64, len(ix.tools))
 	if !score(q.Concepts, ix.terms, ix.postings, scores) {
@@ -264,10 +309,6 @@ func (ix *Index) Search(query string, limit int, keep func(name string) bool) []
 			}
 		}
 	}
-	type cand struct {
-		d int
-		s float64
-	}
 	var cands []cand
 	for d, s := range scores {
 		if a := ix.actions[d]; q.Action != 0 && a != 0 && a&q.Action == 0 {
@@ -277,7 +318,13 @@ func (ix *Index) Search(query string, limit int, keep func(name string) bool) []
 			cands = append(cands, cand{d, s})
 		}
 	}
-	// Docs are in name order, so a stable sort by score keeps ties by name.
+	sortCands(cands)
+	return cands
+}
+
+// sortCands sorts candidates by score, best first. Tools are in name order, so a
+// stable sort of candidates in tool order keeps ties by name.
+func sortCands(cands []cand) {
 	slices.SortStableFunc(cands, func(a, b cand) int {
 		switch {
 		case a.s > b.s:
@@ -287,13 +334,6 @@ func (ix *Index) Search(query string, limit int, keep func(name string) bool) []
 		}
 		return 0
 	})
-	cands = cands[:min(limit, len(cands))]
-	out := make([]Hit, len(cands))
-	for i, c := range cands {
-		t := ix.tools[c.d]
-		out[i] = Hit{Name: t.Name, Description: t.Description, Score: c.s}
-	}
-	return out
 }
 
 // score adds to scores, per document of postings (tools or servers), the BM25 score of
