@@ -93,7 +93,7 @@ func TestHybridFusion(t *testing.T) {
 	e := &fakeEmbedder{meaning: semantics}
 	ix := NewIndex(embedTools, &IndexOptions{Embedder: e})
 	const q = "ping the channel about the release"
-	lex := ix.lexical(q, nil)
+	lex := ix.lexical(q, nil, 0)
 	vecs, norms, err := ix.toolVectors(context.Background())
 	if err != nil {
 		t.Fatal(err)

@@ -63,7 +63,7 @@ const sourceBoost = 0.5
 // actionMismatch scales the score of a tool whose name's action (read or change)
 // is not the task's: halved, so that a tool that does what was asked wins among
 // comparable matches while a much better match still shows.
-var actionMismatch = 0.5
+const actionMismatch = 0.5
 
 // The fields of a tool, their weights and length normalization (BM25F). The name says
 // what a tool does; the description says it at length; a parameter's name says what a
@@ -78,12 +78,18 @@ const (
 	nFields
 )
 
-var fieldW = [nFields]float64{fName: 3, fDesc: 1, fParamName: 1, fParamDesc: 0.5, fSource: 0.5}
-var fieldB = [nFields]float64{fName: 0.75, fDesc: 0.75, fParamName: 0.75, fParamDesc: 0.75, fSource: 0.75}
-var k1 = 1.2
+// fieldW and fieldB are the fields' weights and length normalizations; never changed.
+var (
+	fieldW = [nFields]float64{fName: 3, fDesc: 1, fParamName: 1, fParamDesc: 0.5, fSource: 0.5}
+	fieldB = [nFields]float64{fName: 0.75, fDesc: 0.75, fParamName: 0.75, fParamDesc: 0.75, fSource: 0.75}
+)
 
-// bm25B is the length normalization of a server as a document.
-const bm25B = 0.75
+// BM25's constants: term-frequency saturation, and the length normalization of a
+// server as a document. The usual values.
+const (
+	k1    = 1.2
+	bm25B = 0.75
+)
 
 // docTerm is a term's counts in one tool's fields, while the index is built.
 type docTerm struct {
@@ -138,7 +144,7 @@ func NewIndex(tools []Tool, opts *IndexOptions) *Index {
 		}
 		src = stemmer.Terms(src[:0], sourceName(t.Source))
 		own := slices.DeleteFunc(searchtext.Words(nil, t.Name), func(w string) bool { return slices.Contains(src, stemmer.Stem(w)) })
-		ix.actions[d] = searchtext.NameAction(own)
+		ix.actions[d] = searchtext.NameAction(own, &stemmer)
 		add(t.Name, fName)
 		add(sourceName(t.Source), fSource)
 		add(t.Description, fDesc)
@@ -186,7 +192,8 @@ func (ix *Index) indexSources(docs [][]docTerm) {
 	ix.sourceOf = make([]int32, len(docs))
 	ids := map[string]int32{}
 	var lens []float64
-	counts := make([]map[int32]float64, len(ix.postings)) // by term: server -> count
+	// By term, the servers it occurs in with its count (tf, for now); a term is in few.
+	ix.sources = make([][]posting, len(ix.postings))
 	for d, dt := range docs {
 		name := sourceName(ix.tools[d].Source)
 		si, ok := ids[name]
@@ -197,15 +204,19 @@ func (ix *Index) indexSources(docs [][]docTerm) {
 		}
 		ix.sourceOf[d] = si
 		for _, e := range dt {
-			c := float64(e.n[fName] + e.n[fDesc] + e.n[fParamName])
+			c := e.n[fName] + e.n[fDesc] + e.n[fParamName]
 			if c == 0 {
 				continue
 			}
-			if counts[e.term] == nil {
-				counts[e.term] = map[int32]float64{}
+			ps := ix.sources[e.term]
+			i := slices.IndexFunc(ps, func(p posting) bool { return p.doc == si })
+			if i < 0 {
+				ps = append(ps, posting{doc: si})
+				i = len(ps) - 1
+				ix.sources[e.term] = ps
 			}
-			counts[e.term][si] += c
-			lens[si] += c
+			ps[i].tf += c
+			lens[si] += float64(c)
 		}
 	}
 	ix.nSources = len(lens)
@@ -214,14 +225,10 @@ func (ix *Index) indexSources(docs [][]docTerm) {
 		avg += l
 	}
 	avg = max(avg/float64(max(1, len(lens))), 1)
-	ix.sources = make([][]posting, len(ix.postings))
-	for term, m := range counts {
-		for si, c := range m {
-			tf := c / (1 - bm25B + bm25B*lens[si]/avg)
-			ix.sources[term] = append(ix.sources[term], posting{doc: si, tf: float32(tf)})
+	for _, ps := range ix.sources {
+		for i := range ps {
+			ps[i].tf = float32(float64(ps[i].tf) / (1 - bm25B + bm25B*lens[ps[i].doc]/avg))
 		}
-		// Summation order fixes the last bits of a score: keep it the same every time.
-		slices.SortFunc(ix.sources[term], func(a, b posting) int { return int(a.doc - b.doc) })
 	}
 }
 
@@ -267,7 +274,11 @@ func (ix *Index) SearchContext(ctx context.Context, query string, limit int, kee
 	if limit <= 0 || len(ix.tools) == 0 {
 		return nil
 	}
-	cands := ix.lexical(query, keep)
+	top := limit
+	if ix.emb != nil {
+		top = 0 // fusion ranks every lexical candidate
+	}
+	cands := ix.lexical(query, keep, top)
 	if ix.emb != nil {
 		if fused, err := ix.hybrid(ctx, query, cands, keep); err == nil {
 			cands = fused
@@ -293,8 +304,9 @@ type cand struct {
 	s float64
 }
 
-// lexical returns every tool that matches query, best first, ties by name.
-func (ix *Index) lexical(query string, keep func(name string) bool) []cand {
+// lexical returns the tools that match query, best first, ties by name: the best top
+// of them, or all when top is 0.
+func (ix *Index) lexical(query string, keep func(name string) bool, top int) []cand {
 	q := searchtext.ParseQuery(query)
 	scores := make([]float64, len(ix.tools))
 	if !score(q.Concepts, ix.terms, ix.postings, scores) {
@@ -318,21 +330,57 @@ func (ix *Index) lexical(query string, keep func(name string) bool) []cand {
 			cands = append(cands, cand{d, s})
 		}
 	}
+	if top > 0 && len(cands) > top {
+		cands = best(cands, top)
+	}
 	sortCands(cands)
 	return cands
 }
 
-// sortCands sorts candidates by score, best first. Tools are in name order, so a
-// stable sort of candidates in tool order keeps ties by name.
+// best returns the k best of cands (k < len(cands)), in no order: it keeps a heap of the
+// best so far, the worst of them at its root, in cands[:k].
+func best(cands []cand, k int) []cand {
+	h := cands[:k]
+	worse := func(a, b cand) bool { return a.s < b.s || (a.s == b.s && a.d > b.d) }
+	down := func(i int) {
+		for {
+			l, w := 2*i+1, i
+			if l < k && worse(h[l], h[w]) {
+				w = l
+			}
+			if r := l + 1; r < k && worse(h[r], h[w]) {
+				w = r
+			}
+			if w == i {
+				return
+			}
+			h[i], h[w] = h[w], h[i]
+			i = w
+		}
+	}
+	for i := k/2 - 1; i >= 0; i-- {
+		down(i)
+	}
+	for _, c := range cands[k:] {
+		if worse(h[0], c) {
+			h[0] = c
+			down(0)
+		}
+	}
+	return h
+}
+
+// sortCands sorts candidates by score, best first, and equal scores by name (tools
+// are indexed in name order).
 func sortCands(cands []cand) {
-	slices.SortStableFunc(cands, func(a, b cand) int {
+	slices.SortFunc(cands, func(a, b cand) int {
 		switch {
 		case a.s > b.s:
 			return -1
 		case a.s < b.s:
 			return 1
 		}
-		return 0
+		return a.d - b.d
 	})
 }
 

@@ -14,7 +14,7 @@ var stopWords = func() map[string]bool {
 		you your yours he him his she her they them their there here what which who whom whose when where
 		why how all any some each every can could should would will shall may might must do does did done
 		doing have has had having not no so if then than too very just please want wanted need needs like
-		also let lets using use used via one ones s t ll ve re d m don didn doesn isn aren wasn won
+		also let lets using use used via one ones s t ll ve re d m don didn doesn isn aren wasn weren won hasn haven hadn wouldn couldn shouldn
 		ok okay hey thanks thank really actually quickly quick right now still already again
 		above below over under between through across during within without inside upon off up down out`) {
 		m[w] = true

@@ -241,10 +241,14 @@ func wordAction(groups []int) Action {
 }
 
 // NameAction returns the action of a tool from its name's words, lower-case
-// (create_issue changes, list_issues reads): that of its first word with one.
-func NameAction(words []string) Action {
+// (create_issue changes, list_issues reads): that of its first word with one. It stems
+// with st, which may be nil.
+func NameAction(words []string, st *Stemmer) Action {
+	if st == nil {
+		st = new(Stemmer)
+	}
 	for _, w := range words {
-		if a := actionOf(w, Stem(w)); a != 0 {
+		if a := actionOf(w, st.Stem(w)); a != 0 {
 			return a
 		}
 	}

@@ -112,7 +112,7 @@ func TestNameAction(t *testing.T) {
 		{"start_process", 0},
 		{"aggregate", 0},
 	} {
-		if got := NameAction(Words(nil, tc.name)); got != tc.want {
+		if got := NameAction(Words(nil, tc.name), nil); got != tc.want {
 			t.Errorf("NameAction(%s) = %d, want %d", tc.name, got, tc.want)
 		}
 	}
