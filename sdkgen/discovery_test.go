@@ -97,8 +97,10 @@ func recall(t testing.TB, ix *Index, queries []discoveryQuery, text func(discove
 // server names but no tool), which must reach the goal of 0.9 at 5; the same tasks as
 // the user worded them; and tasks.json's 273 tasks, worded as a user or a model states
 // a task and written before the ranking was tuned (see its README). The floors of the
-// last two are what the ranking reaches today, a little below, so that any loss fails.
-// This package's small fixture must stay at the goal with its task wording.
+// last two are what the ranking reaches today, a little below, so that any loss fails;
+// they are short of the goal the issue set for tasks.json (recall@5 0.95, recall@1
+// 0.75), which lexical ranking does not reach (BENCHMARKS.md). This package's small
+// fixture must stay at the goal with its task wording.
 func TestRecall(t *testing.T) {
 	query := func(q discoveryQuery) string { return q.Query }
 	search := func(q discoveryQuery) string { return q.Search }
@@ -107,10 +109,10 @@ func TestRecall(t *testing.T) {
 		text            func(discoveryQuery) string
 		floor1, floor5  float64
 	}{
-		{"fixture", "testdata/discovery", "queries.json", query, 0.8, 0.9},
-		{"corpus/search", "../testdata/discovery", "queries.json", search, 0.78, 0.9},
-		{"corpus/query", "../testdata/discovery", "queries.json", query, 0.45, 0.63},
-		{"corpus/tasks", "../testdata/discovery", "tasks.json", query, 0.43, 0.74},
+		{"fixture", "testdata/discovery", "queries.json", query, 0.9, 0.95},
+		{"corpus/search", "../testdata/discovery", "queries.json", search, 0.77, 0.9},
+		{"corpus/query", "../testdata/discovery", "queries.json", query, 0.44, 0.64},
+		{"corpus/tasks", "../testdata/discovery", "tasks.json", query, 0.44, 0.76},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tools, _, ok := loadDiscovery(t, tc.dir)
@@ -165,6 +167,17 @@ func TestSearch(t *testing.T) {
 	slices.Reverse(rev)
 	if diff := cmp.Diff(ix.Search("file directory", 10, nil), NewIndex(rev, nil).Search("file directory", 10, nil)); diff != "" {
 		t.Errorf("ranking depends on input order:\n%s", diff)
+	}
+	// A limit keeps the first of the whole ranking, whatever it is.
+	corpus, _, _ := loadDiscovery(t, "../testdata/discovery")
+	cx := NewIndex(corpus, nil)
+	for _, q := range []string{"get", "list the issues", "create a new file in the repo", "twilio call"} {
+		all := cx.Search(q, len(corpus), nil)
+		for _, limit := range []int{1, 2, 5, 8, 50} {
+			if diff := cmp.Diff(all[:min(limit, len(all))], cx.Search(q, limit, nil)); diff != "" {
+				t.Errorf("Search(%q, %d) is not the first %d of the whole ranking:\n%s", q, limit, limit, diff)
+			}
+		}
 	}
 	if got := ix.Suggest("read_fiel", nil); got != "read_file" {
 		t.Errorf("Suggest(read_fiel) = %q", got)
