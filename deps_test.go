@@ -28,7 +28,7 @@ const module = "github.com/runcode-go/runcode"
 var allowed = map[string][]string{
 	"registry":          {"internal/jsontext", "github.com/santhosh-tekuri/jsonschema/v6", "golang.org/x/text"},
 	"pipeline":          {"registry"},
-	"sdkgen":            {"registry", "internal/jsontext", "internal/editdist"},
+	"sdkgen":            {"registry", "internal/jsontext", "internal/editdist", "internal/searchtext"},
 	"manifest":          {"registry"},
 	"native":            {"pipeline", "registry"},
 	"runtime":           {"internal/jsontext", "internal/rtlink", "github.com/dop251/goja", "github.com/dop251/goja_nodejs", "github.com/evanw/esbuild", "golang.org/x/sync", "github.com/google/pprof"},
@@ -45,13 +45,16 @@ var allowed = map[string][]string{
 	"internal/procfd":   {},
 	"internal/jsontext": {},
 	"internal/editdist": {},
-	"internal/procstat": {},
-	"bindings":          {"runtime", "pipeline", "registry", "sdkgen"},
-	"ptc":               {"bindings", "runtime", "pipeline", "registry", "sdkgen", "store", "internal/jsontext"},
-	"workspace":         {"registry", "github.com/bmatcuk/doublestar/v4"},
-	"mcpbridge":         {"pipeline", "registry", "github.com/modelcontextprotocol/go-sdk"},
-	"internal/bench":    {"ptc", "pipeline", "registry", "runtime", "internal/rtlink", "internal/procstat"},
-	"cmd/runcode":       {"workspace", "mcpbridge", "ptc", "native", "runtime", "runtime/worker", "pipeline", "registry", "sdkgen", "manifest", "bindings", "store", "store/sqlite", "store/postgres", "internal/bench", "internal/editdist"},
+	// Tool discovery's text processing: words, stop words and synonyms, and stems from
+	// a maintained Snowball stemmer (pure Go, no dependencies of its own).
+	"internal/searchtext": {"github.com/kljensen/snowball"},
+	"internal/procstat":   {},
+	"bindings":            {"runtime", "pipeline", "registry", "sdkgen"},
+	"ptc":                 {"bindings", "runtime", "pipeline", "registry", "sdkgen", "store", "internal/jsontext"},
+	"workspace":           {"registry", "github.com/bmatcuk/doublestar/v4"},
+	"mcpbridge":           {"pipeline", "registry", "github.com/modelcontextprotocol/go-sdk"},
+	"internal/bench":      {"ptc", "pipeline", "registry", "runtime", "internal/rtlink", "internal/procstat"},
+	"cmd/runcode":         {"workspace", "mcpbridge", "ptc", "native", "runtime", "runtime/worker", "pipeline", "registry", "sdkgen", "manifest", "bindings", "store", "store/sqlite", "store/postgres", "internal/bench", "internal/editdist"},
 	// Where runs outlive a request: the contract and the memory store, then one package
 	// per durable backend, each alone with its driver (so a binary pays only for the
 	// backends it imports), sharing how records are laid out in rows.

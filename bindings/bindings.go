@@ -13,6 +13,7 @@ import (
 	"github.com/runcode-go/runcode/pipeline"
 	"github.com/runcode-go/runcode/registry"
 	"github.com/runcode-go/runcode/runtime"
+	"github.com/runcode-go/runcode/sdkgen"
 )
 
 // Tools is the `tools` namespace of one resolved tool set. Build it once per set (a
@@ -22,6 +23,11 @@ import (
 type Tools struct {
 	set *registry.ResolvedToolSet
 	ns  *runtime.Namespace
+
+	// With an embedder, the hybrid index, built on first use.
+	emb    sdkgen.Embedder
+	once   sync.Once
+	hybrid *sdkgen.Index
 }
 
 // New builds the namespace for the set's visible tools, and tools.$search and
@@ -45,6 +51,18 @@ func New(set *registry.ResolvedToolSet) (*Tools, error) {
 	}
 	t.ns = ns
 	return t, nil
+}
+
+// WithEmbedder returns Tools for the same set whose tools.$search ranks hybrid: the
+// lexical and the semantic ranking fused (see sdkgen.IndexOptions.Embedder). The tools
+// are embedded on its first search, the query on each, under the run's context; such a
+// search runs on a goroutine of its own, and ranks lexically if the embedder fails. A
+// program that pauses and resumes replays its searches, which rank the same only if
+// the embedder answers the same. A nil e gives lexical Tools like [New]'s.
+func (t *Tools) WithEmbedder(e sdkgen.Embedder) *Tools {
+	c := &Tools{set: t.set, emb: e}
+	c.ns = t.ns.WithStart(c.starter(nil))
+	return c
 }
 
 // Namespace returns the namespace not bound to a run: tools.$search and

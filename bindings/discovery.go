@@ -24,7 +24,7 @@ type indexKey struct{}
 // Index returns the search index of the set's visible tools, built on first use and
 // kept with the set (registry.ResolvedToolSet.Memo): every run of a step shares it.
 func Index(set *registry.ResolvedToolSet) *sdkgen.Index {
-	return set.Memo(indexKey{}, func() any { return sdkgen.NewIndex(toolsOf(set)) }).(*sdkgen.Index)
+	return set.Memo(indexKey{}, func() any { return sdkgen.NewIndex(toolsOf(set), nil) }).(*sdkgen.Index)
 }
 
 type toolsKey struct{}
@@ -50,6 +50,18 @@ func Amend(set *registry.ResolvedToolSet, amend func([]sdkgen.Tool) []sdkgen.Too
 	}).([]sdkgen.Tool)
 }
 
+// index returns the index tools.$search and tools.$describe read: the set's shared
+// lexical [Index], or with an embedder this Tools' hybrid one.
+func (t *Tools) index() *sdkgen.Index {
+	if t.emb == nil {
+		return Index(t.set)
+	}
+	t.once.Do(func() {
+		t.hybrid = sdkgen.NewIndex(toolsOf(t.set), &sdkgen.IndexOptions{Embedder: t.emb})
+	})
+	return t.hybrid
+}
+
 // Found is one result of tools.$search, as the program receives it.
 type Found struct {
 	Name        string `json:"name"`
@@ -57,30 +69,43 @@ type Found struct {
 	Declaration string `json:"declaration"`
 }
 
-// discover answers tools.$search and tools.$describe on the VM goroutine: they read
-// the set's index, never the pipeline (no policy, events, sub-call id or call budget).
-// It reports whether member was one of them.
-func discover(set *registry.ResolvedToolSet, member string, args json.RawMessage, done func(json.RawMessage, error)) bool {
-	if member != registry.SearchName && member != registry.DescribeName {
+// discover answers tools.$search and tools.$describe from ix, on the VM goroutine
+// (a hybrid search, which waits for the embedder, on a goroutine of its own): they read
+// the index, never the pipeline (no policy, events, sub-call id or call budget). It
+// reports whether member was one of them.
+func (t *Tools) discover(ctx context.Context, member string, args json.RawMessage, done func(json.RawMessage, error)) bool {
+	switch {
+	case member != registry.SearchName && member != registry.DescribeName:
 		return false
+	case member == registry.SearchName && t.emb != nil:
+		runtime.Async(func(ctx context.Context, member string, args json.RawMessage) (out json.RawMessage, err error) {
+			discover(ctx, t.set, t.index(), member, args, func(b json.RawMessage, e error) { out, err = b, e })
+			return out, err
+		})(ctx, member, args, done)
+		return true
 	}
+	discover(ctx, t.set, t.index(), member, args, done)
+	return true
+}
+
+// discover answers tools.$search or tools.$describe (member) from ix.
+func discover(ctx context.Context, set *registry.ResolvedToolSet, ix *sdkgen.Index, member string, args json.RawMessage, done func(json.RawMessage, error)) {
 	reject := func(code pipeline.Code, msg string) {
 		done(nil, &runtime.CallError{Message: msg, Fields: map[string]string{"code": string(code)}})
 	}
 	var list []json.RawMessage
 	if err := json.Unmarshal(args, &list); err != nil {
 		reject(pipeline.CodeInvalidArgs, "tools."+member+": arguments must be lossless JSON")
-		return true
+		return
 	}
 	visible := func(name string) bool { return discoverable(set, name) }
-	ix := Index(set)
 	if member == registry.SearchName {
 		query, limit, msg := searchArgs(list)
 		if msg != "" {
 			reject(pipeline.CodeInvalidArgs, msg)
-			return true
+			return
 		}
-		hits := ix.Search(query, limit, visible)
+		hits := ix.SearchContext(ctx, query, limit, visible)
 		out := make([]Found, len(hits))
 		for i, h := range hits {
 			t, _ := ix.Tool(h.Name)
@@ -89,14 +114,14 @@ func discover(set *registry.ResolvedToolSet, member string, args json.RawMessage
 		b, err := json.Marshal(out)
 		if err != nil {
 			reject(pipeline.CodeToolFailed, err.Error())
-			return true
+			return
 		}
 		done(b, nil)
-		return true
+		return
 	}
 	if len(list) == 0 {
 		reject(pipeline.CodeInvalidArgs, "tools.$describe: name at least one tool, as in tools.$describe(\"read_file\")")
-		return true
+		return
 	}
 	tools := make([]sdkgen.Tool, 0, len(list))
 	seen := make(map[string]bool, len(list))
@@ -104,7 +129,7 @@ func discover(set *registry.ResolvedToolSet, member string, args json.RawMessage
 		var name string
 		if json.Unmarshal(raw, &name) != nil {
 			reject(pipeline.CodeInvalidArgs, fmt.Sprintf("tools.$describe: argument %d must be a tool name (a string)", i+1))
-			return true
+			return
 		}
 		t, ok := ix.Tool(name)
 		if !ok || !visible(name) {
@@ -113,7 +138,7 @@ func discover(set *registry.ResolvedToolSet, member string, args json.RawMessage
 				msg += fmt.Sprintf("; did you mean %q?", s)
 			}
 			reject(pipeline.CodeUnknownTool, msg)
-			return true
+			return
 		}
 		if !seen[name] {
 			seen[name] = true
@@ -122,7 +147,7 @@ func discover(set *registry.ResolvedToolSet, member string, args json.RawMessage
 	}
 	b, _ := json.Marshal(sdkgen.Declarations(tools))
 	done(b, nil)
-	return true
+	return
 }
 
 // Declared is the set's tools that discovery shows, as the SDK declares them: the SDK
@@ -206,7 +231,7 @@ func unwrapArgs(args json.RawMessage) (json.RawMessage, bool) {
 // of r.
 func (t *Tools) starter(r *Run) runtime.StartFunc {
 	return func(ctx context.Context, member string, args json.RawMessage, done func(json.RawMessage, error)) {
-		if discover(t.set, member, args, done) {
+		if t.discover(ctx, member, args, done) {
 			return
 		}
 		if strings.HasPrefix(member, "$") {

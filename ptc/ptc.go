@@ -104,6 +104,13 @@ type Options struct {
 	// without an output schema is then declared as returning JsonValue. False (the
 	// default) learns them, in memory and, with Store, in the store.
 	NoInferredTypes bool
+	// Embedder, if set, makes tools.$search rank hybrid: its lexical ranking fused with
+	// the tools' similarity to the query by the embedder's model (see
+	// sdkgen.IndexOptions.Embedder and bindings.Tools.WithEmbedder). The tools are
+	// embedded on a step's first search, so an embedder behind a remote model should
+	// cache by text; if it fails, search ranks lexically. Nil (the default) means
+	// lexical ranking only: deterministic, no network.
+	Embedder sdkgen.Embedder
 }
 
 // Executor is the run_code executor. It is immutable and safe for concurrent use.
@@ -298,6 +305,9 @@ func (e *Executor) executeStep(ctx context.Context, b *step, batch []pipeline.Ra
 	view := set.WithTransport(e.transport.WithExecute(b.run))
 	var err error
 	b.tools, err = bindings.New(set)
+	if err == nil && e.o.Embedder != nil {
+		b.tools = b.tools.WithEmbedder(e.o.Embedder)
+	}
 	var sched *pipeline.Scheduler
 	if err == nil {
 		sched, err = e.p.NewScheduler(ctx, view, &pipeline.SchedulerOptions{MaxParallel: e.o.MaxParallel})

@@ -23,7 +23,8 @@ type discoveryQuery struct {
 	Acceptable []string `json:"acceptable"`
 }
 
-// loadDiscovery reads a corpus directory; ok is false when its files are absent.
+// loadDiscovery reads a corpus directory (tools.json and queries.json); ok is false
+// when its files are absent.
 func loadDiscovery(t testing.TB, dir string) (tools []Tool, queries []discoveryQuery, ok bool) {
 	t.Helper()
 	td, err := os.ReadFile(filepath.Join(dir, "tools.json"))
@@ -33,100 +34,114 @@ func loadDiscovery(t testing.TB, dir string) (tools []Tool, queries []discoveryQ
 	if err != nil {
 		t.Fatal(err)
 	}
-	qd, err := os.ReadFile(filepath.Join(dir, "queries.json"))
-	if errors.Is(err, fs.ErrNotExist) {
+	queries, ok = loadQueries(t, filepath.Join(dir, "queries.json"))
+	if !ok {
 		return nil, nil, false
+	}
+	return decodeTools(t, string(td)), queries, true
+}
+
+// loadQueries reads a file of queries ({"queries": [...]}); ok is false when it is absent.
+func loadQueries(t testing.TB, path string) (queries []discoveryQuery, ok bool) {
+	t.Helper()
+	qd, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, false
 	}
 	if err != nil {
 		t.Fatal(err)
 	}
-	tools = decodeTools(t, string(td))
 	var qs struct {
 		Queries []discoveryQuery `json:"queries"`
 	}
 	if err := json.Unmarshal(qd, &qs); err != nil {
-		t.Fatalf("%s/queries.json: %v", dir, err)
+		t.Fatalf("%s: %v", path, err)
 	}
-	return tools, qs.Queries, true
+	return qs.Queries, true
 }
 
-// TestRecall measures search quality: recall@1 and recall@5 are logged, and recall@5
-// under a floor fails. The project's corpus (testdata/discovery at the repository root:
-// 619 real MCP tools, 104 tasks) is searched two ways: with the agent's search queries
-// (written for each task by someone who saw the tasks and the server names but no tool),
-// which must reach the goal of 0.9; and with the task as the user worded it, which
-// lexical search is far from (its floor is what it reaches today, so any loss fails).
-// This package's small fixture must stay at the goal with its task wording.
+// recall searches ix with each query's text (text picks the field) and returns the
+// share of queries with an acceptable tool first (r1) and in the top 5 (r5), and a line
+// per query that has none in the top 5.
+func recall(t testing.TB, ix *Index, queries []discoveryQuery, text func(discoveryQuery) string) (r1, r5 float64, misses []string) {
+	t.Helper()
+	var at1, at5 int
+	for _, q := range queries {
+		s := text(q)
+		if s == "" {
+			t.Fatalf("query %q has no text to search with", q.Query)
+		}
+		hits := ix.Search(s, 5, nil)
+		rank := slices.IndexFunc(hits, func(h Hit) bool { return slices.Contains(q.Acceptable, h.Name) })
+		if rank == 0 {
+			at1++
+		}
+		if rank >= 0 {
+			at5++
+			continue
+		}
+		names := make([]string, len(hits))
+		for i, h := range hits {
+			names[i] = h.Name
+		}
+		misses = append(misses, fmt.Sprintf("%q wants %v, got %v", s, q.Acceptable, names))
+	}
+	n := float64(len(queries))
+	return float64(at1) / n, float64(at5) / n, misses
+}
+
+// TestRecall measures search quality: recall@1 and recall@5 are logged, and either
+// under its floor fails. The project's corpus (testdata/discovery at the repository
+// root: 619 real MCP tools) is searched three ways: queries.json's 104 tasks with the
+// agent's search queries (written for each task by someone who saw the tasks and the
+// server names but no tool), which must reach the goal of 0.9 at 5; the same tasks as
+// the user worded them; and tasks.json's 273 tasks, worded as a user or a model states
+// a task and written before the ranking was tuned (see its README). The floors of the
+// last two are what the ranking reaches today, a little below, so that any loss fails;
+// they are short of the goal the issue set for tasks.json (recall@5 0.95, recall@1
+// 0.75), which lexical ranking does not reach (BENCHMARKS.md). This package's small
+// fixture must stay at the goal with its task wording.
 func TestRecall(t *testing.T) {
+	query := func(q discoveryQuery) string { return q.Query }
+	search := func(q discoveryQuery) string { return q.Search }
 	for _, tc := range []struct {
-		dir, field string
-		floor      float64
+		name, dir, file string
+		text            func(discoveryQuery) string
+		floor1, floor5  float64
 	}{
-		{"testdata/discovery", "query", 0.9},
-		{"../testdata/discovery", "search", 0.9},
-		{"../testdata/discovery", "query", 0.55},
+		{"fixture", "testdata/discovery", "queries.json", query, 0.9, 0.95},
+		{"corpus/search", "../testdata/discovery", "queries.json", search, 0.77, 0.9},
+		{"corpus/query", "../testdata/discovery", "queries.json", query, 0.44, 0.64},
+		{"corpus/tasks", "../testdata/discovery", "tasks.json", query, 0.44, 0.76},
 	} {
-		t.Run(tc.dir+"/"+tc.field, func(t *testing.T) {
-			tools, queries, ok := loadDiscovery(t, tc.dir)
+		t.Run(tc.name, func(t *testing.T) {
+			tools, _, ok := loadDiscovery(t, tc.dir)
 			if !ok {
 				t.Fatalf("%s/tools.json or queries.json is missing", tc.dir)
 			}
-			ix := NewIndex(tools)
-			var at1, at5 int
-			for _, q := range queries {
-				text := q.Query
-				if tc.field == "search" {
-					text = q.Search
-				}
-				if text == "" {
-					t.Fatalf("task %q has no %s", q.Query, tc.field)
-				}
-				hits := ix.Search(text, 5, nil)
-				rank := slices.IndexFunc(hits, func(h Hit) bool { return slices.Contains(q.Acceptable, h.Name) })
-				if rank == 0 {
-					at1++
-				}
-				if rank >= 0 {
-					at5++
-					continue
-				}
-				names := make([]string, len(hits))
-				for i, h := range hits {
-					names[i] = h.Name
-				}
-				t.Logf("miss: %q wants %v, got %v", text, q.Acceptable, names)
+			queries, ok := loadQueries(t, filepath.Join(tc.dir, tc.file))
+			if !ok {
+				t.Fatalf("%s/%s is missing", tc.dir, tc.file)
 			}
-			n := float64(len(queries))
-			r1, r5 := float64(at1)/n, float64(at5)/n
+			ix := NewIndex(tools, nil)
+			r1, r5, misses := recall(t, ix, queries, tc.text)
+			for _, m := range misses {
+				t.Logf("miss: %s", m)
+			}
 			t.Logf("%d tools, %d queries: recall@1 %.3f, recall@5 %.3f", ix.Len(), len(queries), r1, r5)
-			if r5 < tc.floor {
-				t.Errorf("recall@5 is %.3f, below the floor of %.2f", r5, tc.floor)
+			if r1 < tc.floor1 {
+				t.Errorf("recall@1 is %.3f, below the floor of %.2f", r1, tc.floor1)
+			}
+			if r5 < tc.floor5 {
+				t.Errorf("recall@5 is %.3f, below the floor of %.2f", r5, tc.floor5)
 			}
 		})
 	}
 }
 
-func TestTokens(t *testing.T) {
-	for _, tc := range []struct{ in, want string }{
-		{"create_issue", "creat issu"},
-		{"getPullRequest", "get pull request"},
-		{"browser.take-screenshot", "browser tak screenshot"},
-		{"HTTPServerLogs", "http server log"},
-		{"list_directories", "list directory"},
-		{"slack2Go", "slack2 go"},
-	} {
-		if got := strings.Join(tokens(nil, tc.in, false), " "); got != tc.want {
-			t.Errorf("tokens(%q) = %q, want %q", tc.in, got, tc.want)
-		}
-	}
-	if got := tokens(nil, "what is the time in Tokyo", true); !slices.Equal(got, []string{"tim", "tokyo"}) {
-		t.Errorf("query tokens = %q, want stop words dropped", got)
-	}
-}
-
 func TestSearch(t *testing.T) {
 	tools, _, _ := loadDiscovery(t, "testdata/discovery")
-	ix := NewIndex(tools)
+	ix := NewIndex(tools, nil)
 	names := func(hs []Hit) []string {
 		out := make([]string, len(hs))
 		for i, h := range hs {
@@ -150,8 +165,19 @@ func TestSearch(t *testing.T) {
 	// Deterministic whatever the input order.
 	rev := slices.Clone(tools)
 	slices.Reverse(rev)
-	if diff := cmp.Diff(ix.Search("file directory", 10, nil), NewIndex(rev).Search("file directory", 10, nil)); diff != "" {
+	if diff := cmp.Diff(ix.Search("file directory", 10, nil), NewIndex(rev, nil).Search("file directory", 10, nil)); diff != "" {
 		t.Errorf("ranking depends on input order:\n%s", diff)
+	}
+	// A limit keeps the first of the whole ranking, whatever it is.
+	corpus, _, _ := loadDiscovery(t, "../testdata/discovery")
+	cx := NewIndex(corpus, nil)
+	for _, q := range []string{"get", "list the issues", "create a new file in the repo", "twilio call"} {
+		all := cx.Search(q, len(corpus), nil)
+		for _, limit := range []int{1, 2, 5, 8, 50} {
+			if diff := cmp.Diff(all[:min(limit, len(all))], cx.Search(q, limit, nil)); diff != "" {
+				t.Errorf("Search(%q, %d) is not the first %d of the whole ranking:\n%s", q, limit, limit, diff)
+			}
+		}
 	}
 	if got := ix.Suggest("read_fiel", nil); got != "read_file" {
 		t.Errorf("Suggest(read_fiel) = %q", got)
@@ -241,17 +267,38 @@ func BenchmarkIndexBuild1000(b *testing.B) {
 	tools := synthTools(b, 1000)
 	b.ReportAllocs()
 	for b.Loop() {
-		NewIndex(tools)
+		NewIndex(tools, nil)
 	}
 }
 
 func BenchmarkSearch1000(b *testing.B) {
-	ix := NewIndex(synthTools(b, 1000))
+	ix := NewIndex(synthTools(b, 1000), nil)
 	queries := []string{"open a bug report on the repo", "take a screenshot of the page", "what time is it in Tokyo", "send a message to a Slack channel"}
 	b.ReportAllocs()
 	i := 0
 	for b.Loop() {
 		ix.Search(queries[i%len(queries)], 8, nil)
+		i++
+	}
+}
+
+// The project's corpus: 619 real MCP tools, searched with tasks.json's task wording.
+func BenchmarkIndexBuildCorpus(b *testing.B) {
+	tools, _, _ := loadDiscovery(b, "../testdata/discovery")
+	b.ReportAllocs()
+	for b.Loop() {
+		NewIndex(tools, nil)
+	}
+}
+
+func BenchmarkSearchCorpus(b *testing.B) {
+	tools, _, _ := loadDiscovery(b, "../testdata/discovery")
+	queries, _ := loadQueries(b, "../testdata/discovery/tasks.json")
+	ix := NewIndex(tools, nil)
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		ix.Search(queries[i%len(queries)].Query, 8, nil)
 		i++
 	}
 }

@@ -11,8 +11,9 @@
 // decide which sections a prompt carries for a mode (the executor does, with [Rules]),
 // or validate values against schemas (package registry does).
 //
-// It may import: the standard library, package registry, and internal/jsontext and
-// internal/editdist (the JSON string lexer and the edit distance it shares).
+// It may import: the standard library, package registry, and internal/jsontext,
+// internal/editdist and internal/searchtext (the JSON string lexer, the edit distance
+// and the search text processing it shares).
 //
 // # Generating the SDK
 //
@@ -33,8 +34,18 @@
 // keep a program type-checking before it has any tool's own (tools is also an
 // any-typed map, and declares $search and $describe). Tools marked DeferLoading are
 // never declared in the full SDK. [Declarations] is what tools.$describe returns;
-// [Index] ranks tools for tools.$search (BM25 over name words, description and
-// parameters), built once per resolved set by its caller.
+// [Index] ranks tools for tools.$search, built once per resolved set by its caller.
+//
+// Search is lexical, deterministic and offline by default: BM25F over a tool's name
+// words (weighted most), description, parameter names and descriptions, and server,
+// with Snowball stemming and a query side that understands tasks (internal/searchtext):
+// a small, general synonym table of actions and things ("throw away" finds drop and
+// delete, "how high above sea level" finds elevation) weighted below the query's own
+// words, values (URLs, paths, email addresses) standing for their kind rather than
+// their words, a preference for tools that do what the task asks (read or change), and
+// for the server the task is about. [IndexOptions.Embedder] adds semantic ranking for
+// hosts that have an embedding model, fused with the lexical one by reciprocal rank
+// fusion; off by default.
 //
 // # Schema mapping
 //

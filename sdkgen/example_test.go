@@ -60,7 +60,7 @@ func ExampleIndex_Search() {
 		{Name: "read_file", Description: "Read the contents of a file."},
 		{Name: "createIssue", Description: "Open an issue in a repository."},
 		{Name: "send_message", Description: "Post a message to a chat channel.", Parameters: []byte(`{"type":"object","properties":{"channel":{"type":"string"}}}`)},
-	})
+	}, nil)
 	fmt.Println(ix.Search("open a bug issue on the repo", 1, nil)[0].Name)
 	fmt.Println(ix.Search("post to the team channel", 1, nil)[0].Name)
 	// Output:
@@ -84,4 +84,39 @@ func ExampleSection() {
 	//
 	// github (1 tool):
 	// - create_issue: Open an issue.
+}
+
+// vowelEmbedder is a toy model for the example: a text's vector counts its vowels.
+// A real Embedder calls an embedding model (and caches its vectors by text).
+type vowelEmbedder struct{}
+
+func (vowelEmbedder) Embed(_ context.Context, texts []string) ([][]float32, error) {
+	out := make([][]float32, len(texts))
+	for i, t := range texts {
+		v := make([]float32, 5)
+		for _, r := range strings.ToLower(t) {
+			if j := strings.IndexRune("aeiou", r); j >= 0 {
+				v[j]++
+			}
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+// ExampleIndexOptions: with an Embedder, search fuses the lexical ranking with the
+// tools' similarity to the query by reciprocal rank fusion: read_file is first
+// lexically and second by similarity (1/61 + 1/62), send_message only first by
+// similarity (1/61).
+func ExampleIndexOptions() {
+	ix := sdkgen.NewIndex([]sdkgen.Tool{
+		{Name: "read_file", Description: "Read the contents of a file."},
+		{Name: "send_message", Description: "Post a message to a chat channel."},
+	}, &sdkgen.IndexOptions{Embedder: vowelEmbedder{}})
+	for _, h := range ix.SearchContext(context.Background(), "read a file", 5, nil) {
+		fmt.Printf("%s %.4f\n", h.Name, h.Score)
+	}
+	// Output:
+	// read_file 0.0325
+	// send_message 0.0164
 }

@@ -84,7 +84,7 @@ func FuzzSearch(f *testing.F) {
 		{Name: "read_file", Description: "Read a file.", Parameters: json.RawMessage(`{"properties":{"path":{"description":"Path"}}}`)},
 		{Name: "getHTTPServerLogs", Description: "Server logs."},
 		{Name: "été", Description: "Saison."},
-	})
+	}, nil)
 	f.Fuzz(func(t *testing.T, q string) {
 		a := ix.Search(q, 2, nil)
 		if len(a) > 2 {
