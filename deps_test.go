@@ -71,6 +71,11 @@ var allowed = map[string][]string{
 	// Integrations are modules of their own (so the core module never requires a provider
 	// SDK); the walk still sees them, and they keep to the executor's interface.
 	"contrib/anthropic": {"pipeline", "registry", "github.com/anthropics/anthropic-sdk-go/v2"},
+	// Agent frameworks, each a module of its own: both directions (runcode's tools in the
+	// framework's types, the framework's tools as a registry source), through the
+	// executor's interface. Eino's tool infos hold its own JSON Schema type, from
+	// eino-contrib/jsonschema.
+	"contrib/eino": {"pipeline", "registry", "github.com/cloudwego/eino", "github.com/eino-contrib/jsonschema"},
 }
 
 // testOnly lists what every package's _test.go files may import on top of the table
@@ -97,6 +102,8 @@ var testAllowed = map[string][]string{
 	"contrib/openai": {"ptc", "native", "runtime"},
 	// Real executors behind the adapter, as a host wires them.
 	"contrib/anthropic": {"ptc", "native", "runtime"},
+	// Real executors, and eino-ext's OpenAI chat model as the client of the round trips.
+	"contrib/eino": {"ptc", "native", "runtime", "github.com/cloudwego/eino-ext"},
 }
 
 // gojaAllowed is checked on top of the table: goja appears only in runtime and bindings.
