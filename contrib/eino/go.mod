@@ -6,6 +6,7 @@ require (
 	github.com/cloudwego/eino v0.7.36
 	github.com/cloudwego/eino-ext/components/model/openai v0.1.7
 	github.com/eino-contrib/jsonschema v1.0.3
+	github.com/google/go-cmp v0.7.0
 	github.com/runcode-go/runcode v0.0.0-00010101000000-000000000000
 )
 

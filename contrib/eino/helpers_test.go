@@ -166,3 +166,22 @@ func contains(s string, subs ...string) bool {
 	}
 	return true
 }
+
+// recorder is an executor that passes everything to next and keeps each batch it was
+// given, to show how the adapter calls the executor.
+type recorder struct {
+	next    pipeline.Executor
+	mu      sync.Mutex
+	batches [][]pipeline.RawCall
+}
+
+func (r *recorder) Describe(set *registry.ResolvedToolSet) (*pipeline.Description, error) {
+	return r.next.Describe(set)
+}
+
+func (r *recorder) Execute(ctx context.Context, set *registry.ResolvedToolSet, batch []pipeline.RawCall) []*pipeline.Result {
+	r.mu.Lock()
+	r.batches = append(r.batches, batch)
+	r.mu.Unlock()
+	return r.next.Execute(ctx, set, batch)
+}
