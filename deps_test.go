@@ -75,7 +75,8 @@ var allowed = map[string][]string{
 	// framework's types, the framework's tools as a registry source), through the
 	// executor's interface. Eino's tool infos hold its own JSON Schema type, from
 	// eino-contrib/jsonschema.
-	"contrib/eino": {"pipeline", "registry", "github.com/cloudwego/eino", "github.com/eino-contrib/jsonschema"},
+	"contrib/eino":   {"pipeline", "registry", "github.com/cloudwego/eino", "github.com/eino-contrib/jsonschema"},
+	"contrib/genkit": {"pipeline", "registry", "github.com/firebase/genkit/go"},
 }
 
 // testOnly lists what every package's _test.go files may import on top of the table
@@ -104,6 +105,9 @@ var testAllowed = map[string][]string{
 	"contrib/anthropic": {"ptc", "native", "runtime"},
 	// Real executors, and eino-ext's OpenAI chat model as the client of the round trips.
 	"contrib/eino": {"ptc", "native", "runtime", "github.com/cloudwego/eino-ext"},
+	// Real executors, and Genkit's OpenAI plugin (on the OpenAI SDK, whose option
+	// package points it at the loopback server) as the client of the round trips.
+	"contrib/genkit": {"ptc", "native", "runtime", "github.com/openai/openai-go"},
 }
 
 // gojaAllowed is checked on top of the table: goja appears only in runtime and bindings.
