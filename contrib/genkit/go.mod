@@ -3,6 +3,7 @@ module github.com/runcode-go/runcode/contrib/genkit
 go 1.26.0
 
 require (
+	github.com/google/go-cmp v0.7.0
 	github.com/openai/openai-go v1.8.2
 	github.com/runcode-go/runcode v0.0.0-00010101000000-000000000000
 )

@@ -29,8 +29,8 @@ type ToolOptions struct {
 // ai.NewTool return) into a runcode tool, so that a run_code program (or a model,
 // under modes native and both) can call it through the pipeline. Its definition gives
 // the name, the description, the parameters (the input schema; none means any object)
-// and the output schema, which the pipeline checks the output against and the SDK
-// declares.
+// and, but for a multipart tool, the output schema, which the pipeline checks the
+// output against and the SDK declares.
 //
 // A call passes its arguments, validated and canonical, as the tool's input; the
 // tool's output is the value, and a multipart tool's content follows the value's text:
@@ -59,8 +59,12 @@ func Tool(t ai.Tool, opts *ToolOptions) (*registry.Tool, error) {
 	if rt.Parameters, err = schema(def.InputSchema); err != nil {
 		return nil, fmt.Errorf("genkit: tool %q: input schema: %w", def.Name, err)
 	}
-	if rt.Output.Schema, err = schema(def.OutputSchema); err != nil {
-		return nil, fmt.Errorf("genkit: tool %q: output schema: %w", def.Name, err)
+	// A multipart tool's definition declares the schema of the whole response
+	// (output and content), not of its output, which is the value here.
+	if multipart, _ := def.Metadata["multipart"].(bool); !multipart {
+		if rt.Output.Schema, err = schema(def.OutputSchema); err != nil {
+			return nil, fmt.Errorf("genkit: tool %q: output schema: %w", def.Name, err)
+		}
 	}
 	if o.ConcurrencySafe {
 		rt.IsConcurrencySafe = func(registry.Value) bool { return true }

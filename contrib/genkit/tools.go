@@ -129,12 +129,12 @@ func interruptMeta(callID string, p *pipeline.Pause) map[string]any {
 // answers with a response rather than a restart, ai.WithToolRestarts, because Genkit
 // fails a generation whose restarted tool interrupts again.)
 //
-// A run that cannot resume (its pause expired, the store failed) is answered with a
-// response saying why. Respond fails, resuming nothing, when p is not the interrupt of
-// a paused run_code run, when decisions is empty or names a call that is not pending,
-// when ctx is done, and when the adapter's executor is not a pipeline.Resumer. A
-// continuation resumes once: a second Respond to the same part fails as the executor
-// says.
+// A run that cannot resume (its pause expired, the store failed, or its continuation
+// was spent by an earlier Respond to the same part: a continuation resumes once) is
+// answered with a response saying why, so that the model learns it. Respond fails,
+// resuming nothing, when p is not the interrupt of a paused run_code run, when
+// decisions is empty or names a call that is not pending, when ctx is done, and when
+// the adapter's executor is not a pipeline.Resumer.
 func (a *Adapter) Respond(ctx context.Context, p *ai.Part, decisions map[string]pipeline.Verdict) (*ai.Part, error) {
 	info, ok := PauseOf(p)
 	if !ok {
