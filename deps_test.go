@@ -64,7 +64,9 @@ var allowed = map[string][]string{
 	"store/storetest": {"store", "github.com/google/go-cmp"},
 	// contrib/ modules are integrations on top of the core's seams; only they may
 	// import the third-party SDKs they integrate.
-	"contrib/otel": {"mcpbridge", "ptc", "pipeline", "registry", "go.opentelemetry.io/otel"},
+	// The MCP SDK's middleware type is what the MCP semantic-convention spans plug into
+	// (mcpbridge's Server/ClientOptions.Middleware).
+	"contrib/otel": {"mcpbridge", "ptc", "pipeline", "registry", "go.opentelemetry.io/otel", "github.com/modelcontextprotocol/go-sdk"},
 	// A module of its own (contrib/openai/go.mod): the provider SDK stays out of the
 	// core module, and the adapter sees runcode only through the Executor interface.
 	"contrib/openai": {"pipeline", "registry", "github.com/openai/openai-go/v3"},
