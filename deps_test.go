@@ -67,6 +67,9 @@ var allowed = map[string][]string{
 	// The MCP SDK's middleware type is what the MCP semantic-convention spans plug into
 	// (mcpbridge's Server/ClientOptions.Middleware).
 	"contrib/otel": {"mcpbridge", "ptc", "pipeline", "registry", "go.opentelemetry.io/otel", "github.com/modelcontextprotocol/go-sdk"},
+	// Tracing for a served runcode: the exporter the OTEL_* variables choose, and
+	// package otel's hooks applied to a server's options (runcode serve --trace).
+	"contrib/otel/otelserve": {"contrib/otel", "mcpbridge", "pipeline", "ptc", "registry", "go.opentelemetry.io/otel"},
 	// A module of its own (contrib/openai/go.mod): the provider SDK stays out of the
 	// core module, and the adapter sees runcode only through the Executor interface.
 	"contrib/openai": {"pipeline", "registry", "github.com/openai/openai-go/v3"},
@@ -101,6 +104,8 @@ var testAllowed = map[string][]string{
 	// Spans across run_code in both isolation modes, and across MCP from a Go SDK
 	// client to a served native executor.
 	"contrib/otel": {"runtime", "runtime/worker", "native", "github.com/modelcontextprotocol/go-sdk"},
+	// runcode serve --trace, built and driven by a Go SDK client.
+	"contrib/otel/otelserve": {"github.com/modelcontextprotocol/go-sdk"},
 	// The round trips run real executors: run_code on a pool, and native.
 	"contrib/openai": {"ptc", "native", "runtime"},
 	// Real executors behind the adapter, as a host wires them.
