@@ -3,6 +3,7 @@ module github.com/runcode-go/runcode/contrib/genkit
 go 1.26.0
 
 require (
+	github.com/firebase/genkit/go v1.4.0
 	github.com/google/go-cmp v0.7.0
 	github.com/openai/openai-go v1.8.2
 	github.com/runcode-go/runcode v0.0.0-00010101000000-000000000000
@@ -27,7 +28,6 @@ require (
 require (
 	github.com/bahlo/generic-list-go v0.2.0 // indirect
 	github.com/buger/jsonparser v1.1.1 // indirect
-	github.com/firebase/genkit/go v1.4.0
 	github.com/go-logr/logr v1.4.3 // indirect
 	github.com/go-logr/stdr v1.2.2 // indirect
 	github.com/goccy/go-yaml v1.17.1 // indirect
