@@ -67,13 +67,24 @@ var allowed = map[string][]string{
 	"store/storetest": {"store", "github.com/google/go-cmp"},
 	// contrib/ modules are integrations on top of the core's seams; only they may
 	// import the third-party SDKs they integrate.
-	"contrib/otel": {"mcpbridge", "ptc", "pipeline", "registry", "go.opentelemetry.io/otel"},
+	// The MCP SDK's middleware type is what the MCP semantic-convention spans plug into
+	// (mcpbridge's Server/ClientOptions.Middleware).
+	"contrib/otel": {"mcpbridge", "ptc", "pipeline", "registry", "go.opentelemetry.io/otel", "github.com/modelcontextprotocol/go-sdk"},
+	// Tracing for a served runcode: the exporter the OTEL_* variables choose, and
+	// package otel's hooks applied to a server's options (runcode serve --trace).
+	"contrib/otel/otelserve": {"contrib/otel", "mcpbridge", "pipeline", "ptc", "registry", "go.opentelemetry.io/otel"},
 	// A module of its own (contrib/openai/go.mod): the provider SDK stays out of the
 	// core module, and the adapter sees runcode only through the Executor interface.
 	"contrib/openai": {"pipeline", "registry", "github.com/openai/openai-go/v3"},
 	// Integrations are modules of their own (so the core module never requires a provider
 	// SDK); the walk still sees them, and they keep to the executor's interface.
 	"contrib/anthropic": {"pipeline", "registry", "github.com/anthropics/anthropic-sdk-go/v2"},
+	// Agent frameworks, each a module of its own: both directions (runcode's tools in the
+	// framework's types, the framework's tools as a registry source), through the
+	// executor's interface. Eino's tool infos hold its own JSON Schema type, from
+	// eino-contrib/jsonschema.
+	"contrib/eino":   {"pipeline", "registry", "github.com/cloudwego/eino", "github.com/eino-contrib/jsonschema"},
+	"contrib/genkit": {"pipeline", "registry", "github.com/firebase/genkit/go"},
 }
 
 // testOnly lists what every package's _test.go files may import on top of the table
@@ -98,10 +109,17 @@ var testAllowed = map[string][]string{
 	// Spans across run_code in both isolation modes, and across MCP from a Go SDK
 	// client to a served native executor.
 	"contrib/otel": {"runtime", "runtime/worker", "native", "github.com/modelcontextprotocol/go-sdk"},
+	// runcode serve --trace, built and driven by a Go SDK client.
+	"contrib/otel/otelserve": {"github.com/modelcontextprotocol/go-sdk"},
 	// The round trips run real executors: run_code on a pool, and native.
 	"contrib/openai": {"ptc", "native", "runtime"},
 	// Real executors behind the adapter, as a host wires them.
 	"contrib/anthropic": {"ptc", "native", "runtime"},
+	// Real executors, and eino-ext's OpenAI chat model as the client of the round trips.
+	"contrib/eino": {"ptc", "native", "runtime", "github.com/cloudwego/eino-ext"},
+	// Real executors, and Genkit's OpenAI plugin (on the OpenAI SDK, whose option
+	// package points it at the loopback server) as the client of the round trips.
+	"contrib/genkit": {"ptc", "native", "runtime", "github.com/openai/openai-go"},
 }
 
 // gojaAllowed is checked on top of the table: goja appears only in runtime and bindings.

@@ -77,6 +77,11 @@ type ClientOptions struct {
 	// Propagator, if set, adds its entries for the call's context to the _meta of
 	// every tools/call forwarded upstream (see [Propagator]). Nil adds none.
 	Propagator Propagator
+	// Middleware wraps every request sent to an upstream server (initialize,
+	// tools/list, tools/call, …), outermost first: what a tracer needs for a client
+	// span per request, and to put its trace context in the params' _meta. Nil means
+	// none.
+	Middleware []mcp.Middleware
 	// OnChange, if set, is called (on its own goroutine) after a server's tools were
 	// re-registered following its tools/list_changed notification, with the
 	// server's name.
@@ -260,6 +265,7 @@ func (cn *conn) start(ctx context.Context) error {
 			}
 		},
 	})
+	cn.mcpc.AddSendingMiddleware(cn.client.opts.Middleware...)
 	l, tools, err := cn.connect(ctx)
 	if err != nil {
 		return cn.fail(err)

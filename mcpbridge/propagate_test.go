@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"net/http/httptest"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -138,5 +140,60 @@ func TestInjectMetaKeepsEntries(t *testing.T) {
 	}
 	if got := injectMeta(context.Background(), fakePropagator{}, nil); got != nil {
 		t.Errorf("nothing to inject: got %v, want nil", got)
+	}
+}
+
+// ServerOptions.Middleware sees every request a client sends, outside the server's own
+// handling (a call's context gets what it adds), and ClientOptions.Middleware every
+// request sent upstream (what it puts in a call's _meta reaches the server).
+func TestMiddlewareBothWays(t *testing.T) {
+	var mu sync.Mutex
+	var served, sent []string
+	ex, err := native.New(pipeline.New(nil), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := NewServer(metaScope(t), ex, &ServerOptions{Middleware: []mcp.Middleware{func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			mu.Lock()
+			served = append(served, method)
+			mu.Unlock()
+			if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok {
+				tp, _ := p.Meta["traceparent"].(string)
+				ctx = context.WithValue(ctx, metaKey{}, map[string]string{"traceparent": tp, "by": "middleware"})
+			}
+			return next(ctx, method, req)
+		}
+	}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(srv.Handler())
+	defer hs.Close()
+	b := newBridge(t, registry.ModeNative, &ClientOptions{Middleware: []mcp.Middleware{func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			mu.Lock()
+			sent = append(sent, method)
+			mu.Unlock()
+			if p, ok := req.GetParams().(*mcp.CallToolParams); ok {
+				p.SetMeta(map[string]any{"traceparent": "from-client"})
+			}
+			return next(ctx, method, req)
+		}
+	}}})
+	if err := b.client.Connect(context.Background(), "up", &Upstream{URL: hs.URL}); err != nil {
+		t.Fatal(err)
+	}
+	defer b.client.Close()
+	res := pipeline.New(nil).Run(context.Background(), b.set(t), registry.Call{ID: "c", Name: "mcp__up__seen", Args: registry.MustParseValue(`{}`)})
+	if want := fmt.Sprintf("%q", "map[by:middleware traceparent:from-client]"); res.IsError() || res.Value.String() != want {
+		t.Errorf("got %v %s, want %s", res.Error, res.Value, want)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for _, want := range []string{"initialize", "tools/list", "tools/call"} {
+		if !slices.Contains(served, want) || !slices.Contains(sent, want) {
+			t.Errorf("%s: served %v, sent %v", want, served, sent)
+		}
 	}
 }

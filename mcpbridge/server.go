@@ -32,6 +32,11 @@ type ServerOptions struct {
 	// Propagator, if set, extracts the trace context a client put in a tools/call's
 	// _meta into the call's context (see [Propagator]). Nil ignores _meta.
 	Propagator Propagator
+	// Middleware wraps the handling of every request a client sends (initialize,
+	// tools/list, tools/call, …), outermost first, around the server's own handling:
+	// what a tracer needs for a span per request (the method, the session, the
+	// params' _meta) and to give the call's context its span. Nil means none.
+	Middleware []mcp.Middleware
 }
 
 // Server offers an executor's view of a registry scope over MCP: the tools the
@@ -89,6 +94,7 @@ func NewServer(scope *registry.Scope, ex pipeline.Executor, opts *ServerOptions)
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
 	})
 	s.srv.AddReceivingMiddleware(s.unlisted)
+	s.srv.AddReceivingMiddleware(o.Middleware...) // outside unlisted: they see every call
 	if err := s.Sync(context.Background()); err != nil {
 		return nil, err
 	}

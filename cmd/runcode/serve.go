@@ -72,6 +72,7 @@ func serveCommand(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	fs.StringVar(&f.store, "store", "", storeFlagHelp+"; replicas on one postgres:// store resume each other's runs (default: paused runs are kept in memory, until serve stops)")
 	fs.StringVar(&f.debugAddr, "debug-addr", "", "serve Go's goroutine and heap profiles as text at http://`ADDR`/debug/pprof/goroutine and /debug/pprof/heap, on a listener of their own (for operators: keep ADDR on a loopback address)")
 	f.log.register(fs)
+	exts := registerServeExtensions(fs)
 	if code, ok := parse(fs, args, stdout, stderr); !ok {
 		return code
 	}
@@ -99,7 +100,13 @@ func serveCommand(ctx context.Context, args []string, stdin io.Reader, stdout, s
 		defer stopDebug()
 	}
 
-	scope, release, err := serveScope(ctx, f.tools, f.root, m, stderr, logger)
+	stopExts, err := exts.start(ctx, stderr)
+	if err != nil {
+		return usageError(stderr, "serve", err)
+	}
+	defer stopExts()
+
+	scope, release, err := serveScope(ctx, f.tools, f.root, m, stderr, logger, exts)
 	if err != nil {
 		return usageError(stderr, "serve", err)
 	}
@@ -113,9 +120,11 @@ func serveCommand(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	var mem memoryReturner
 	defer mem.wait()
 	events := pipeline.SinkFunc(func(e pipeline.Event) { prog.Event(e); logEvents.Event(e); mem.Event(e) })
-	p := pipeline.New(&pipeline.Options{Wrappers: []pipeline.Middleware{pipeline.Timeout()},
+	popts := &pipeline.Options{Wrappers: []pipeline.Middleware{pipeline.Timeout()},
 		Events: events, Logger: logger,
-		PreExecute: scope.preExecute(), Approve: mcpbridge.Approve})
+		PreExecute: scope.preExecute(), Approve: mcpbridge.Approve}
+	exts.pipeline(popts)
+	p := pipeline.New(popts)
 	var ex pipeline.Executor
 	if m == registry.ModeNative {
 		ex, err = native.New(p, nil)
@@ -147,12 +156,15 @@ func serveCommand(ctx context.Context, args []string, stdin io.Reader, stdout, s
 			defer st.Close()
 			po.Store = st
 		}
+		exts.ptc(po)
 		ex, err = ptc.New(p, po)
 	}
 	if err != nil {
 		return usageError(stderr, "serve", err)
 	}
-	srv, err := mcpbridge.NewServer(scope.scope, ex, &mcpbridge.ServerOptions{Progress: prog, Logger: logger})
+	so := &mcpbridge.ServerOptions{Progress: prog, Logger: logger}
+	exts.server(so)
+	srv, err := mcpbridge.NewServer(scope.scope, ex, so)
 	if err != nil {
 		return usageError(stderr, "serve", err)
 	}
@@ -362,7 +374,7 @@ func (s *servedScope) onChange(f func()) {
 // serveScope builds serve's scope: the manifest's tools and mcpServers, or the
 // workspace tools. Unlike the one-shot commands, a server that does not start is
 // reported on stderr and the others are served; logger gets what the client logs.
-func serveScope(ctx context.Context, manifestPath, root string, mode registry.Mode, stderr io.Writer, logger *slog.Logger) (*servedScope, func(), error) {
+func serveScope(ctx context.Context, manifestPath, root string, mode registry.Mode, stderr io.Writer, logger *slog.Logger, exts *serveExts) (*servedScope, func(), error) {
 	s := &servedScope{scope: registry.New()}
 	if _, err := s.scope.SetMode(mode); err != nil {
 		return nil, nil, err
@@ -387,11 +399,13 @@ func serveScope(ctx context.Context, manifestPath, root string, mode registry.Mo
 	if _, err := m.Register(s.scope); err != nil {
 		return nil, nil, err
 	}
-	client := mcpbridge.NewClient(s.scope, &mcpbridge.ClientOptions{Logger: logger, OnChange: func(string) {
+	co := &mcpbridge.ClientOptions{Logger: logger, OnChange: func(string) {
 		if f := s.hook.Load(); f != nil {
 			(*f)()
 		}
-	}})
+	}}
+	exts.client(co)
+	client := mcpbridge.NewClient(s.scope, co)
 	s.approval = approvalPolicy(m, client)
 	if err := client.ConnectAll(ctx, upstreams(m)); err != nil {
 		for _, e := range unjoin(err) {

@@ -15,6 +15,15 @@
 //   - [Propagator], an mcpbridge.Propagator over an OpenTelemetry TextMapPropagator
 //     (W3C trace context by default): a span around an upstream MCP call parents the
 //     spans of the server that serves it.
+//   - [Telemetry.ServerMiddleware] and [Telemetry.ClientMiddleware], for
+//     mcpbridge.ServerOptions.Middleware and ClientOptions.Middleware: spans of the
+//     OpenTelemetry semantic conventions for MCP, a server span per request a client
+//     sends (mcp.method.name, mcp.session.id, mcp.protocol.version, gen_ai.tool.name
+//     for tools/call), parented by the trace context in the request's _meta, and a
+//     client span per request sent upstream, whose trace context goes in its _meta.
+//     They replace the Propagator on both sides.
 //
-// It does not set up exporters or global providers: the host does.
+// The package does not set up exporters or global providers: the host does, or the
+// runcode-otel command (cmd/runcode-otel), which serves as runcode serve does with
+// tracing exported as the OTEL_* environment variables say.
 package otel

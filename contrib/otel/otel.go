@@ -12,6 +12,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/runcode-go/runcode/pipeline"
@@ -79,6 +80,10 @@ type Options struct {
 	// RecordResults adds gen_ai.tool.call.result to the span of a successful call: its
 	// canonical value as JSON. False means none.
 	RecordResults bool
+	// Propagator carries trace context in MCP's _meta for [Telemetry.ServerMiddleware]
+	// and [Telemetry.ClientMiddleware]. Nil means W3C trace context
+	// (propagation.TraceContext).
+	Propagator propagation.TextMapPropagator
 	// MaxContentBytes bounds each recorded argument and result text; longer text is
 	// cut at a character boundary and ends with "…(N more bytes)". Zero means
 	// DefaultMaxContentBytes; negative is an error.

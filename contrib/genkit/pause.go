@@ -1,0 +1,178 @@
+package genkit
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"sync/atomic"
+
+	"github.com/firebase/genkit/go/ai"
+	"github.com/runcode-go/runcode/pipeline"
+	"github.com/runcode-go/runcode/registry"
+)
+
+// Paused is the error [Adapter.Execute] returns when a run_code call of the message
+// paused: its program reached a tool call that needs a person's approval (a
+// pre-execute hook answered pipeline.Ask) and no approver answered during the call.
+// Find it with errors.As. Nothing of the pause goes to the model: the host asks the
+// person about each of Pending and calls [Paused.Resume] with the decisions, which
+// returns the messages Execute would have returned, or another *Paused when a run
+// reaches another call needing approval.
+//
+// A Paused holds the adapter and the results of the message's other calls, and no
+// context: it can wait until the executor forgets the paused runs
+// (ptc.Options.PauseTTL, an hour by default), and be resumed from any goroutine. It
+// resumes once; it is safe for concurrent use.
+type Paused struct {
+	// Pending are the calls awaiting a decision: those of each paused run_code call,
+	// in the message's order, and within one run in the order they began to wait.
+	Pending []PendingCall
+
+	a       *Adapter
+	batch   []pipeline.RawCall
+	reqs    []*ai.ToolRequest
+	results []*pipeline.Result
+	resumed atomic.Bool
+}
+
+// PendingCall is a call of a run_code program that waits for a person's decision.
+type PendingCall struct {
+	// CallID is the id of the run_code call whose program made the call: its tool
+	// request's Ref, or the id Execute gave a request without one.
+	CallID string
+	// PendingCall is the call: its ID (the key of its decision), Tool, Arguments
+	// (canonical JSON) and Message, the approval text.
+	pipeline.PendingCall
+}
+
+// paused returns the pause of a batch in which a call paused, or nil.
+func (a *Adapter) paused(batch []pipeline.RawCall, reqs []*ai.ToolRequest, results []*pipeline.Result) *Paused {
+	p := &Paused{a: a, batch: batch, reqs: reqs, results: results}
+	p.Pending = pending(batch, results)
+	if len(p.Pending) == 0 {
+		return nil
+	}
+	return p
+}
+
+// pending lists the calls awaiting a decision, from the results.
+func pending(batch []pipeline.RawCall, results []*pipeline.Result) []PendingCall {
+	var out []PendingCall
+	for i, res := range results {
+		if res.Pause == nil {
+			continue
+		}
+		for _, c := range res.Pause.Pending {
+			out = append(out, PendingCall{CallID: batch[i].ID, PendingCall: c})
+		}
+	}
+	return out
+}
+
+// Error says which calls wait: "genkit: run_code paused: waiting for approval of
+// <tool> (<n> pending)", one tool name or the first and "and N more".
+func (p *Paused) Error() string { return "genkit: " + waiting(pending(p.batch, p.results)) }
+
+// waiting is "run_code paused: waiting for approval of <tool> (<n> pending)".
+func waiting(ps []PendingCall) string {
+	if len(ps) == 0 {
+		return "run_code paused"
+	}
+	what := ps[0].Tool
+	if len(ps) > 1 {
+		what += fmt.Sprintf(" and %d more", len(ps)-1)
+	}
+	return fmt.Sprintf("run_code paused: waiting for approval of %s (%d pending)", what, len(ps))
+}
+
+// Resume goes on with the paused runs: decisions holds a person's verdict on pending
+// calls, by their ID (pipeline.Verdict{Approve: true}, or a rejection with an optional
+// reason, which the program sees as a ToolCallError with code DENIED). Each run with a
+// decision runs again by replay (its recorded calls are not made again); a run none of
+// whose calls is decided is left as it was. Resume returns the messages that answer
+// the model message, as Execute does, or another *Paused with what still waits.
+//
+// A run that cannot resume (its pause expired, the store failed) is answered with a
+// tool response saying why. Resume fails, resuming nothing, when decisions is empty or
+// names a call that is not pending, when ctx is done, when the pause was resumed
+// already, and when the adapter's executor is not a pipeline.Resumer.
+func (p *Paused) Resume(ctx context.Context, decisions map[string]pipeline.Verdict) ([]*ai.Message, error) {
+	results, err := resume(ctx, p.a.exec, p.a.set, p.batch, p.results, decisions, &p.resumed)
+	if err != nil {
+		return nil, fmt.Errorf("genkit: Resume: %w", err)
+	}
+	if next := p.a.paused(p.batch, p.reqs, results); next != nil {
+		return nil, next
+	}
+	return p.a.messages(p.batch, p.reqs, results), nil
+}
+
+// errResumed is the failure of a second Resume of one pause.
+var errResumed = errors.New("this pause was already resumed")
+
+// resume resumes the paused results of batch with decisions, once (done), and returns
+// the batch's results: the paused ones resumed (or still paused, when nothing of theirs
+// was decided), the others as they were. It checks everything it can before anything
+// runs.
+func resume(ctx context.Context, exec pipeline.Executor, set *registry.ResolvedToolSet, batch []pipeline.RawCall, results []*pipeline.Result, decisions map[string]pipeline.Verdict, done *atomic.Bool) ([]*pipeline.Result, error) {
+	if err := context.Cause(ctx); err != nil {
+		return nil, err
+	}
+	r, ok := exec.(pipeline.Resumer)
+	if !ok {
+		return nil, fmt.Errorf("the executor (%T) cannot resume runs: it is not a pipeline.Resumer", exec)
+	}
+	var ids []string
+	for _, res := range results {
+		if res.Pause != nil {
+			for _, c := range res.Pause.Pending {
+				ids = append(ids, c.ID)
+			}
+		}
+	}
+	if len(decisions) == 0 {
+		return nil, fmt.Errorf("no decisions: decide at least one of the pending calls (%s)", strings.Join(ids, ", "))
+	}
+	for _, id := range slices.Sorted(maps.Keys(decisions)) {
+		if !slices.Contains(ids, id) {
+			return nil, fmt.Errorf("no call %q is pending (pending: %s)", id, strings.Join(ids, ", "))
+		}
+	}
+	if !done.CompareAndSwap(false, true) {
+		return nil, errResumed
+	}
+	out := slices.Clone(results)
+	for i, res := range results {
+		if res.Pause == nil {
+			continue
+		}
+		mine := map[string]pipeline.Verdict{}
+		for _, c := range res.Pause.Pending {
+			if v, ok := decisions[c.ID]; ok {
+				mine[c.ID] = v
+			}
+		}
+		if len(mine) == 0 {
+			continue // nothing decided: it stays paused, its continuation unspent
+		}
+		next, err := r.Resume(ctx, set, res.Pause.Continuation, mine)
+		switch {
+		case err != nil:
+			next = unresumed(batch[i], err)
+		case next == nil:
+			return nil, fmt.Errorf("the executor's Resume returned no result for call %q", batch[i].ID)
+		}
+		out[i] = next
+	}
+	return out, nil
+}
+
+// unresumed is the result of a paused call whose run could not resume: the model reads
+// why (ptc's message, "run_code could not resume: …").
+func unresumed(call pipeline.RawCall, err error) *pipeline.Result {
+	te := &pipeline.ToolError{Code: pipeline.CodeToolFailed, Message: err.Error(), Err: err}
+	return &pipeline.Result{CallID: call.ID, Name: call.Name, Error: te, Content: []registry.Content{registry.Text("Error: " + te.Message)}}
+}
