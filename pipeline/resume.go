@@ -69,12 +69,19 @@ func ResumeBatch(ctx context.Context, exec Executor, set *registry.ResolvedToolS
 		next, err := r.Resume(ctx, set, res.Pause.Continuation, mine)
 		switch {
 		case err != nil:
-			te := &ToolError{Code: CodeToolFailed, Message: err.Error(), Err: err}
-			next = &Result{CallID: batch[i].ID, Name: batch[i].Name, Error: te, Content: []registry.Content{registry.Text("Error: " + te.Message)}}
+			next = ResumeFailed(batch[i], err)
 		case next == nil:
 			return nil, fmt.Errorf("the executor's Resume returned no result for call %q", batch[i].ID)
 		}
 		out[i] = next
 	}
 	return out, nil
+}
+
+// ResumeFailed is the result of a paused call whose run could not resume: a
+// TOOL_FAILED error whose text says why (ptc's "run_code could not resume: …"), so that
+// the model's turn gets an answer for the call.
+func ResumeFailed(call RawCall, err error) *Result {
+	te := &ToolError{Code: CodeToolFailed, Message: err.Error(), Err: err}
+	return &Result{CallID: call.ID, Name: call.Name, Error: te, Content: []registry.Content{registry.Text("Error: " + te.Message)}}
 }

@@ -10,6 +10,8 @@ require (
 	github.com/runcode-go/runcode v0.0.0-00010101000000-000000000000
 )
 
+require github.com/kljensen/snowball v0.10.0 // indirect
+
 require (
 	github.com/bahlo/generic-list-go v0.2.0 // indirect
 	github.com/buger/jsonparser v1.1.1 // indirect

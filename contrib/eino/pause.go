@@ -2,16 +2,11 @@ package eino
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"maps"
-	"slices"
-	"strings"
 	"sync/atomic"
 
 	"github.com/cloudwego/eino/schema"
 	"github.com/runcode-go/runcode/pipeline"
-	"github.com/runcode-go/runcode/registry"
 )
 
 // Paused is the error [Adapter.Execute] returns when a run_code call of the message
@@ -100,7 +95,7 @@ func waiting(ps []PendingCall) string {
 // ctx is done, when the pause was resumed already, and when the adapter's executor is
 // not a pipeline.Resumer.
 func (p *Paused) Resume(ctx context.Context, decisions map[string]pipeline.Verdict) ([]*schema.Message, error) {
-	results, err := resume(ctx, p.a.exec, p.a.set, p.batch, p.results, decisions, &p.resumed)
+	results, err := pipeline.ResumeBatch(ctx, p.a.exec, p.a.set, p.batch, p.results, decisions, &p.resumed)
 	if err != nil {
 		return nil, fmt.Errorf("eino: Resume: %w", err)
 	}
@@ -108,71 +103,4 @@ func (p *Paused) Resume(ctx context.Context, decisions map[string]pipeline.Verdi
 		return nil, next
 	}
 	return p.a.messages(p.batch, results), nil
-}
-
-// errResumed is the failure of a second Resume of one pause.
-var errResumed = errors.New("this pause was already resumed")
-
-// resume resumes the paused results of batch with decisions, once (done), and returns
-// the batch's results: the paused ones resumed (or still paused, when nothing of theirs
-// was decided), the others as they were. It checks everything it can before anything
-// runs.
-func resume(ctx context.Context, exec pipeline.Executor, set *registry.ResolvedToolSet, batch []pipeline.RawCall, results []*pipeline.Result, decisions map[string]pipeline.Verdict, done *atomic.Bool) ([]*pipeline.Result, error) {
-	if err := context.Cause(ctx); err != nil {
-		return nil, err
-	}
-	r, ok := exec.(pipeline.Resumer)
-	if !ok {
-		return nil, fmt.Errorf("the executor (%T) cannot resume runs: it is not a pipeline.Resumer", exec)
-	}
-	var ids []string
-	for _, res := range results {
-		if res.Pause != nil {
-			for _, c := range res.Pause.Pending {
-				ids = append(ids, c.ID)
-			}
-		}
-	}
-	if len(decisions) == 0 {
-		return nil, fmt.Errorf("no decisions: decide at least one of the pending calls (%s)", strings.Join(ids, ", "))
-	}
-	for _, id := range slices.Sorted(maps.Keys(decisions)) {
-		if !slices.Contains(ids, id) {
-			return nil, fmt.Errorf("no call %q is pending (pending: %s)", id, strings.Join(ids, ", "))
-		}
-	}
-	if !done.CompareAndSwap(false, true) {
-		return nil, errResumed
-	}
-	out := slices.Clone(results)
-	for i, res := range results {
-		if res.Pause == nil {
-			continue
-		}
-		mine := map[string]pipeline.Verdict{}
-		for _, c := range res.Pause.Pending {
-			if v, ok := decisions[c.ID]; ok {
-				mine[c.ID] = v
-			}
-		}
-		if len(mine) == 0 {
-			continue // nothing decided: it stays paused, its continuation unspent
-		}
-		next, err := r.Resume(ctx, set, res.Pause.Continuation, mine)
-		switch {
-		case err != nil:
-			next = unresumed(batch[i], err)
-		case next == nil:
-			return nil, fmt.Errorf("the executor's Resume returned no result for call %q", batch[i].ID)
-		}
-		out[i] = next
-	}
-	return out, nil
-}
-
-// unresumed is the result of a paused call whose run could not resume: the model reads
-// why (ptc's message, "run_code could not resume: …").
-func unresumed(call pipeline.RawCall, err error) *pipeline.Result {
-	te := &pipeline.ToolError{Code: pipeline.CodeToolFailed, Message: err.Error(), Err: err}
-	return &pipeline.Result{CallID: call.ID, Name: call.Name, Error: te, Content: []registry.Content{registry.Text("Error: " + te.Message)}}
 }

@@ -142,14 +142,14 @@ func (r *runner) resume(ctx context.Context, st pauseState, decisions Decisions)
 	call := pipeline.RawCall{ID: st.CallID, Name: r.schema.Name}
 	rs, ok := r.a.exec.(pipeline.Resumer)
 	if !ok {
-		return unresumed(call, fmt.Errorf("the executor (%T) cannot resume runs: it is not a pipeline.Resumer", r.a.exec))
+		return pipeline.ResumeFailed(call, fmt.Errorf("the executor (%T) cannot resume runs: it is not a pipeline.Resumer", r.a.exec))
 	}
 	res, err := rs.Resume(ctx, r.a.set, st.Continuation, decisions)
 	switch {
 	case err != nil:
-		return unresumed(call, err)
+		return pipeline.ResumeFailed(call, err)
 	case res == nil:
-		return unresumed(call, fmt.Errorf("the executor's Resume returned no result for call %q", st.CallID))
+		return pipeline.ResumeFailed(call, fmt.Errorf("the executor's Resume returned no result for call %q", st.CallID))
 	}
 	return res
 }

@@ -163,9 +163,9 @@ func (a *Adapter) Respond(ctx context.Context, p *ai.Part, decisions map[string]
 	res, err := rs.Resume(ctx, a.set, info.Continuation, decisions)
 	switch {
 	case err != nil:
-		res = unresumed(call, err)
+		res = pipeline.ResumeFailed(call, err)
 	case res == nil:
-		res = unresumed(call, fmt.Errorf("the executor's Resume returned no result for call %q", info.CallID))
+		res = pipeline.ResumeFailed(call, fmt.Errorf("the executor's Resume returned no result for call %q", info.CallID))
 	}
 	if res.Pause != nil {
 		again := *p
