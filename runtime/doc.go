@@ -2,9 +2,10 @@
 // fast and with budgets.
 //
 // It owns:
-//   - program preparation ([Prepare]): a size check, a plain-JS parse first, TypeScript stripping with esbuild only when that fails (with positions mapped
-//     back through a source map), and the same-line async wrapper that makes top-level await
-//     and return work while keeping the model's line numbers (a program cannot close it);
+//   - program preparation ([Prepare]), done by internal/jsprep: a size check, a plain-JS
+//     parse first, TypeScript stripping with esbuild only when that fails (with positions
+//     mapped back through a source map), and the same-line async wrapper that makes
+//     top-level await and return work while keeping the model's line numbers;
 //   - the warm [Pool]: VMs with the immutable globals already installed, never reused after a
 //     program ran on them, refilled in the background, bounded and closable;
 //   - the per-run event loop (k6 style): host work is reserved before it starts and settled
@@ -36,9 +37,8 @@
 //
 // It may import only the standard library, github.com/dop251/goja, the safe parts of
 // github.com/dop251/goja_nodejs (url; never require's file loader, never process),
-// github.com/evanw/esbuild, golang.org/x/sync and github.com/google/pprof (to read the
-// heap profile that attributes memory to runs); of ours, internal/jsontext and
-// internal/rtlink, where it registers what only
-// runtime/worker and runcode bench use (so it is not exported here). Files that need
-// Go's own runtime package import it as goruntime.
+// golang.org/x/sync and github.com/google/pprof (to read the heap profile that attributes
+// memory to runs); of ours, internal/jsprep, internal/jsontext and internal/rtlink, where
+// it registers what only runtime/worker and runcode bench use (so it is not exported
+// here). Files that need Go's own runtime package import it as goruntime.
 package runtime

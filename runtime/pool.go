@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/runcode-go/runcode/internal/jsprep"
 	"golang.org/x/sync/semaphore"
 )
 
@@ -186,11 +187,11 @@ func (p *Pool) Run(ctx context.Context, code string, opts *RunOptions) (*Result,
 	if opts != nil {
 		max = opts.ProgramBytes
 	}
-	if f := checkSize(code, max); f != nil {
+	if f := jsprep.CheckSize(code, max); f != nil {
 		if p.isClosed() {
 			return nil, ErrClosed
 		}
-		return &Result{Failure: f}, nil
+		return &Result{Failure: &Failure{Kind: KindException, Message: f.Message}}, nil
 	}
 	return p.run(ctx, nil, code, opts)
 }
@@ -273,11 +274,11 @@ func (p *Pool) RunProgram(ctx context.Context, prg *Program, opts *RunOptions) (
 	if prg == nil {
 		return nil, &OptionError{Field: "program", Reason: "must not be nil"}
 	}
-	return p.run(ctx, prg, "", opts)
+	return p.run(ctx, prg.prg, "", opts)
 }
 
 // run runs prg, or else prepares code on the VM goroutine and runs that.
-func (p *Pool) run(ctx context.Context, prg *Program, code string, opts *RunOptions) (*Result, error) {
+func (p *Pool) run(ctx context.Context, prg *jsprep.Program, code string, opts *RunOptions) (*Result, error) {
 	opts, limits, err := p.checkRun(opts)
 	if err != nil {
 		return nil, err
@@ -306,7 +307,7 @@ func (p *Pool) run(ctx context.Context, prg *Program, code string, opts *RunOpti
 // execute arms the budgets, runs the program (prg, or code prepared first) on a VM
 // goroutine and waits for it, giving up Grace after a failure if the VM is stuck in native
 // code.
-func (p *Pool) execute(ctx context.Context, r *run, prg *Program, code string, limits Limits, nss []*Namespace) *Result {
+func (p *Pool) execute(ctx context.Context, r *run, prg *jsprep.Program, code string, limits Limits, nss []*Namespace) *Result {
 	r.prg = prg
 	r.limits = limits
 	r.parent = ctx

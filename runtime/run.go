@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/dop251/goja"
+	"github.com/runcode-go/runcode/internal/jsprep"
 )
 
 // run is one goja VM and everything one program run on it needs. The pool builds it warm
@@ -26,7 +27,7 @@ type run struct {
 	loop   *loop
 	timers timers
 	limits Limits
-	prg    *Program
+	prg    *jsprep.Program
 
 	slot int // the run's slot with the memory governor (memory.go), -1 for none
 
@@ -175,14 +176,14 @@ func (r *run) release() {
 // there is a program to run: a program that does not parse fails the run.
 func (r *run) prepare(code string) bool {
 	r.enter()
-	prg, err := Prepare(code, &PrepareOptions{MaxBytes: r.programBytes})
+	prg, err := jsprep.Prepare(code, r.programBytes)
 	r.leave()
 	if err != nil {
-		var f *Failure
+		var f *jsprep.Failure
 		if !errors.As(err, &f) {
-			f = &Failure{Kind: KindException, Message: "internal error: " + err.Error()}
+			f = &jsprep.Failure{Message: "internal error: " + err.Error()}
 		}
-		r.fail(f.Kind, f.Message)
+		r.fail(KindException, f.Message)
 		return false
 	}
 	if r.failed() { // a budget ran out while it compiled
@@ -221,10 +222,10 @@ func (r *run) exec() {
 			r.fail(KindException, fmt.Sprintf("internal error: %v", x))
 		}
 	}()
-	r.scope.settleNamed(r.prg.code)
+	r.scope.settleNamed(r.prg.Code)
 	r.removeGoError()
 	r.enter()
-	v, err := r.vm.RunProgram(r.prg.prg)
+	v, err := r.vm.RunProgram(r.prg.Compiled)
 	r.leave()
 	if err != nil {
 		r.enter()
@@ -436,11 +437,11 @@ func (r *run) cleanStack(st string) string {
 				sm := frameRe.FindStringSubmatch(m)
 				line, _ := strconv.Atoi(sm[2])
 				col, _ := strconv.Atoi(sm[3])
-				if r.prg != nil && line > r.prg.lines {
+				if r.prg != nil && line > r.prg.Lines {
 					drop = true
 				}
 				if line == 1 {
-					col = max(col-len(wrapOpen), 1)
+					col = max(col-len(jsprep.WrapOpen), 1)
 				}
 				name := "program." + sm[1]
 				if r.fileName != "" {
@@ -543,4 +544,31 @@ func undefinedOrNull(s string) string {
 		return first
 	}
 	return s
+}
+
+// noMember is goja's message for calling a member an object does not have.
+var noMember = regexp.MustCompile(`^TypeError: Object has no member '(.+)'`)
+
+// memberHint adds a did-you-mean to goja's "Object has no member 'x'" when x is close to
+// a member of an installed namespace (tools.raed_file -> tools.read_file). goja does not
+// say which object it was, so the hint names the namespace and the member it suggests,
+// and is added only when there is a plausible one.
+func (r *run) memberHint(first string) string {
+	m := noMember.FindStringSubmatch(first)
+	if m == nil {
+		return ""
+	}
+	for _, ns := range r.namespaces {
+		if ns.index[m[1]] {
+			continue // a member of this namespace: the call was on another object
+		}
+		if best := jsprep.Suggest(m[1], ns.members); best != "" {
+			access := ns.global + "." + best
+			if !identRe.MatchString(best) {
+				access = fmt.Sprintf("%s[%q]", ns.global, best)
+			}
+			return fmt.Sprintf("%s has no member %q; did you mean %s?", ns.global, m[1], access)
+		}
+	}
+	return ""
 }

@@ -82,7 +82,7 @@ func (s *sandbox) runProgram(ctx context.Context, prg *Program, opts *RunOptions
 	defer p.runs.Done()
 	r.onLog = opts.OnLog
 	r.argBytes = opts.ArgBytes
-	return p.execute(ctx, r, prg, "", limits, opts.Namespaces), nil
+	return p.execute(ctx, r, prg.prg, "", limits, opts.Namespaces), nil
 }
 
 // Dispose drops the sandbox's VM. It does not wait for anything: a run has already ended
