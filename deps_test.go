@@ -31,7 +31,7 @@ var allowed = map[string][]string{
 	"sdkgen":            {"registry", "internal/jsontext", "internal/editdist"},
 	"manifest":          {"registry"},
 	"native":            {"pipeline", "registry"},
-	"runtime":           {"internal/jsprep", "internal/jsontext", "internal/rtlink", "github.com/dop251/goja", "github.com/dop251/goja_nodejs", "golang.org/x/sync", "github.com/google/pprof"},
+	"runtime":           {"internal/jsvm", "internal/jsprep", "internal/rtlink", "golang.org/x/sync"},
 	"runtime/worker":    {"runtime", "internal/rtlink", "internal/procfd", "internal/procstat"},
 	"internal/hostile":  {},
 	"internal/testwait": {},
@@ -43,7 +43,10 @@ var allowed = map[string][]string{
 	"internal/testexec": {"ptc", "native", "pipeline", "registry", "runtime"},
 	"internal/rtlink":   {},
 	// Preparing a program: text in, a compiled program out; no VM, no pool.
-	"internal/jsprep":   {"github.com/dop251/goja", "github.com/evanw/esbuild"},
+	"internal/jsprep": {"github.com/dop251/goja", "github.com/evanw/esbuild"},
+	// One VM and the run on it, under runtime's public API and the worker's child; it
+	// reads the heap profile (pprof) to attribute memory to runs.
+	"internal/jsvm":     {"internal/jsprep", "internal/jsontext", "github.com/dop251/goja", "github.com/dop251/goja_nodejs", "github.com/google/pprof"},
 	"internal/procfd":   {},
 	"internal/jsontext": {},
 	"internal/editdist": {},
@@ -86,7 +89,8 @@ var testAllowed = map[string][]string{
 	"workspace": {"pipeline"},
 	"mcpbridge": {"ptc", "native", "sdkgen", "runtime"},
 	// The hostile corpus: both runtimes run it, so that each shape ends the same way.
-	"runtime":        {"internal/hostile"},
+	// runtime's tests also compare a run's globals with a bare goja VM's.
+	"runtime":        {"internal/hostile", "github.com/dop251/goja"},
 	"runtime/worker": {"internal/hostile"},
 	// The scenarios benchmarked in worker processes, as runcode bench --isolation process
 	// runs them (the harness itself is given its workers by the command).
@@ -101,9 +105,9 @@ var testAllowed = map[string][]string{
 	"contrib/anthropic": {"ptc", "native", "runtime"},
 }
 
-// gojaAllowed is checked on top of the table: goja appears only in runtime, the internal
-// packages it is built over, and bindings.
-var gojaAllowed = []string{"runtime", "internal/jsprep", "bindings"}
+// gojaAllowed is checked on top of the table: goja appears only in the internal packages
+// runtime is built over, and in bindings.
+var gojaAllowed = []string{"internal/jsprep", "internal/jsvm", "bindings"}
 
 func TestImportTable(t *testing.T) {
 	pkgs := packageImports(t)

@@ -1,11 +1,7 @@
 package runtime
 
 import (
-	"context"
-	"encoding/json"
-	"maps"
-	"slices"
-
+	"github.com/runcode-go/runcode/internal/jsvm"
 	"github.com/runcode-go/runcode/internal/rtlink"
 )
 
@@ -15,8 +11,8 @@ import (
 func init() {
 	rtlink.Register(rtlink.Funcs{
 		NamespaceOf:     namespaceView,
-		WithDefaults:    func(l Limits, base *Limits) (Limits, error) { return l.withDefaults(base) },
-		CheckNamespaces: checkNamespaces,
+		WithDefaults:    func(l Limits, base *Limits) (Limits, error) { return l.WithDefaults(base) },
+		CheckNamespaces: CheckNamespaces,
 		NewSandbox: func(p *Pool) (rtlink.Sandbox[*RunOptions, *Result], error) {
 			sb, err := p.newSandbox()
 			if err != nil {
@@ -24,10 +20,10 @@ func init() {
 			}
 			return sb, nil
 		},
-		PanicError: func(v any) error { return &hostPanic{v} },
+		PanicError: func(v any) error { return &jsvm.PanicError{Value: v} },
 		PanicValue: func(err error) (any, bool) {
-			if hp, ok := err.(*hostPanic); ok {
-				return hp.value, true
+			if hp, ok := err.(*jsvm.PanicError); ok {
+				return hp.Value, true
 			}
 			return nil, false
 		},
@@ -35,13 +31,10 @@ func init() {
 }
 
 func namespaceView(ns *Namespace) rtlink.Namespace {
+	o := ns.Options()
 	return rtlink.Namespace{
-		Global: ns.global, Members: slices.Clone(ns.members),
-		ErrorClass: ns.errorClass, MemberProperty: ns.memberProp, Noun: ns.noun,
-		SnapshotFields: maps.Clone(ns.snapshot),
-		Has:            func(member string) bool { return ns.index[member] },
-		Start: func(ctx context.Context, member string, args json.RawMessage, done func(json.RawMessage, error)) {
-			ns.start(ctx, member, args, done)
-		},
+		Global: ns.Global(), Members: ns.Members(),
+		ErrorClass: o.ErrorClass, MemberProperty: o.MemberProperty, Noun: o.Noun,
+		SnapshotFields: o.SnapshotFields, Has: ns.Has, Start: ns.Start,
 	}
 }

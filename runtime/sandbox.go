@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"sync"
+
+	"github.com/runcode-go/runcode/internal/jsvm"
 )
 
 // This file holds what a benchmark driver (runcode bench, through internal/rtlink) needs
@@ -23,7 +25,7 @@ var errSandboxUsed = errors.New("runtime: the sandbox already ran a program or w
 type sandbox struct {
 	p  *Pool
 	mu sync.Mutex
-	r  *run // nil once disposed
+	r  *jsvm.VM // nil once disposed
 	// ran is set when a program was started on the sandbox.
 	ran bool
 }
@@ -34,7 +36,7 @@ func (p *Pool) newSandbox() (*sandbox, error) {
 	if p.isClosed() {
 		return nil, ErrClosed
 	}
-	r, err := newRun(p)
+	r, err := p.host.NewVM()
 	if err != nil {
 		return nil, err
 	}
@@ -43,27 +45,36 @@ func (p *Pool) newSandbox() (*sandbox, error) {
 
 // Run prepares code (see Prepare) and runs it on the sandbox, like Pool.Run.
 func (s *sandbox) Run(ctx context.Context, code string, opts *RunOptions) (*Result, error) {
-	prg, failed, err := s.p.prepare(code, opts)
-	if prg == nil {
-		if failed != nil {
-			s.mu.Lock()
-			s.ran = true // a program was handed to the sandbox; it will not get another
-			s.mu.Unlock()
+	var max int
+	if opts != nil {
+		max = opts.ProgramBytes
+	}
+	prg, err := Prepare(code, &PrepareOptions{MaxBytes: max})
+	if err != nil {
+		var f *Failure
+		if !errors.As(err, &f) {
+			return nil, err
 		}
-		return failed, err
+		if s.p.isClosed() {
+			return nil, ErrClosed
+		}
+		s.mu.Lock()
+		s.ran = true // a program was handed to the sandbox; it will not get another
+		s.mu.Unlock()
+		return &Result{Failure: f}, nil
 	}
-	return s.runProgram(ctx, prg, opts)
-}
-
-// runProgram runs a prepared program on the sandbox's VM with opts' namespaces installed,
-// with the semantics and errors of Pool.RunProgram, plus errSandboxUsed for a second
-// program or after Dispose.
-func (s *sandbox) runProgram(ctx context.Context, prg *Program, opts *RunOptions) (*Result, error) {
-	p := s.p
-	if prg == nil {
-		return nil, &OptionError{Field: "program", Reason: "must not be nil"}
+	if opts == nil {
+		opts = &RunOptions{}
 	}
-	opts, limits, err := p.checkRun(opts)
+	var over Limits
+	if opts.Limits != nil {
+		over = *opts.Limits
+	}
+	limits, err := over.WithDefaults(&s.p.limits)
+	if err != nil {
+		return nil, err
+	}
+	nss, err := vmNamespaces(opts.Namespaces)
 	if err != nil {
 		return nil, err
 	}
@@ -75,14 +86,12 @@ func (s *sandbox) runProgram(ctx context.Context, prg *Program, opts *RunOptions
 	}
 	s.ran = true
 	s.mu.Unlock()
-
-	if res, err := p.admit(ctx); res != nil || err != nil {
+	if res, err := s.p.admit(ctx); res != nil || err != nil {
 		return res, err
 	}
-	defer p.runs.Done()
-	r.onLog = opts.OnLog
-	r.argBytes = opts.ArgBytes
-	return p.execute(ctx, r, prg.prg, "", limits, opts.Namespaces), nil
+	defer s.p.runs.Done()
+	return result(s.p.host.Run(ctx, r, &jsvm.Job{Program: prg.prg, Limits: jsvm.Limits(limits), Namespaces: nss,
+		OnLog: opts.OnLog, ArgBytes: opts.ArgBytes, Release: func() { s.p.slots.Release(1) }})), nil
 }
 
 // Dispose drops the sandbox's VM. It does not wait for anything: a run has already ended
