@@ -32,7 +32,7 @@ var allowed = map[string][]string{
 	"manifest":          {"registry"},
 	"native":            {"pipeline", "registry"},
 	"runtime":           {"internal/jsvm", "internal/jsprep", "internal/rtlink", "golang.org/x/sync"},
-	"runtime/worker":    {"runtime", "internal/rtlink", "internal/procfd", "internal/procstat"},
+	"runtime/worker":    {"runtime", "internal/jsvm", "internal/jsprep", "internal/rtlink", "internal/procfd", "internal/procstat"},
 	"internal/hostile":  {},
 	"internal/testwait": {},
 	"internal/testpg":   {"github.com/jackc/pgx/v5"},
