@@ -31,8 +31,8 @@ var allowed = map[string][]string{
 	"sdkgen":            {"registry", "internal/jsontext", "internal/editdist"},
 	"manifest":          {"registry"},
 	"native":            {"pipeline", "registry"},
-	"runtime":           {"internal/jsvm", "internal/jsprep", "internal/rtlink", "golang.org/x/sync"},
-	"runtime/worker":    {"runtime", "internal/jsvm", "internal/jsprep", "internal/rtlink", "internal/procfd", "internal/procstat"},
+	"runtime":           {"internal/jsvm", "internal/jsprep", "golang.org/x/sync"},
+	"runtime/worker":    {"runtime", "internal/jsvm", "internal/jsprep", "internal/procfd", "internal/procstat"},
 	"internal/hostile":  {},
 	"internal/testwait": {},
 	"internal/testpg":   {"github.com/jackc/pgx/v5"},
@@ -41,7 +41,6 @@ var allowed = map[string][]string{
 	"internal/testfs":   {},
 	"internal/testreg":  {"registry"},
 	"internal/testexec": {"ptc", "native", "pipeline", "registry", "runtime"},
-	"internal/rtlink":   {},
 	// Preparing a program: text in, a compiled program out; no VM, no pool.
 	"internal/jsprep": {"github.com/dop251/goja", "github.com/evanw/esbuild"},
 	// One VM and the run on it, under runtime's public API and the worker's child; it
@@ -55,7 +54,7 @@ var allowed = map[string][]string{
 	"ptc":               {"bindings", "runtime", "pipeline", "registry", "sdkgen", "store", "internal/jsontext"},
 	"workspace":         {"registry", "github.com/bmatcuk/doublestar/v4"},
 	"mcpbridge":         {"pipeline", "registry", "github.com/modelcontextprotocol/go-sdk"},
-	"internal/bench":    {"ptc", "pipeline", "registry", "runtime", "internal/rtlink", "internal/procstat"},
+	"internal/bench":    {"ptc", "pipeline", "registry", "runtime", "internal/jsvm", "internal/procstat"},
 	"cmd/runcode":       {"workspace", "mcpbridge", "ptc", "native", "runtime", "runtime/worker", "pipeline", "registry", "sdkgen", "manifest", "bindings", "store", "store/sqlite", "store/postgres", "internal/bench", "internal/editdist"},
 	// Where runs outlive a request: the contract and the memory store, then one package
 	// per durable backend, each alone with its driver (so a binary pays only for the

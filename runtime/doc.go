@@ -29,8 +29,6 @@
 // wrote in supervised worker processes, the security boundary, behind the same Run
 // signature, and reports the worker-exit kind defined here.
 //
-// It may import only the standard library, golang.org/x/sync, and of ours
-// internal/jsprep, internal/jsvm and internal/rtlink, where it registers what only
-// runtime/worker and runcode bench use (so it is not exported here). Files that need Go's
-// own runtime package import it as goruntime.
+// It may import only the standard library, golang.org/x/sync, and of ours internal/jsprep
+// and internal/jsvm. Files that need Go's own runtime package import it as goruntime.
 package runtime
