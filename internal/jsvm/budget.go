@@ -45,6 +45,17 @@ func (l Limits) Or(d Limits) Limits {
 	return l
 }
 
+// budget is a run's clock: its limits, the compute watchdog and the wall clock's
+// deadline. busy, busySince and used are shared with the watchdog, under the VM's mu.
+type budget struct {
+	limits    Limits
+	compute   *time.Timer
+	deadline  time.Time
+	busy      bool
+	busySince time.Time
+	used      time.Duration
+}
+
 // enter marks the start of VM work (running the program or a loop callback) and arms the
 // compute watchdog for what is left of the budget. VM goroutine only.
 func (r *VM) enter() {

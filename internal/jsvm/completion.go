@@ -365,6 +365,18 @@ func jsonStringLen(s string) int {
 	return n
 }
 
+// ledger is a run's output as the output budget accepts it: the log entries and the
+// completion. The VM's mu guards it, but for truncate and onLog, set before the run.
+type ledger struct {
+	logs        []string
+	value       []byte
+	logBytes    int  // the logs array as JSON text: 2 for "[]", plus entries and commas
+	cut         bool // truncation mode cut something (truncate.go)
+	droppedLogs int  // log entries truncation mode dropped after the cut
+	truncate    bool // Job.Truncate
+	onLog       func(string)
+}
+
 // appendLog adds one console entry to the ledger. Over the output budget the run fails as
 // output-limit and the entry is dropped, so the logs kept are the prefix that fitted; in
 // truncation mode the entry is cut instead and later ones are dropped (truncate.go).

@@ -182,6 +182,15 @@ func compileOnce(name, src string) func() *goja.Program {
 	return sync.OnceValue(func() *goja.Program { return goja.MustCompile(name, src, true) })
 }
 
+// globals are a VM's host globals as built so far: the intrinsics the runtime calls,
+// the scope that builds the others on first read, and the modules behind them.
+type globals struct {
+	in              intrinsics
+	scope           *hostScope
+	urlExports      *goja.Object
+	encodingExports *goja.Object
+}
+
 // helpers runs the prelude on first use. VM goroutine only.
 func (r *VM) helpers() *intrinsics {
 	if r.in.entries == nil {

@@ -191,8 +191,8 @@ func (r *VM) finish() {
 	if r.compute != nil {
 		r.compute.Stop()
 	}
-	if r.hostCalls == 0 {
+	if r.started == 0 {
 		return
 	}
-	waitGroupAtMost(&r.calls, r.host.grace)
+	waitGroupAtMost(&r.pending, r.host.grace)
 }

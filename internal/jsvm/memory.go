@@ -93,6 +93,13 @@ var markers = sync.OnceValue(func() (m struct {
 	return m
 })
 
+// heapSlot is a run's place with the governor while it is in flight.
+type heapSlot struct {
+	slot     int         // -1 for none
+	sampler  *time.Timer // the run's heap sampler
+	memStart int64       // the process's live heap besides runs when it started
+}
+
 // runOnSlot runs f on the calling goroutine under slot's markers.
 func runOnSlot(slot int, f func()) {
 	if slot < 0 {

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/dop251/goja"
@@ -172,6 +173,17 @@ func CheckNamespaces(nss []*Namespace) error {
 	return nil
 }
 
+// calls are a run's namespaces and the calls its program makes of them. The VM
+// goroutine owns them; pending is waited for when the run ends.
+type calls struct {
+	namespaces []*Namespace
+	argBytes   int       // Job.ArgBytes
+	draws      *recorder // Job.Draws; nil when not recorded
+	unsettled  []string  // calls by start order; "" once settled
+	started    int
+	pending    sync.WaitGroup // calls whose outcome has not come back
+}
+
 // nsObject backs a namespace's global as a goja dynamic object: members are looked up in
 // the shared index and turned into functions on first access, so installing costs O(1).
 type nsObject struct {
@@ -302,7 +314,7 @@ func (r *VM) hostCall(o *nsObject, member string, call goja.FunctionCall) goja.V
 	case encodeStopped:
 		return vm.ToValue(p)
 	}
-	r.hostCalls++
+	r.started++
 	// Where the program made the call, for the stack of a rejection (the rejection is
 	// built later, on the loop, where no program frame is left to capture).
 	var at callSites
@@ -312,7 +324,7 @@ func (r *VM) hostCall(o *nsObject, member string, call goja.FunctionCall) goja.V
 	slot := len(r.unsettled)
 	r.unsettled = append(r.unsettled, member)
 	settle := r.loop.reserve()
-	r.calls.Add(1)
+	r.pending.Add(1)
 	r.host.calls.Add(1)
 	var once atomic.Bool
 	done := func(out json.RawMessage, err error) {
@@ -320,7 +332,7 @@ func (r *VM) hostCall(o *nsObject, member string, call goja.FunctionCall) goja.V
 			return
 		}
 		defer r.host.calls.Done()
-		defer r.calls.Done()
+		defer r.pending.Done()
 		if err != nil && o.ns.Errors != nil {
 			err = o.ns.Errors(err)
 		}

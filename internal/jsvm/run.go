@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/dop251/goja"
 	"github.com/runcode-go/runcode/internal/jsprep"
@@ -18,58 +17,36 @@ import (
 
 // VM is one goja VM and everything the one program run on it needs (its methods call it
 // r, for that run). A Host builds it warm (globals installed, no program run yet); Run
-// uses it for exactly one program, and then it is dropped. Fields below mu are shared
-// with watchdog goroutines; the rest belong to the VM goroutine.
+// uses it for exactly one program, and then it is dropped. Each concern's state is a type
+// of its own in that concern's file; what mu guards is shared with watchdog goroutines,
+// and the rest belongs to the VM goroutine.
 type VM struct {
-	vm     *goja.Runtime
-	in     intrinsics
-	scope  *hostScope
-	loop   *loop
-	timers timers
-	limits Limits
-	prg    *jsprep.Program
+	vm       *goja.Runtime
+	host     *Host
+	globals         // globals.go
+	loop     *loop  // loop.go
+	timers   timers // loop.go
+	budget          // budget.go
+	heapSlot        // memory.go
+	calls           // namespace.go
+	ledger          // completion.go
 
-	slot int // the run's slot with the memory governor (memory.go), -1 for none
+	prg          *jsprep.Program
+	programBytes int             // Job.ProgramBytes
+	fileName     string          // Job.FileName
+	parent       context.Context // the caller's
+	ctx          context.Context // host work; cancelled when the run ends
+	cancel       context.CancelCauseFunc
+	inHost       bool            // a host function (native) is in progress on the VM goroutine
+	rejected     []*goja.Promise // rejected without a handler, in order; nil once handled
+	rejectedAt   map[*goja.Promise]int
+	main         *goja.Promise
 
-	parent    context.Context // the caller's
-	ctx       context.Context // host work; cancelled when the run ends
-	cancel    context.CancelCauseFunc
-	calls     sync.WaitGroup // host calls of this run
-	hostCalls int
-	host      *Host
-	sampler   *time.Timer // the governor's heap sampler while the run is in flight (memory.go)
-	inHost    bool        // a host function (native) is in progress on the VM goroutine
-	memStart  int64       // the process's live heap besides runs when it started
-
-	namespaces      []*Namespace
-	onLog           func(string) // Job.OnLog
-	argBytes        int          // Job.ArgBytes
-	programBytes    int          // Job.ProgramBytes
-	fileName        string       // Job.FileName
-	truncate        bool         // Job.Truncate
-	draws           *recorder    // Job.Draws; nil when not recorded
-	unsettled       []string     // namespace calls by start order; "" once settled (namespace.go)
-	urlExports      *goja.Object
-	encodingExports *goja.Object
-	rejected        []*goja.Promise // rejected without a handler, in order; nil once handled
-	rejectedAt      map[*goja.Promise]int
-	main            *goja.Promise
-	compute         *time.Timer
-	deadline        time.Time // of the wall clock
-
-	stopping    atomic.Bool   // a failure was recorded; walkers should give up
-	stopped     chan struct{} // closed with the first failure
-	mu          sync.Mutex
-	failure     *Failure
-	logs        []string
-	value       []byte
-	logBytes    int  // the logs array as JSON text: 2 for "[]", plus entries and commas
-	cut         bool // truncation mode cut something (truncate.go)
-	droppedLogs int  // log entries truncation mode dropped after the cut
-	settled     bool // the outcome is final; later failures are ignored
-	busy        bool
-	busySince   time.Time
-	used        time.Duration
+	stopping atomic.Bool   // a failure was recorded; walkers should give up
+	stopped  chan struct{} // closed with the first failure
+	mu       sync.Mutex    // guards failure and settled, and the ledger and the budget's time
+	failure  *Failure
+	settled  bool // the outcome is final; later failures are ignored
 }
 
 // warmPrg materializes what every run needs (the async function and Promise machinery)
@@ -89,7 +66,7 @@ type intrinsics struct {
 
 // newVM builds a warm VM for h: globals installed, nothing run.
 func newVM(h *Host) (*VM, error) {
-	r := &VM{vm: goja.New(), host: h, loop: newLoop(), stopped: make(chan struct{}), logBytes: 2}
+	r := &VM{vm: goja.New(), host: h, loop: newLoop(), stopped: make(chan struct{}), ledger: ledger{logBytes: 2}}
 	r.timers.r = r
 	r.limits = DefaultLimits
 	r.vm.SetPromiseRejectionTracker(r.trackRejection)
@@ -208,8 +185,7 @@ func (r *VM) dropIfBudgetFailed() {
 	r.mu.Lock()
 	r.vm = nil
 	r.mu.Unlock()
-	r.in, r.scope, r.main = intrinsics{}, nil, nil
-	r.rejected, r.rejectedAt, r.urlExports, r.encodingExports = nil, nil, nil, nil
+	r.globals, r.main, r.rejected, r.rejectedAt = globals{}, nil, nil, nil
 	r.timers.live, r.timers.armed = nil, nil
 	gov.release()
 }
