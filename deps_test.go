@@ -31,8 +31,8 @@ var allowed = map[string][]string{
 	"sdkgen":            {"registry", "internal/jsontext", "internal/editdist", "internal/searchtext"},
 	"manifest":          {"registry"},
 	"native":            {"pipeline", "registry"},
-	"runtime":           {"internal/jsontext", "internal/rtlink", "github.com/dop251/goja", "github.com/dop251/goja_nodejs", "github.com/evanw/esbuild", "golang.org/x/sync", "github.com/google/pprof"},
-	"runtime/worker":    {"runtime", "internal/rtlink", "internal/procfd", "internal/procstat"},
+	"runtime":           {"internal/jsvm", "internal/jsprep", "golang.org/x/sync"},
+	"runtime/worker":    {"runtime", "internal/jsvm", "internal/jsprep", "internal/procfd", "internal/procstat"},
 	"internal/hostile":  {},
 	"internal/testwait": {},
 	"internal/testpg":   {"github.com/jackc/pgx/v5"},
@@ -41,7 +41,11 @@ var allowed = map[string][]string{
 	"internal/testfs":   {},
 	"internal/testreg":  {"registry"},
 	"internal/testexec": {"ptc", "native", "pipeline", "registry", "runtime"},
-	"internal/rtlink":   {},
+	// Preparing a program: text in, a compiled program out; no VM, no pool.
+	"internal/jsprep": {"github.com/dop251/goja", "github.com/evanw/esbuild"},
+	// One VM and the run on it, under runtime's public API and the worker's child; it
+	// reads the heap profile (pprof) to attribute memory to runs.
+	"internal/jsvm":     {"internal/jsprep", "internal/jsontext", "github.com/dop251/goja", "github.com/dop251/goja_nodejs", "github.com/google/pprof"},
 	"internal/procfd":   {},
 	"internal/jsontext": {},
 	"internal/editdist": {},
@@ -53,7 +57,7 @@ var allowed = map[string][]string{
 	"ptc":                 {"bindings", "runtime", "pipeline", "registry", "sdkgen", "store", "internal/jsontext"},
 	"workspace":           {"registry", "github.com/bmatcuk/doublestar/v4"},
 	"mcpbridge":           {"pipeline", "registry", "github.com/modelcontextprotocol/go-sdk"},
-	"internal/bench":      {"ptc", "pipeline", "registry", "runtime", "internal/rtlink", "internal/procstat"},
+	"internal/bench":      {"ptc", "pipeline", "registry", "runtime", "internal/jsvm", "internal/procstat"},
 	"cmd/runcode":         {"workspace", "mcpbridge", "ptc", "native", "runtime", "runtime/worker", "pipeline", "registry", "sdkgen", "manifest", "bindings", "store", "store/sqlite", "store/postgres", "internal/bench", "internal/editdist"},
 	// Where runs outlive a request: the contract and the memory store, then one package
 	// per durable backend, each alone with its driver (so a binary pays only for the
@@ -100,7 +104,8 @@ var testAllowed = map[string][]string{
 	// What recording every sub-call in a SQLite file costs a run (BenchmarkRecording).
 	"ptc": {"store/sqlite"},
 	// The hostile corpus: both runtimes run it, so that each shape ends the same way.
-	"runtime":        {"internal/hostile"},
+	// runtime's tests also compare a run's globals with a bare goja VM's.
+	"runtime":        {"internal/hostile", "github.com/dop251/goja"},
 	"runtime/worker": {"internal/hostile"},
 	// The scenarios benchmarked in worker processes, as runcode bench --isolation process
 	// runs them (the harness itself is given its workers by the command).
@@ -122,8 +127,9 @@ var testAllowed = map[string][]string{
 	"contrib/genkit": {"ptc", "native", "runtime", "github.com/openai/openai-go"},
 }
 
-// gojaAllowed is checked on top of the table: goja appears only in runtime and bindings.
-var gojaAllowed = []string{"runtime", "bindings"}
+// gojaAllowed is checked on top of the table: goja appears only in the internal packages
+// runtime is built over, and in bindings.
+var gojaAllowed = []string{"internal/jsprep", "internal/jsvm", "bindings"}
 
 func TestImportTable(t *testing.T) {
 	pkgs := packageImports(t)
@@ -159,7 +165,7 @@ func TestImportTable(t *testing.T) {
 				t.Errorf("%s: a %s imports %q, which the import table does not allow", dir, kind, imp)
 			}
 			if within(imp, "github.com/dop251/goja") && !slices.Contains(gojaAllowed, dir) {
-				t.Errorf("%s imports goja; only runtime and bindings may", dir)
+				t.Errorf("%s imports goja; only %v may", dir, gojaAllowed)
 			}
 			if within(imp, "go.opentelemetry.io") && !strings.HasPrefix(dir, "contrib/") {
 				t.Errorf("%s imports OpenTelemetry; only contrib/ modules may", dir)

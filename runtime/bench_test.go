@@ -80,7 +80,7 @@ func BenchmarkRun(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				b.StopTimer()
-				for len(p.ready) < cap(p.ready) {
+				for !p.host.Full() {
 					goruntime.Gosched() // let the background refill top the pool up
 				}
 				b.StartTimer()
@@ -138,36 +138,6 @@ func BenchmarkLargeHostResult(b *testing.B) {
 	runBench(b, benchPool(b), prg, &RunOptions{Namespaces: []*Namespace{ns}})
 }
 
-// BenchmarkNewVM builds one warm VM (what the background refill pays per run).
-func BenchmarkNewVM(b *testing.B) {
-	p := benchPool(b)
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := newRun(p); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
-// BenchmarkIdleVM reports the heap one idle pooled VM retains.
-func BenchmarkIdleVM(b *testing.B) {
-	p := benchPool(b)
-	const n = 200
-	for b.Loop() {
-		vms := make([]*run, n)
-		goruntime.GC()
-		var before, after goruntime.MemStats
-		goruntime.ReadMemStats(&before)
-		for i := range vms {
-			vms[i], _ = newRun(p)
-		}
-		goruntime.GC()
-		goruntime.ReadMemStats(&after)
-		b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/n, "B/idle-VM")
-		goruntime.KeepAlive(vms)
-	}
-}
-
 // BenchmarkPrepare compares plain JavaScript (goja's parser only) with TypeScript (which
 // fails goja's parser first and goes through esbuild).
 func BenchmarkPrepare(b *testing.B) {
@@ -183,47 +153,6 @@ func BenchmarkPrepare(b *testing.B) {
 				}
 			}
 		})
-	}
-}
-
-// benchValue builds a value on a fresh VM for the formatting benchmarks.
-func benchValue(b *testing.B, src string) (*run, *Pool) {
-	b.Helper()
-	p := benchPool(b)
-	r, err := newRun(p)
-	if err != nil {
-		b.Fatal(err)
-	}
-	r.limits = p.limits
-	v, err := r.vm.RunString(src)
-	if err != nil {
-		b.Fatal(err)
-	}
-	r.vm.Set("__bench", v)
-	return r, p
-}
-
-const benchObject = `({id: 42, name: 'widget', tags: ['a', 'b', 'c'], nested: {when: new Date(0), sizes: [1, 2, 3, 4, 5, 6, 7, 8], m: new Map([['k', {deep: [1, {x: 'y'}]}]])}, list: Array.from({length: 50}, (_, i) => ({i, even: i % 2 === 0}))})`
-
-// BenchmarkConsole formats one nested object the way console.log does.
-func BenchmarkConsole(b *testing.B) {
-	r, _ := benchValue(b, benchObject)
-	v := r.vm.Get("__bench")
-	b.ReportAllocs()
-	for b.Loop() {
-		_ = r.inspect(v)
-	}
-}
-
-// BenchmarkCompletion encodes a typical completion as lossless JSON.
-func BenchmarkCompletion(b *testing.B) {
-	r, _ := benchValue(b, `({id: 42, name: 'widget', tags: ['a', 'b', 'c'], list: Array.from({length: 50}, (_, i) => ({i, even: i % 2 === 0, label: 'item ' + i}))})`)
-	v := r.vm.Get("__bench")
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, res, _ := r.encode(v, 1<<20); res != encodeOK {
-			b.Fatal("encode failed")
-		}
 	}
 }
 

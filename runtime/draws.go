@@ -2,11 +2,8 @@ package runtime
 
 import (
 	"context"
-	"math/rand/v2"
-	"sync"
-	"time"
 
-	"github.com/dop251/goja"
+	"github.com/runcode-go/runcode/internal/jsvm"
 )
 
 // Draws are the clock and random values a program drew, in the order it drew them: what a
@@ -20,68 +17,14 @@ type Draws struct {
 	Random []float64 `json:"random,omitempty"`
 }
 
-// recorder replays a run's earlier draws and records every draw. The VM goroutine draws;
-// snapshot may be called from any goroutine.
-type recorder struct {
-	replay Draws // values to give back first
-	mu     sync.Mutex
-	got    Draws // every value given, replayed ones first
-}
-
-func newRecorder(replay *Draws) *recorder {
-	return &recorder{replay: *replay}
-}
-
-// install makes vm draw through the recorder.
-func (d *recorder) install(vm *goja.Runtime) {
-	vm.SetTimeSource(func() time.Time {
-		d.mu.Lock()
-		defer d.mu.Unlock()
-		var ns int64
-		if n := len(d.got.Clock); n < len(d.replay.Clock) {
-			ns = d.replay.Clock[n]
-		} else {
-			ns = time.Now().UnixNano()
-		}
-		d.got.Clock = append(d.got.Clock, ns)
-		return time.Unix(0, ns)
-	})
-	vm.SetRandSource(func() float64 {
-		d.mu.Lock()
-		defer d.mu.Unlock()
-		var f float64
-		if n := len(d.got.Random); n < len(d.replay.Random) {
-			f = d.replay.Random[n]
-		} else {
-			f = rand.Float64()
-		}
-		d.got.Random = append(d.got.Random, f)
-		return f
-	})
-}
-
-// snapshot returns the draws so far. The slices are capped at their length, so the
-// recorder's later appends never write into what a snapshot shows.
-func (d *recorder) snapshot() *Draws {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	c, r := d.got.Clock, d.got.Random
-	return &Draws{Clock: c[:len(c):len(c)], Random: r[:len(r):len(r)]}
-}
-
-type drawsKey struct{}
-
 // WithDraws returns ctx carrying d for [CallDraws]. A host that forwards a run's calls
 // (a worker's parent) uses it to hand the draws it was told about to the StartFunc.
 func WithDraws(ctx context.Context, d *Draws) context.Context {
-	return context.WithValue(ctx, drawsKey{}, d)
+	return jsvm.WithDraws(ctx, (*jsvm.Draws)(d))
 }
 
 // CallDraws returns, from the context a StartFunc was given, the values the run had drawn
 // when it made the call (RunOptions.Draws), so that a host that records calls durably
 // can record the draws before them with each. It returns nil when the run does not
 // record draws.
-func CallDraws(ctx context.Context) *Draws {
-	d, _ := ctx.Value(drawsKey{}).(*Draws)
-	return d
-}
+func CallDraws(ctx context.Context) *Draws { return (*Draws)(jsvm.CallDraws(ctx)) }

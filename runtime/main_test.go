@@ -28,21 +28,6 @@ func newTestPool(t testing.TB, limits *Limits) *Pool {
 	return p
 }
 
-// newDefaultRun builds a VM of ours with the default limits, as the pool would, outside
-// any pool: for tests that drive it from Go.
-func newDefaultRun(t testing.TB) *run {
-	t.Helper()
-	limits, err := Limits{}.withDefaults(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := newRun(&Pool{limits: limits})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
-}
-
 // runCode runs code and fails the test on a seam error.
 func runCode(t testing.TB, p *Pool, code string, opts *RunOptions) *Result {
 	t.Helper()

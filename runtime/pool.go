@@ -1,14 +1,14 @@
 package runtime
 
 import (
+	"cmp"
 	"context"
-	"errors"
-	"fmt"
 	goruntime "runtime"
-	"strconv"
 	"sync"
 	"time"
 
+	"github.com/runcode-go/runcode/internal/jsprep"
+	"github.com/runcode-go/runcode/internal/jsvm"
 	"golang.org/x/sync/semaphore"
 )
 
@@ -90,15 +90,8 @@ type RunOptions struct {
 // Close releases it.
 type Pool struct {
 	limits Limits
-	grace  time.Duration
-	ready  chan *run
+	host   *jsvm.Host          // the warm VMs, and what outlives a run
 	slots  *semaphore.Weighted // one per running VM goroutine
-
-	ctx    context.Context // cancelled by Close
-	cancel context.CancelFunc
-	refill sync.WaitGroup
-	hosts  sync.WaitGroup // VM goroutines, which may outlive Run
-	calls  sync.WaitGroup // host calls whose outcome has not come back; may outlive Run
 	mu     sync.Mutex
 	closed bool
 	runs   sync.WaitGroup
@@ -121,61 +114,21 @@ func NewPool(opts *PoolOptions) (*Pool, error) {
 	if opts.Limits != nil {
 		base = *opts.Limits
 	}
-	limits, err := base.withDefaults(nil)
+	limits, err := base.WithDefaults(nil)
 	if err != nil {
 		return nil, err
 	}
-	maxRuns := opts.MaxRuns
-	if maxRuns == 0 {
-		maxRuns = 64 * goruntime.GOMAXPROCS(0)
-	}
-	p := &Pool{limits: limits, grace: opts.Grace, slots: semaphore.NewWeighted(int64(maxRuns))}
-	if p.grace == 0 {
-		p.grace = DefaultGrace
-	}
-	size := opts.Size
-	if size == 0 {
-		size = 4
-	}
-	p.ready = make(chan *run, size)
-	p.ctx, p.cancel = context.WithCancel(context.Background())
-	gov.addPool(p, opts.MemoryCeiling)
-	if _, err := newRun(p); err != nil { // fail fast if VMs cannot be built at all
+	maxRuns := cmp.Or(opts.MaxRuns, 64*goruntime.GOMAXPROCS(0))
+	host, err := jsvm.NewHost(cmp.Or(opts.Size, 4), cmp.Or(opts.Grace, DefaultGrace), opts.MemoryCeiling)
+	if err != nil {
 		return nil, err
 	}
-	p.refill.Add(1)
-	go p.refillLoop()
-	return p, nil
-}
-
-func (p *Pool) refillLoop() {
-	defer p.refill.Done()
-	for {
-		r, err := newRun(p)
-		if err != nil {
-			return // cannot happen after NewPool built one; Run builds synchronously then
-		}
-		select {
-		case p.ready <- r:
-		case <-p.ctx.Done():
-			return
-		}
-	}
+	return &Pool{limits: limits, host: host, slots: semaphore.NewWeighted(int64(maxRuns))}, nil
 }
 
 // Limits returns the pool's budgets: those of a run whose RunOptions.Limits leave them
 // zero.
 func (p *Pool) Limits() Limits { return p.limits }
-
-// acquire takes a warm VM, or builds one when the pool is drained.
-func (p *Pool) acquire() (*run, error) {
-	select {
-	case r := <-p.ready:
-		return r, nil
-	default:
-		return newRun(p)
-	}
-}
 
 // Run prepares code (see Prepare) and runs it. The preparation happens on the run's VM
 // goroutine under the run's budgets, so a program that takes long to parse and compile
@@ -186,40 +139,29 @@ func (p *Pool) Run(ctx context.Context, code string, opts *RunOptions) (*Result,
 	if opts != nil {
 		max = opts.ProgramBytes
 	}
-	if f := checkSize(code, max); f != nil {
+	if f := jsprep.CheckSize(code, max); f != nil {
 		if p.isClosed() {
 			return nil, ErrClosed
 		}
-		return &Result{Failure: f}, nil
+		return &Result{Failure: &Failure{Kind: KindException, Message: f.Message}}, nil
 	}
-	return p.run(ctx, nil, code, opts)
+	return p.run(ctx, &jsvm.Job{Code: code}, opts)
 }
 
-// prepare is the Prepare step of Sandbox.Run: the program, or else a failed Result for a program
-// that does not parse (or is over opts.ProgramBytes), or else an error (ErrClosed when
-// the pool is closed).
-func (p *Pool) prepare(code string, opts *RunOptions) (*Program, *Result, error) {
-	var max int
-	if opts != nil {
-		max = opts.ProgramBytes
+// RunProgram runs a prepared program on a never-used VM, with opts' namespaces installed,
+// until its main promise settles or a budget ends it. Program outcomes (exceptions,
+// timeouts, cancellation, output problems) are in Result.Failure; the error is non-nil only
+// for misuse: a closed pool (ErrClosed), bad options (*OptionError) or bad namespaces
+// (*NamespaceError).
+func (p *Pool) RunProgram(ctx context.Context, prg *Program, opts *RunOptions) (*Result, error) {
+	if prg == nil {
+		return nil, &OptionError{Field: "program", Reason: "must not be nil"}
 	}
-	prg, err := Prepare(code, &PrepareOptions{MaxBytes: max})
-	if err != nil {
-		var f *Failure
-		if errors.As(err, &f) {
-			if p.isClosed() {
-				return nil, nil, ErrClosed
-			}
-			return nil, &Result{Failure: f}, nil
-		}
-		return nil, nil, err
-	}
-	return prg, nil, nil
+	return p.run(ctx, &jsvm.Job{Program: prg.prg}, opts)
 }
 
-// checkRun validates a run's options, and returns them (never nil) and the run's limits
-// with the pool's defaults filled in.
-func (p *Pool) checkRun(opts *RunOptions) (*RunOptions, Limits, error) {
+// run completes job from opts and runs it on a warm VM.
+func (p *Pool) run(ctx context.Context, job *jsvm.Job, opts *RunOptions) (*Result, error) {
 	if opts == nil {
 		opts = &RunOptions{}
 	}
@@ -227,22 +169,44 @@ func (p *Pool) checkRun(opts *RunOptions) (*RunOptions, Limits, error) {
 	if opts.Limits != nil {
 		over = *opts.Limits
 	}
-	limits, err := over.withDefaults(&p.limits)
+	limits, err := over.WithDefaults(&p.limits)
 	if err != nil {
-		return nil, Limits{}, err
+		return nil, err
 	}
-	if err := checkNamespaces(opts.Namespaces); err != nil {
-		return nil, Limits{}, err
+	if job.Namespaces, err = vmNamespaces(opts.Namespaces); err != nil {
+		return nil, err
 	}
 	if opts.ArgBytes < 0 {
-		return nil, Limits{}, negativeOption("RunOptions.ArgBytes")
+		return nil, negativeOption("RunOptions.ArgBytes")
 	}
-	return opts, limits, nil
+	if res, err := p.admit(ctx); res != nil || err != nil {
+		return res, err
+	}
+	defer p.runs.Done()
+	vm, err := p.host.Take()
+	if err != nil {
+		p.slots.Release(1)
+		return nil, err
+	}
+	job.Limits, job.ProgramBytes, job.ArgBytes = jsvm.Limits(limits), opts.ProgramBytes, opts.ArgBytes
+	job.OnLog, job.FileName, job.Truncate = opts.OnLog, opts.FileName, opts.TruncateOutput
+	job.Draws = (*jsvm.Draws)(opts.Draws)
+	job.Release = func() { p.slots.Release(1) }
+	return result(p.host.Run(ctx, vm, job)), nil
+}
+
+// result is the Result of a VM's outcome.
+func result(o *jsvm.Outcome) *Result {
+	res := &Result{Logs: o.Logs, Value: o.Value, Compute: o.Compute, Draws: (*Draws)(o.Draws)}
+	if f := o.Failure; f != nil {
+		res.Failure = &Failure{Kind: Kind(f.Kind), Message: f.Message}
+	}
+	return res
 }
 
 // admit registers a run with the pool and takes a run slot. On success the caller must
-// call p.runs.Done when the run ends (and release the slot as execute does); otherwise
-// it returns ErrClosed, or the abort Result of a context that ended first.
+// call p.runs.Done when the run ends (and have the slot released as run does);
+// otherwise it returns ErrClosed, or the abort Result of a context that ended first.
 func (p *Pool) admit(ctx context.Context) (*Result, error) {
 	p.mu.Lock()
 	if p.closed {
@@ -251,7 +215,7 @@ func (p *Pool) admit(ctx context.Context) (*Result, error) {
 	}
 	p.runs.Add(1)
 	p.mu.Unlock()
-	if ctx.Err() == nil && gov.admit(ctx) == nil && p.slots.Acquire(ctx, 1) == nil {
+	if ctx.Err() == nil && p.host.Admit(ctx) == nil && p.slots.Acquire(ctx, 1) == nil {
 		return nil, nil
 	}
 	p.runs.Done()
@@ -264,121 +228,9 @@ func (p *Pool) isClosed() bool {
 	return p.closed
 }
 
-// RunProgram runs a prepared program on a never-used VM, with opts' namespaces installed,
-// until its main promise settles or a budget ends it. Program outcomes (exceptions,
-// timeouts, cancellation, output problems) are in Result.Failure; the error is non-nil only
-// for misuse: a closed pool (ErrClosed), bad options (*OptionError) or bad namespaces
-// (*NamespaceError).
-func (p *Pool) RunProgram(ctx context.Context, prg *Program, opts *RunOptions) (*Result, error) {
-	if prg == nil {
-		return nil, &OptionError{Field: "program", Reason: "must not be nil"}
-	}
-	return p.run(ctx, prg, "", opts)
-}
-
-// run runs prg, or else prepares code on the VM goroutine and runs that.
-func (p *Pool) run(ctx context.Context, prg *Program, code string, opts *RunOptions) (*Result, error) {
-	opts, limits, err := p.checkRun(opts)
-	if err != nil {
-		return nil, err
-	}
-	if res, err := p.admit(ctx); res != nil || err != nil {
-		return res, err
-	}
-	defer p.runs.Done()
-	r, err := p.acquire()
-	if err != nil {
-		p.slots.Release(1)
-		return nil, err
-	}
-	r.onLog = opts.OnLog
-	r.argBytes = opts.ArgBytes
-	r.programBytes = opts.ProgramBytes
-	r.fileName = opts.FileName
-	r.truncate = opts.TruncateOutput
-	if opts.Draws != nil {
-		r.draws = newRecorder(opts.Draws)
-		r.draws.install(r.vm)
-	}
-	return p.execute(ctx, r, prg, code, limits, opts.Namespaces), nil
-}
-
-// execute arms the budgets, runs the program (prg, or code prepared first) on a VM
-// goroutine and waits for it, giving up Grace after a failure if the VM is stuck in native
-// code.
-func (p *Pool) execute(ctx context.Context, r *run, prg *Program, code string, limits Limits, nss []*Namespace) *Result {
-	r.prg = prg
-	r.limits = limits
-	r.parent = ctx
-	r.ctx, r.cancel = context.WithCancelCause(ctx)
-	r.vm.SetMaxCallStackSize(limits.StackDepth)
-
-	r.deadline = time.Now().Add(limits.WallClock)
-	wall := time.AfterFunc(limits.WallClock, func() {
-		r.fail(KindTimeout, fmt.Sprintf("wall-clock ceiling reached (%dms)", limits.WallClock.Milliseconds()))
-	})
-	stopCtx := context.AfterFunc(ctx, func() { r.fail(KindAbort, context.Cause(ctx).Error()) })
-	stopPool := context.AfterFunc(p.ctx, func() { r.fail(KindAbort, msgPoolClosed) })
-	slot := gov.start(r)
-
-	done := make(chan struct{})
-	p.hosts.Add(1)
-	go func() {
-		defer p.hosts.Done()
-		defer p.slots.Release(1) // after finish: an abandoned VM holds its slot
-		defer close(done)
-		defer gov.stop(r)
-		defer r.dropIfBudgetFailed()
-		runOnSlot(slot, func() {
-			growStack()
-			if r.prg == nil && !r.prepare(code) {
-				// failed: nothing to run
-			} else if err := r.installNamespaces(nss); err != nil {
-				r.fail(KindException, "internal error: installing namespaces: "+err.Error())
-			} else {
-				r.exec()
-			}
-			r.finish()
-			r.release()
-		})
-	}()
-
-	select {
-	case <-done:
-	case <-r.stopped:
-		waitAtMost(done, p.grace)
-	}
-	wall.Stop()
-	stopCtx()
-	stopPool()
-
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	res := &Result{Logs: append([]string(nil), r.logs...), Failure: r.failure, Compute: r.used}
-	if r.busy { // a VM given up on while it still runs: count it up to now
-		res.Compute += time.Since(r.busySince)
-	}
-	if r.cut {
-		res.Logs = append([]string{truncHeader(limits.OutputBytes)}, res.Logs...)
-		if r.droppedLogs > 0 {
-			res.Logs = append(res.Logs, "…"+strconv.Itoa(r.droppedLogs)+" more log entries")
-		}
-	}
-	if r.draws != nil {
-		res.Draws = r.draws.snapshot()
-	}
-	if r.failure == nil {
-		res.Value = append([]byte(nil), r.value...)
-		if len(res.Value) == 0 {
-			res.Value = nil
-		}
-	}
-	return res
-}
-
 // ErrRunOver is the cause of a run's host context (see StartFunc) once the run has ended:
 // its program settled or failed. Host work still in flight should stop.
-var ErrRunOver = errors.New("runtime: the run is over")
+var ErrRunOver = jsvm.ErrRunOver
 
 // Close aborts the runs in flight (kind abort, "runtime pool closed"), stops the refill,
 // drops the warm VMs and waits for every goroutine the pool started, including VMs that
@@ -394,39 +246,8 @@ func (p *Pool) Close() error {
 	}
 	p.closed = true
 	p.mu.Unlock()
-	p.cancel()
-	gov.removePool(p)
-	defer gov.releases.Wait()
-	p.refill.Wait()
+	p.host.Stop()
 	p.runs.Wait()
-	p.hosts.Wait()
-	waitGroupAtMost(&p.calls, p.grace)
-	for {
-		select {
-		case <-p.ready:
-		default:
-			return nil
-		}
-	}
-}
-
-// waitAtMost waits until done is closed or d has passed.
-func waitAtMost(done <-chan struct{}, d time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-done:
-	case <-t.C:
-	}
-}
-
-// waitGroupAtMost waits for wg up to d. If wg takes longer, the goroutine that waits for
-// it lives on until it is done.
-func waitGroupAtMost(wg *sync.WaitGroup, d time.Duration) {
-	done := make(chan struct{})
-	go func() {
-		wg.Wait()
-		close(done)
-	}()
-	waitAtMost(done, d)
+	p.host.Close()
+	return nil
 }

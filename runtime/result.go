@@ -39,15 +39,8 @@ const (
 	KindInterrupted Kind = "interrupted"
 )
 
-// Exact messages of the contract that do not carry a number.
-const (
-	msgInvalidOutput = "program completion must be lossless JSON"
-	msgNeverSettled  = "program never settled: it awaited a promise that nothing left to run can settle"
-	msgNoOutput      = "(run_code completed with no output)"
-	msgUnrenderable  = "program threw an unrenderable value"
-	msgStackOverflow = "RangeError: Maximum call stack size exceeded"
-	msgPoolClosed    = "runtime pool closed"
-)
+// msgNoOutput is the text of a run that completed with neither logs nor a value.
+const msgNoOutput = "(run_code completed with no output)"
 
 // Failure says why a run failed: a kind and the message the model reads. A Failure is an
 // immutable value; it also implements error so that [Prepare] can return one.

@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -289,7 +290,7 @@ func TestMaxRuns(t *testing.T) {
 func TestUndefinedOrNull(t *testing.T) {
 	p := newTestPool(t, nil)
 	for _, code := range []string{"const x = null; return x.foo", "let x; return x.foo"} {
-		got := firstLine(runCode(t, p, code, nil).Failure.Message)
+		got, _, _ := strings.Cut(runCode(t, p, code, nil).Failure.Message, "\n")
 		if want := "TypeError: Cannot read property 'foo' of undefined or null"; got != want {
 			t.Errorf("%s: %q, want %q", code, got, want)
 		}

@@ -13,14 +13,11 @@ import (
 	"runtime/metrics"
 	"runtime/pprof"
 	"strconv"
-	"sync"
 	"time"
 
-	"github.com/runcode-go/runcode/internal/rtlink"
 	"github.com/runcode-go/runcode/pipeline"
 	"github.com/runcode-go/runcode/ptc"
 	"github.com/runcode-go/runcode/registry"
-	"github.com/runcode-go/runcode/runtime"
 )
 
 // benchPeer names runcode in the report lines.
@@ -206,8 +203,7 @@ type benchEnv struct {
 	tools *benchTools
 	set   *registry.ResolvedToolSet
 	ex    *ptc.Executor
-	// In process, pool builds the sandboxes and runner hands each to its run_code call.
-	pool   *runtime.Pool
+	// In process, runner builds the sandboxes and hands each to its run_code call.
 	runner *sandboxRunner
 	// With --isolation process, workers run the programs; there is no sandbox to create
 	// apart from the run.
@@ -244,10 +240,9 @@ func newBenchEnv(ctx context.Context, sc *scenario, f *Options) (*benchEnv, erro
 		}
 		runner = e.workers
 	} else {
-		if e.pool, err = runtime.NewPool(&runtime.PoolOptions{Size: 1}); err != nil {
+		if e.runner, err = newSandboxRunner(); err != nil {
 			return nil, err
 		}
-		e.runner = &sandboxRunner{limits: e.pool.Limits()}
 		runner = e.runner
 	}
 	e.ex, err = ptc.New(pipeline.New(&pipeline.Options{Wrappers: []pipeline.Middleware{pipeline.Timeout()}}), &ptc.Options{
@@ -263,8 +258,8 @@ func newBenchEnv(ctx context.Context, sc *scenario, f *Options) (*benchEnv, erro
 }
 
 func (e *benchEnv) close() {
-	if e.pool != nil {
-		_ = e.pool.Close()
+	if e.runner != nil {
+		e.runner.close()
 	}
 	if e.closeWorkers != nil {
 		_ = e.closeWorkers()
@@ -274,15 +269,10 @@ func (e *benchEnv) close() {
 // create builds the sandbox the next run_code call runs on, and returns what disposes of
 // it. With --isolation process there is nothing to build apart from the run.
 func (e *benchEnv) create() (dispose func(), err error) {
-	if e.pool == nil {
+	if e.runner == nil {
 		return func() {}, nil
 	}
-	sb, err := rtlink.NewSandbox[*runtime.Pool, *runtime.RunOptions, *runtime.Result](e.pool)
-	if err != nil {
-		return nil, err
-	}
-	e.runner.set(sb)
-	return sb.Dispose, nil
+	return e.runner.create()
 }
 
 // call is run n's run_code call, as a model would send it (built off the clock).
@@ -302,36 +292,6 @@ func (e *benchEnv) exec(ctx context.Context, call pipeline.RawCall) (json.RawMes
 		return nil, nil, fmt.Errorf("%s: %s: run_code made no report", e.sc.ID, call.ID)
 	}
 	return rep.Value, rep.Logs, nil
-}
-
-// sandboxRunner is the ptc.Runner of runcode bench: each program runs on the sandbox the
-// driver created for it.
-type sandboxRunner struct {
-	limits runtime.Limits // the pool's, whose sandboxes these are
-	mu     sync.Mutex
-	next   benchSandbox
-}
-
-func (r *sandboxRunner) Limits() runtime.Limits { return r.limits }
-
-// benchSandbox is a sandbox of the in-process runtime (runtime's sibling-only API).
-type benchSandbox = rtlink.Sandbox[*runtime.RunOptions, *runtime.Result]
-
-func (r *sandboxRunner) set(sb benchSandbox) {
-	r.mu.Lock()
-	r.next = sb
-	r.mu.Unlock()
-}
-
-func (r *sandboxRunner) Run(ctx context.Context, code string, opts *runtime.RunOptions) (*runtime.Result, error) {
-	r.mu.Lock()
-	sb := r.next
-	r.next = nil
-	r.mu.Unlock()
-	if sb == nil {
-		return nil, errors.New("runcode bench: no sandbox was created for this run")
-	}
-	return sb.Run(ctx, code, opts)
 }
 
 // lineHead opens the report line of a scenario that ran: who ran it, which scenario in

@@ -10,5 +10,6 @@
 // what it starts. The package never reads the environment, exits or closes descriptors;
 // the cold child's side (reading SpawnEnv, its flags, its exit status) is the command's.
 //
-// It imports ptc, pipeline, registry, runtime, internal/rtlink and internal/procstat.
+// It imports ptc, pipeline, registry, runtime, internal/jsvm (a sandbox is one of its
+// VMs, built, run and dropped apart; sandbox.go) and internal/procstat.
 package bench

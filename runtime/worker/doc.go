@@ -3,10 +3,10 @@
 // native call can allocate gigabytes or spin without reaching an interrupt check).
 //
 // It owns:
-//   - the worker role (Serve): a warm runtime.Pool in a process of its own, with a hard
-//     address-space limit (RLIMIT_AS), the garbage collector's memory limit set from the
-//     heap budget and its GC percent from the host (Options.GCPercent), running one
-//     program per request;
+//   - the worker role (Serve): a warm VM (internal/jsvm, as under runtime.Pool) in a
+//     process of its own, with a hard address-space limit (RLIMIT_AS), the garbage
+//     collector's memory limit set from the heap budget and its GC percent from the host
+//     (Options.GCPercent), running one program per request;
 //   - the host's Pool, which implements the same Run as runtime.Pool (the ptc.Runner seam):
 //     it spawns workers with an empty environment, "/" as their directory, a process group
 //     of their own and no descriptors beyond the channel; forwards each namespace call back
@@ -21,7 +21,7 @@
 //     strictly on both sides (see protocol.go). A worker that breaks it is killed.
 //
 // It does not know about tools: namespaces are the runtime's. It may import only the
-// standard library, runtime, internal/rtlink (runtime's API for its siblings: a
-// namespace's members and StartFunc, limit defaults, the host-panic outcome) and
+// standard library, runtime (the host side speaks its public API), internal/jsvm and
+// internal/jsprep (the worker side runs programs with them directly), internal/procfd and
 // internal/procstat (its VmSize, which sizes the memory limits).
 package worker

@@ -8,7 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/runcode-go/runcode/internal/rtlink"
+	"github.com/runcode-go/runcode/internal/jsvm"
 	"github.com/runcode-go/runcode/runtime"
 )
 
@@ -19,7 +19,7 @@ import (
 // handle validates one frame of a run: a call is started through the real namespace (and
 // a goroutine waits for it and writes its result frame), done ends the run. Anything else
 // is a protocol violation.
-func (p *Pool) handle(ctx context.Context, w *proc, rs *hostRun, nss []rtlink.Namespace, m *message) (*runtime.Result, error) {
+func (p *Pool) handle(ctx context.Context, w *proc, rs *hostRun, nss []*runtime.Namespace, m *message) (*runtime.Result, error) {
 	switch m.T {
 	case tCall:
 		if m.ID != rs.next+1 {
@@ -31,7 +31,7 @@ func (p *Pool) handle(ctx context.Context, w *proc, rs *hostRun, nss []rtlink.Na
 		}
 		ns := nss[m.NSI]
 		if !ns.Has(m.Member) {
-			return nil, protocolError("call %d names %q, not a member of %s", m.ID, m.Member, ns.Global)
+			return nil, protocolError("call %d names %q, not a member of %s", m.ID, m.Member, ns.Global())
 		}
 		if len(m.Args) == 0 {
 			return nil, protocolError("call %d has no arguments", m.ID)
@@ -153,10 +153,10 @@ func (rs *hostRun) hold(w *proc, n int64) bool {
 }
 
 // start calls the namespace's StartFunc, turning a panic into its outcome.
-func start(ctx context.Context, ns rtlink.Namespace, member string, args json.RawMessage, done func(json.RawMessage, error)) {
+func start(ctx context.Context, ns *runtime.Namespace, member string, args json.RawMessage, done func(json.RawMessage, error)) {
 	defer func() {
 		if x := recover(); x != nil {
-			done(nil, rtlink.PanicError(x))
+			done(nil, &jsvm.PanicError{Value: x})
 		}
 	}()
 	ns.Start(ctx, member, args, done)
@@ -193,8 +193,8 @@ func reply(id uint64, out json.RawMessage, err error) *message {
 	switch {
 	case err != nil:
 		var ce *runtime.CallError
-		if v, ok := rtlink.PanicValue(err); ok {
-			if m.Panic = fmt.Sprint(v); m.Panic == "" {
+		if hp, ok := err.(*jsvm.PanicError); ok { // the host's StartFunc, or runtime.Async's call, panicked
+			if m.Panic = fmt.Sprint(hp.Value); m.Panic == "" {
 				m.Panic = "panic"
 			}
 		} else if errors.As(err, &ce) {

@@ -8,7 +8,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/runcode-go/runcode/internal/rtlink"
 	"github.com/runcode-go/runcode/runtime"
 )
 
@@ -124,7 +123,7 @@ func New(opts *Options) (*Pool, error) {
 	if opts.Limits != nil {
 		base = *opts.Limits
 	}
-	limits, err := rtlink.WithDefaults(base, nil)
+	limits, err := base.WithDefaults(nil)
 	if err != nil {
 		return nil, err
 	}
@@ -181,11 +180,11 @@ func (p *Pool) Run(ctx context.Context, code string, opts *runtime.RunOptions) (
 	if opts.Limits != nil {
 		over = *opts.Limits
 	}
-	limits, err := rtlink.WithDefaults(over, &p.limits)
+	limits, err := over.WithDefaults(&p.limits)
 	if err != nil {
 		return nil, err
 	}
-	if err := rtlink.CheckNamespaces(opts.Namespaces); err != nil {
+	if err := runtime.CheckNamespaces(opts.Namespaces); err != nil {
 		return nil, err
 	}
 	if opts.ProgramBytes < 0 {

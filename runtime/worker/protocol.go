@@ -101,7 +101,7 @@ type message struct {
 
 	// result
 	Error *callError `json:"error,omitempty"`
-	Panic string     `json:"panic,omitempty"` // the host's call panicked (rtlink.PanicError)
+	Panic string     `json:"panic,omitempty"` // the host's call panicked (a jsvm.PanicError)
 
 	// cancel
 	Reason string `json:"reason,omitempty"`

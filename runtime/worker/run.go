@@ -8,7 +8,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/runcode-go/runcode/internal/rtlink"
 	"github.com/runcode-go/runcode/runtime"
 )
 
@@ -20,14 +19,13 @@ import (
 // was killed, broke the protocol, or its run ended in a way that may have left a VM stuck
 // inside a native call (timeout, abort, memory-limit).
 func (p *Pool) exec(ctx context.Context, w *proc, code string, limits runtime.Limits, opts *runtime.RunOptions) (res *runtime.Result, healthy bool) {
-	nss := make([]rtlink.Namespace, len(opts.Namespaces))
+	nss := opts.Namespaces
 	specs := make([]nsSpec, len(nss))
-	for i, ns := range opts.Namespaces {
-		v := rtlink.NamespaceOf(ns)
-		nss[i] = v
+	for i, ns := range nss {
+		o := ns.Options()
 		specs[i] = nsSpec{
-			Global: v.Global, Members: v.Members,
-			ErrorClass: v.ErrorClass, MemberProperty: v.MemberProperty, Noun: v.Noun, SnapshotFields: v.SnapshotFields,
+			Global: ns.Global(), Members: ns.Members(),
+			ErrorClass: o.ErrorClass, MemberProperty: o.MemberProperty, Noun: o.Noun, SnapshotFields: o.SnapshotFields,
 		}
 	}
 	// The host calls' context keeps ctx's values but is cancelled here, after the worker was
@@ -128,7 +126,7 @@ func (p *Pool) exec(ctx context.Context, w *proc, code string, limits runtime.Li
 type hostRun struct {
 	id    uint64 // the run's number on its worker
 	ctx   context.Context
-	nss   []rtlink.Namespace
+	nss   []*runtime.Namespace
 	done  chan *runtime.Result // the run's result, when the reader took its done frame
 	over  bool                 // guarded by the worker's wmu: no frame of this run is sent once set
 	calls sync.WaitGroup

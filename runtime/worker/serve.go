@@ -1,6 +1,7 @@
 package worker
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,14 +13,15 @@ import (
 	"sync"
 	"time"
 
-	"github.com/runcode-go/runcode/internal/rtlink"
+	"github.com/runcode-go/runcode/internal/jsprep"
+	"github.com/runcode-go/runcode/internal/jsvm"
 	"github.com/runcode-go/runcode/runtime"
 )
 
 // Serve is the worker role: it reads the host's frames from r and writes its own to w until
 // r ends (it then returns nil), the host breaks the protocol, or writing to w fails (it
 // returns the error, and the process should exit). After the host's init frame it builds a
-// warm runtime.Pool, sets its own hard limits (see limits_linux.go), answers ready, and then
+// warm VM, sets its own hard limits (see limits_linux.go), answers ready, and then
 // runs one program per run frame, forwarding each namespace call to the host and waiting for
 // its result frame.
 //
@@ -34,7 +36,7 @@ func Serve(r io.Reader, w io.Writer) error {
 	// the garbage collector, so a run still going after wideAfter gets every CPU (see
 	// start), and the next run begins on one P again. Figures: BENCHMARKS.md, "runtime/worker design notes".
 	wideProcs = goruntime.GOMAXPROCS(1)
-	s := &server{fw: frameWriter{w: w, max: DefaultMaxFrame}, nss: map[string]*runtime.Namespace{}}
+	s := &server{fw: frameWriter{w: w, max: DefaultMaxFrame}, nss: map[string]*jsvm.Namespace{}}
 	// While a run is in flight, a read that finds no frame polls for one for a while
 	// before it waits in the poller (spinReader, spin_linux.go).
 	in := pollable(r)
@@ -55,22 +57,19 @@ func Serve(r io.Reader, w io.Writer) error {
 	if m.MaxFrame > 0 {
 		fr.max, s.fw.max = m.MaxFrame, m.MaxFrame
 	}
-	limits, err := rtlink.WithDefaults(*m.Limits, nil)
-	if err != nil {
+	if s.limits, err = m.Limits.WithDefaults(nil); err != nil {
 		return err
 	}
-	pool, err := runtime.NewPool(&runtime.PoolOptions{Size: 1, MaxRuns: 2, Limits: &limits, Grace: time.Duration(m.Grace)})
-	if err != nil {
+	// One warm VM, refilled while a run uses the last one: a worker runs one program at
+	// a time.
+	if s.host, err = jsvm.NewHost(1, cmp.Or(time.Duration(m.Grace), runtime.DefaultGrace), 0); err != nil {
 		return err
 	}
-	defer pool.Close()
-	s.pool = pool
+	defer s.host.Close()
 	// Warm the process (code paths, heap arenas) before measuring it and setting the hard
 	// limits relative to it.
-	if _, err := pool.Run(context.Background(), "return 1", nil); err != nil {
-		return err
-	}
-	s.mem = applyLimits(limits.HeapBytes)
+	s.run(context.Background(), &message{Code: "return 1", Limits: &runtime.Limits{}}, nil, nil)
+	s.mem = applyLimits(s.limits.HeapBytes)
 	// The memory limit above bounds the heap, so the collector may wait for more garbage
 	// than the default between cycles: the runs are alone in this process, and the
 	// governor judges what they hold after a collection, not the garbage.
@@ -101,12 +100,13 @@ func Serve(r io.Reader, w io.Writer) error {
 }
 
 type server struct {
-	wmu  sync.Mutex // held while writing a frame: one frame is one write
-	fw   frameWriter
-	pool *runtime.Pool
-	mem  *memLimits
-	nss  map[string]*runtime.Namespace // proxy namespaces by spec, reused across runs
-	sp   spin                          // on while a run is in flight; see spinReader
+	wmu    sync.Mutex // held while writing a frame: one frame is one write
+	fw     frameWriter
+	host   *jsvm.Host     // the warm VM
+	limits runtime.Limits // the init frame's, every field set
+	mem    *memLimits
+	nss    map[string]*jsvm.Namespace // proxy namespaces by spec, reused across runs
+	sp     spin                       // on while a run is in flight; see spinReader
 
 	mu    sync.Mutex
 	cur   *wrun // the run in progress, if any
@@ -188,7 +188,7 @@ func (s *server) handle(m *message) error {
 func (s *server) start(m *message) error {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	r := &wrun{s: s, cancel: cancel, pending: map[uint64]func(json.RawMessage, error){}, done: make(chan struct{})}
-	nss := make([]*runtime.Namespace, len(m.NS))
+	nss := make([]*jsvm.Namespace, len(m.NS))
 	for i, spec := range m.NS {
 		ns, err := s.proxy(i, spec)
 		if err != nil {
@@ -211,23 +211,13 @@ func (s *server) start(m *message) error {
 		defer s.wg.Done()
 		narrow := widenLater()
 		logs := &logStream{s: s, id: m.ID, run: r}
-		res, err := s.pool.Run(ctx, m.Code, &runtime.RunOptions{Namespaces: nss, Limits: m.Limits, ProgramBytes: m.ProgramBytes, OnLog: logs.add, ArgBytes: s.argBytes(), FileName: m.File, TruncateOutput: m.Truncate, Draws: m.Draws})
+		out := s.run(ctx, m, nss, logs.add)
 		narrow()
 		s.sp.on.Store(false)
 		logs.flush() // every streamed entry reaches the host before done
 		cancel(nil)
 		close(r.done) // before done is sent: the host may send the next run at once
-		out := &message{T: tDone, ID: m.ID}
-		if err != nil {
-			// Misuse the host did not catch: report it as the run's failure.
-			out.Failure = &failure{Kind: runtime.KindException, Message: "internal error: " + err.Error()}
-		} else {
-			out.Logs, out.Value, out.Compute, out.Draws = res.Logs, res.Value, int64(res.Compute), res.Draws
-			if res.Failure != nil {
-				out.Failure = &failure{Kind: res.Failure.Kind, Message: res.Failure.Message}
-			}
-		}
-		err = s.send(out)
+		err := s.send(out)
 		var fse *frameSizeError
 		if errors.As(err, &fse) {
 			// The host is waiting for this run: send its failure without the output, or
@@ -244,6 +234,40 @@ func (s *server) start(m *message) error {
 		}
 	}()
 	return nil
+}
+
+// run runs the program of run frame m on the warm VM, as runtime.Pool.Run would, and
+// returns its done frame.
+func (s *server) run(ctx context.Context, m *message, nss []*jsvm.Namespace, onLog func(string)) *message {
+	out := &message{T: tDone, ID: m.ID}
+	fail := func(kind runtime.Kind, msg string) *message {
+		out.Failure = &failure{Kind: kind, Message: msg}
+		return out
+	}
+	if f := jsprep.CheckSize(m.Code, m.ProgramBytes); f != nil {
+		return fail(runtime.KindException, f.Message)
+	}
+	limits, err := m.Limits.WithDefaults(&s.limits)
+	if err == nil {
+		err = jsvm.CheckNamespaces(nss)
+	}
+	var vm *jsvm.VM
+	if err == nil && ctx.Err() == nil {
+		vm, err = s.host.Take()
+	}
+	switch {
+	case err != nil: // misuse the host did not catch: the run's failure
+		return fail(runtime.KindException, "internal error: "+err.Error())
+	case ctx.Err() != nil:
+		return fail(runtime.KindAbort, context.Cause(ctx).Error())
+	}
+	o := s.host.Run(ctx, vm, &jsvm.Job{Code: m.Code, ProgramBytes: m.ProgramBytes, Limits: jsvm.Limits(limits),
+		Namespaces: nss, OnLog: onLog, ArgBytes: s.argBytes(), FileName: m.File, Truncate: m.Truncate, Draws: (*jsvm.Draws)(m.Draws)})
+	out.Logs, out.Value, out.Compute, out.Draws = o.Logs, o.Value, int64(o.Compute), (*runtime.Draws)(o.Draws)
+	if o.Failure != nil {
+		return fail(runtime.Kind(o.Failure.Kind), o.Failure.Message)
+	}
+	return out
 }
 
 // argBytes bounds a call's arguments as in process, or lower when the frames are too small

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 
-	"github.com/runcode-go/runcode/internal/rtlink"
+	"github.com/runcode-go/runcode/internal/jsvm"
 	"github.com/runcode-go/runcode/runtime"
 )
 
@@ -14,7 +14,7 @@ import (
 
 // proxy returns the worker-side namespace for spec: same global, members and error class,
 // cached across runs; start binds it to a run (WithStart), whose calls go to the host.
-func (s *server) proxy(i int, spec nsSpec) (*runtime.Namespace, error) {
+func (s *server) proxy(i int, spec nsSpec) (*jsvm.Namespace, error) {
 	key, _ := json.Marshal(struct {
 		I int
 		S nsSpec
@@ -22,7 +22,7 @@ func (s *server) proxy(i int, spec nsSpec) (*runtime.Namespace, error) {
 	if ns, ok := s.nss[string(key)]; ok {
 		return ns, nil
 	}
-	ns, err := runtime.NewNamespace(spec.Global, spec.Members, unbound, &runtime.NamespaceOptions{
+	ns, err := jsvm.NewNamespace(spec.Global, spec.Members, unbound, &jsvm.NamespaceOptions{
 		ErrorClass: spec.ErrorClass, MemberProperty: spec.MemberProperty, Noun: spec.Noun, SnapshotFields: spec.SnapshotFields,
 	})
 	if err != nil {
@@ -45,7 +45,7 @@ func (r *wrun) call(ctx context.Context, nsi int, member string, args json.RawMe
 	id := r.next
 	r.pending[id] = done
 	r.mu.Unlock()
-	if err := r.s.send(&message{T: tCall, ID: id, NSI: nsi, Member: member, Args: args, Draws: runtime.CallDraws(ctx)}); err != nil {
+	if err := r.s.send(&message{T: tCall, ID: id, NSI: nsi, Member: member, Args: args, Draws: (*runtime.Draws)(jsvm.CallDraws(ctx))}); err != nil {
 		if done := r.take(id); done != nil {
 			done(nil, err)
 		}
@@ -88,9 +88,9 @@ func (r *wrun) deliver(m *message) error {
 	}
 	switch {
 	case m.Panic != "":
-		done(nil, rtlink.PanicError(m.Panic))
+		done(nil, &jsvm.PanicError{Value: m.Panic})
 	case m.Error != nil:
-		done(nil, &runtime.CallError{Message: m.Error.Message, Fields: m.Error.Fields})
+		done(nil, &jsvm.CallError{Message: m.Error.Message, Fields: m.Error.Fields})
 	default:
 		done(m.Value, nil)
 	}

@@ -1,4 +1,4 @@
-package runtime
+package jsvm
 
 import (
 	"encoding/json"
@@ -43,7 +43,7 @@ var (
 )
 
 type encoder struct {
-	r      *run
+	r      *VM
 	buf    []byte
 	max    int                   // give up once the text is longer than this
 	onPath []*goja.Object        // the containers around the current value, for cycles
@@ -54,7 +54,7 @@ type encoder struct {
 }
 
 // encode writes v as lossless JSON. On encodeLossy, e.detail says what and where.
-func (r *run) encode(v goja.Value, maxBytes int) (json.RawMessage, encodeResult, string) {
+func (r *VM) encode(v goja.Value, maxBytes int) (json.RawMessage, encodeResult, string) {
 	e := &encoder{r: r, max: maxBytes}
 	res := encodeOK
 	if ex := r.vm.Try(func() { res = e.value(v) }); ex != nil {
@@ -146,9 +146,8 @@ func (e *encoder) value(v goja.Value) encodeResult {
 	return encodeOK
 }
 
-// MaxDepth bounds the nesting of a completion or of a call's arguments: a deeper value is
-// not lossless JSON here. It leaves ample room under the tool pipeline's own bound, which
-// also counts the containers a result is carried in.
+// MaxDepth is runtime.MaxDepth: the deepest nesting of a completion or of a call's
+// arguments that is lossless JSON here.
 const MaxDepth = 1000
 
 func (e *encoder) object(o *goja.Object) encodeResult {
@@ -366,10 +365,22 @@ func jsonStringLen(s string) int {
 	return n
 }
 
+// ledger is a run's output as the output budget accepts it: the log entries and the
+// completion. The VM's mu guards it, but for truncate and onLog, set before the run.
+type ledger struct {
+	logs        []string
+	value       []byte
+	logBytes    int  // the logs array as JSON text: 2 for "[]", plus entries and commas
+	cut         bool // truncation mode cut something (truncate.go)
+	droppedLogs int  // log entries truncation mode dropped after the cut
+	truncate    bool // Job.Truncate
+	onLog       func(string)
+}
+
 // appendLog adds one console entry to the ledger. Over the output budget the run fails as
 // output-limit and the entry is dropped, so the logs kept are the prefix that fitted; in
 // truncation mode the entry is cut instead and later ones are dropped (truncate.go).
-func (r *run) appendLog(s string) {
+func (r *VM) appendLog(s string) {
 	cost := jsonStringLen(s)
 	r.mu.Lock()
 	if len(r.logs) > 0 {
@@ -409,19 +420,19 @@ func (r *run) appendLog(s string) {
 }
 
 // logRoom is how many more bytes one more log entry could take.
-func (r *run) logRoom() int {
+func (r *VM) logRoom() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.outputLimit() - r.logBytes
 }
 
-func (r *run) outputLimitMessage() string {
+func (r *VM) outputLimitMessage() string {
 	return fmt.Sprintf("outer output exceeded %d bytes", r.limits.OutputBytes)
 }
 
 // complete encodes the main promise's value as the completion, within what the output
 // budget leaves after the logs.
-func (r *run) complete(v goja.Value) {
+func (r *VM) complete(v goja.Value) {
 	if goja.IsUndefined(v) {
 		return
 	}

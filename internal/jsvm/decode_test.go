@@ -1,4 +1,4 @@
-package runtime
+package jsvm
 
 import (
 	"regexp"
@@ -38,7 +38,7 @@ func checkDecodeIn(t *testing.T, vm *goja.Runtime, text string) {
 	if loneSurrogate.MatchString(text) {
 		return
 	}
-	r := &run{vm: vm}
+	r := &VM{vm: vm}
 	parse, _ := goja.AssertFunction(r.vm.Get("JSON").ToObject(r.vm).Get("parse"))
 	want, perr := parse(goja.Undefined(), r.vm.ToValue(text))
 	got, err := r.decodeJSON([]byte(text))
@@ -71,7 +71,7 @@ func TestDecodeLikeJSONParse(t *testing.T) {
 		checkDecode(t, text)
 	}
 	// Interning reuses values, never shares objects: two rows are distinct objects.
-	r := &run{vm: goja.New()}
+	r := &VM{vm: goja.New()}
 	v, err := r.decodeJSON([]byte(`[{"a":"x"},{"a":"x"}]`))
 	if err != nil {
 		t.Fatal(err)
@@ -100,7 +100,7 @@ func TestDecodeIgnoresObjectPrototype(t *testing.T) {
 		`{"id":7,"qty":8,"extra":9,"toString":10,"__proto__":11,"plain":12},` +
 		`{"plain":13,"__proto__":{"id":14},"id":15,"qty":16}]`
 	checkDecodeIn(t, vm, rows)
-	r := &run{vm: vm}
+	r := &VM{vm: vm}
 	v, err := r.decodeJSON([]byte(rows))
 	if err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package runtime
+package jsvm
 
 import (
 	"encoding/base64"
@@ -182,8 +182,17 @@ func compileOnce(name, src string) func() *goja.Program {
 	return sync.OnceValue(func() *goja.Program { return goja.MustCompile(name, src, true) })
 }
 
+// globals are a VM's host globals as built so far: the intrinsics the runtime calls,
+// the scope that builds the others on first read, and the modules behind them.
+type globals struct {
+	in              intrinsics
+	scope           *hostScope
+	urlExports      *goja.Object
+	encodingExports *goja.Object
+}
+
 // helpers runs the prelude on first use. VM goroutine only.
-func (r *run) helpers() *intrinsics {
+func (r *VM) helpers() *intrinsics {
 	if r.in.entries == nil {
 		v, err := r.vm.RunProgram(preludePrg())
 		if err != nil {
@@ -199,7 +208,7 @@ func (r *run) helpers() *intrinsics {
 
 // installGlobals installs the host globals (docs/run_code.md, "Programs") into a fresh
 // VM, and the guards.
-func (r *run) installGlobals() error {
+func (r *VM) installGlobals() error {
 	vm := r.vm
 	// eval and new Function parse too: never let them load a source map from the host.
 	vm.SetParserOptions(parser.WithDisableSourceMaps)
@@ -223,7 +232,7 @@ func (r *run) installGlobals() error {
 // property first and copies the template's name list, which every idle VM would keep if
 // this ran when the VM is built. It runs instead just before the program, when a run
 // usually copies the list anyway to settle its first host global.
-func (r *run) removeGoError() {
+func (r *VM) removeGoError() {
 	r.vm.GlobalObject().Delete("GoError")
 }
 
@@ -244,7 +253,7 @@ func (r *run) removeGoError() {
 // assignment inside eval'd or Function code to a name the program's text never contains
 // is the one case that still throws goja's ReferenceError.
 type hostScope struct {
-	r *run
+	r *VM
 	// names are the host globals, then the run's error classes; a name that left the
 	// scope is blanked.
 	names []string
@@ -317,7 +326,7 @@ func (h *hostScope) Keys() []string {
 }
 
 // makeHostGlobal builds one host global (docs/run_code.md, "Programs").
-func (r *run) makeHostGlobal(name string) goja.Value {
+func (r *VM) makeHostGlobal(name string) goja.Value {
 	switch name {
 	case "console":
 		return r.newConsole()
@@ -347,7 +356,7 @@ func (r *run) makeHostGlobal(name string) goja.Value {
 
 // urlModule builds goja_nodejs's WHATWG URL classes without enabling require: its Require
 // function only fills a module's exports, so it is called on a bare module object.
-func (r *run) urlModule() *goja.Object {
+func (r *VM) urlModule() *goja.Object {
 	if r.urlExports == nil {
 		module := r.vm.NewObject()
 		exports := r.vm.NewObject()
@@ -358,7 +367,7 @@ func (r *run) urlModule() *goja.Object {
 	return r.urlExports
 }
 
-func (r *run) encoding() *goja.Object {
+func (r *VM) encoding() *goja.Object {
 	if r.encodingExports == nil {
 		v, err := r.vm.RunProgram(encodingPrg())
 		if err != nil {
@@ -374,7 +383,7 @@ func (r *run) encoding() *goja.Object {
 	return r.encodingExports
 }
 
-func (r *run) utf8Encode(call goja.FunctionCall) goja.Value {
+func (r *VM) utf8Encode(call goja.FunctionCall) goja.Value {
 	// The encoding is measured before it is made: a string within the budget as UTF-16
 	// can take 1.5 times the bytes as UTF-8, and the Go string and the buffer would each
 	// hold that much before a check after them.
@@ -410,7 +419,7 @@ func utf8Length(s goja.String) int {
 	return n
 }
 
-func (r *run) utf8Decode(call goja.FunctionCall) goja.Value {
+func (r *VM) utf8Decode(call goja.FunctionCall) goja.Value {
 	buf, ok := call.Argument(0).Export().(goja.ArrayBuffer)
 	if !ok {
 		panic(r.vm.NewTypeError("The \"input\" argument must be an ArrayBuffer or an ArrayBufferView"))
@@ -440,7 +449,7 @@ func (r *run) utf8Decode(call goja.FunctionCall) goja.Value {
 }
 
 // btoa encodes a string of code points up to U+00FF as base64, as in HTML.
-func (r *run) btoa(call goja.FunctionCall) goja.Value {
+func (r *VM) btoa(call goja.FunctionCall) goja.Value {
 	if len(call.Arguments) == 0 {
 		panic(r.vm.NewTypeError("btoa: 1 argument required, but only 0 present."))
 	}
@@ -457,7 +466,7 @@ func (r *run) btoa(call goja.FunctionCall) goja.Value {
 
 // atob decodes base64 (ASCII whitespace ignored, padding optional) into a string of code
 // points up to U+00FF, as in HTML.
-func (r *run) atob(call goja.FunctionCall) goja.Value {
+func (r *VM) atob(call goja.FunctionCall) goja.Value {
 	if len(call.Arguments) == 0 {
 		panic(r.vm.NewTypeError("atob: 1 argument required, but only 0 present."))
 	}
@@ -485,7 +494,7 @@ func (r *run) atob(call goja.FunctionCall) goja.Value {
 }
 
 // domError builds an Error whose name is a DOMException name, as browsers throw.
-func (r *run) domError(name, msg string) *goja.Object {
+func (r *VM) domError(name, msg string) *goja.Object {
 	e, err := r.vm.New(r.in.errorCtor, r.vm.ToValue(msg))
 	if err != nil {
 		panic(err)

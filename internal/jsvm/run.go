@@ -1,4 +1,4 @@
-package runtime
+package jsvm
 
 import (
 	"context"
@@ -10,65 +10,43 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/dop251/goja"
+	"github.com/runcode-go/runcode/internal/jsprep"
 )
 
-// run is one goja VM and everything one program run on it needs. The pool builds it warm
-// (globals installed, no program run yet); Pool.Run uses it for exactly one program and
-// drops it. Fields below mu are shared with watchdog goroutines; the rest belong to the VM
-// goroutine.
-type run struct {
-	vm     *goja.Runtime
-	in     intrinsics
-	scope  *hostScope
-	loop   *loop
-	timers timers
-	limits Limits
-	prg    *Program
+// VM is one goja VM and everything the one program run on it needs (its methods call it
+// r, for that run). A Host builds it warm (globals installed, no program run yet); Run
+// uses it for exactly one program, and then it is dropped. Each concern's state is a type
+// of its own in that concern's file; what mu guards is shared with watchdog goroutines,
+// and the rest belongs to the VM goroutine.
+type VM struct {
+	vm       *goja.Runtime
+	host     *Host
+	globals         // globals.go
+	loop     *loop  // loop.go
+	timers   timers // loop.go
+	budget          // budget.go
+	heapSlot        // memory.go
+	calls           // namespace.go
+	ledger          // completion.go
 
-	slot int // the run's slot with the memory governor (memory.go), -1 for none
+	prg          *jsprep.Program
+	programBytes int             // Job.ProgramBytes
+	fileName     string          // Job.FileName
+	parent       context.Context // the caller's
+	ctx          context.Context // host work; cancelled when the run ends
+	cancel       context.CancelCauseFunc
+	inHost       bool            // a host function (native) is in progress on the VM goroutine
+	rejected     []*goja.Promise // rejected without a handler, in order; nil once handled
+	rejectedAt   map[*goja.Promise]int
+	main         *goja.Promise
 
-	parent    context.Context // the caller's
-	ctx       context.Context // host work; cancelled when the run ends
-	cancel    context.CancelCauseFunc
-	host      sync.WaitGroup // host goroutines of this run
-	hostCalls int
-	pool      *Pool
-	sampler   *time.Timer // the governor's heap sampler while the run is in flight (memory.go)
-	inHost    bool        // a host function (native) is in progress on the VM goroutine
-	memStart  int64       // the process's live heap besides runs when it started
-
-	namespaces      []*Namespace
-	onLog           func(string) // RunOptions.OnLog
-	argBytes        int          // RunOptions.ArgBytes
-	programBytes    int          // RunOptions.ProgramBytes
-	fileName        string       // RunOptions.FileName
-	truncate        bool         // RunOptions.TruncateOutput
-	draws           *recorder    // RunOptions.Draws; nil when not recorded
-	unsettled       []string     // namespace calls by start order; "" once settled (namespace.go)
-	urlExports      *goja.Object
-	encodingExports *goja.Object
-	rejected        []*goja.Promise // rejected without a handler, in order; nil once handled
-	rejectedAt      map[*goja.Promise]int
-	main            *goja.Promise
-	compute         *time.Timer
-	deadline        time.Time // of the wall clock
-
-	stopping    atomic.Bool   // a failure was recorded; walkers should give up
-	stopped     chan struct{} // closed with the first failure
-	mu          sync.Mutex
-	failure     *Failure
-	logs        []string
-	value       []byte
-	logBytes    int  // the logs array as JSON text: 2 for "[]", plus entries and commas
-	cut         bool // truncation mode cut something (truncate.go)
-	droppedLogs int  // log entries truncation mode dropped after the cut
-	settled     bool // the outcome is final; later failures are ignored
-	busy        bool
-	busySince   time.Time
-	used        time.Duration
+	stopping atomic.Bool   // a failure was recorded; walkers should give up
+	stopped  chan struct{} // closed with the first failure
+	mu       sync.Mutex    // guards failure and settled, and the ledger and the budget's time
+	failure  *Failure
+	settled  bool // the outcome is final; later failures are ignored
 }
 
 // warmPrg materializes what every run needs (the async function and Promise machinery)
@@ -86,11 +64,11 @@ type intrinsics struct {
 	mapProto, setProto, typedProto *goja.Object
 }
 
-// newRun builds a warm VM: globals installed, nothing run.
-func newRun(p *Pool) (*run, error) {
-	r := &run{vm: goja.New(), pool: p, loop: newLoop(), stopped: make(chan struct{}), logBytes: 2}
+// newVM builds a warm VM for h: globals installed, nothing run.
+func newVM(h *Host) (*VM, error) {
+	r := &VM{vm: goja.New(), host: h, loop: newLoop(), stopped: make(chan struct{}), ledger: ledger{logBytes: 2}}
 	r.timers.r = r
-	r.limits = p.limits
+	r.limits = DefaultLimits
 	r.vm.SetPromiseRejectionTracker(r.trackRejection)
 	if err := r.installGlobals(); err != nil {
 		return nil, fmt.Errorf("runtime: building a VM: %w", err)
@@ -104,7 +82,7 @@ func newRun(p *Pool) (*run, error) {
 // trackRejection keeps the rejected promises that have no handler yet, in order. goja calls
 // it from inside a run, where no interrupt reaches, so both operations are O(1): a handled
 // promise leaves a hole in the order that reportRejections skips.
-func (r *run) trackRejection(p *goja.Promise, op goja.PromiseRejectionOperation) {
+func (r *VM) trackRejection(p *goja.Promise, op goja.PromiseRejectionOperation) {
 	switch op {
 	case goja.PromiseRejectionReject:
 		if r.rejectedAt == nil {
@@ -123,7 +101,7 @@ func (r *run) trackRejection(p *goja.Promise, op goja.PromiseRejectionOperation)
 // fail records the run's failure; the first one wins. It interrupts the VM and wakes the
 // loop, so JavaScript stops at its next instruction and a waiting loop returns. Safe to call
 // from any goroutine.
-func (r *run) fail(kind Kind, msg string) bool {
+func (r *VM) fail(kind Kind, msg string) bool {
 	r.mu.Lock()
 	if r.failure != nil || r.settled {
 		r.mu.Unlock()
@@ -143,7 +121,7 @@ func (r *run) fail(kind Kind, msg string) bool {
 
 var errStop = errors.New("run stopped")
 
-func (r *run) failed() bool { return r.stopping.Load() }
+func (r *VM) failed() bool { return r.stopping.Load() }
 
 // growStack grows the calling goroutine's stack to 64 KB in one step, while it is still
 // shallow. goja's interpreter recurses deeply, and a fresh goroutine's 8 KB stack
@@ -161,28 +139,28 @@ func growStack() {
 //go:noinline
 func touchStack(b []byte) { b[len(b)-1] = 1 }
 
-// release drops, once the run is over, what it kept for the caller's side: a VM a caller
-// holds on to (a Sandbox) would otherwise keep the caller's context alive, and with it
-// the caller's per-run state (run_code's bindings: its scheduler, pipeline calls and
-// sub-call records), about 2 KB per VM in bench scenario S7. VM goroutine, after finish:
-// no JavaScript runs on this VM any more, so nothing reads these.
-func (r *run) release() {
+// release drops, once the run is over, what it kept for the caller's side: a VM a
+// caller holds on to (runcode bench's sandbox) would otherwise keep the caller's context
+// alive, and with it the caller's per-run state (run_code's bindings: its scheduler,
+// pipeline calls and sub-call records), about 2 KB per VM in bench scenario S7. VM
+// goroutine, after finish: no JavaScript runs on this VM any more, so nothing reads these.
+func (r *VM) release() {
 	r.parent, r.ctx, r.cancel = nil, nil, nil
 	r.prg, r.onLog, r.namespaces = nil, nil, nil
 }
 
 // prepare prepares code for this run, as compute time of the run, and reports whether
 // there is a program to run: a program that does not parse fails the run.
-func (r *run) prepare(code string) bool {
+func (r *VM) prepare(code string) bool {
 	r.enter()
-	prg, err := Prepare(code, &PrepareOptions{MaxBytes: r.programBytes})
+	prg, err := jsprep.Prepare(code, r.programBytes)
 	r.leave()
 	if err != nil {
-		var f *Failure
+		var f *jsprep.Failure
 		if !errors.As(err, &f) {
-			f = &Failure{Kind: KindException, Message: "internal error: " + err.Error()}
+			f = &jsprep.Failure{Message: "internal error: " + err.Error()}
 		}
-		r.fail(f.Kind, f.Message)
+		r.fail(KindException, f.Message)
 		return false
 	}
 	if r.failed() { // a budget ran out while it compiled
@@ -195,7 +173,7 @@ func (r *run) prepare(code string) bool {
 // dropIfBudgetFailed drops the VM of a run that ended at its memory limit or its time
 // budget, and has the governor give the memory back (see governor.release). VM goroutine,
 // last: nothing touches the VM after it.
-func (r *run) dropIfBudgetFailed() {
+func (r *VM) dropIfBudgetFailed() {
 	r.mu.Lock()
 	f := r.failure
 	r.mu.Unlock()
@@ -207,24 +185,23 @@ func (r *run) dropIfBudgetFailed() {
 	r.mu.Lock()
 	r.vm = nil
 	r.mu.Unlock()
-	r.in, r.scope, r.main = intrinsics{}, nil, nil
-	r.rejected, r.rejectedAt, r.urlExports, r.encodingExports = nil, nil, nil, nil
+	r.globals, r.main, r.rejected, r.rejectedAt = globals{}, nil, nil, nil
 	r.timers.live, r.timers.armed = nil, nil
 	gov.release()
 }
 
 // exec runs the program to completion on the calling goroutine (the VM goroutine),
 // leaving the outcome in the run's failure, logs and value. Watchdogs must already be armed.
-func (r *run) exec() {
+func (r *VM) exec() {
 	defer func() {
 		if x := recover(); x != nil {
 			r.fail(KindException, fmt.Sprintf("internal error: %v", x))
 		}
 	}()
-	r.scope.settleNamed(r.prg.code)
+	r.scope.settleNamed(r.prg.Code)
 	r.removeGoError()
 	r.enter()
-	v, err := r.vm.RunProgram(r.prg.prg)
+	v, err := r.vm.RunProgram(r.prg.Compiled)
 	r.leave()
 	if err != nil {
 		r.enter()
@@ -292,11 +269,11 @@ func (r *run) exec() {
 // cancelled records an abort when the caller's context or the pool is done. Host calls
 // see the same cancellation and may settle before the context's watchdog fires; checking
 // before each batch keeps the run's outcome an abort rather than their rejections.
-func (r *run) cancelled() bool {
+func (r *VM) cancelled() bool {
 	switch {
 	case r.parent.Err() != nil:
 		r.fail(KindAbort, context.Cause(r.parent).Error())
-	case r.pool.ctx.Err() != nil:
+	case r.host.ctx.Err() != nil:
 		r.fail(KindAbort, msgPoolClosed)
 	default:
 		return false
@@ -306,7 +283,7 @@ func (r *run) cancelled() bool {
 
 // reportRejections logs every promise the program rejected and never handled, like Node's
 // "Uncaught (in promise)". The main promise is the run's own outcome, not a dropped one.
-func (r *run) reportRejections() {
+func (r *VM) reportRejections() {
 	for _, p := range r.rejected {
 		if p == nil || p == r.main || p.State() != goja.PromiseStateRejected {
 			continue
@@ -319,7 +296,7 @@ func (r *run) reportRejections() {
 }
 
 // failFrom turns an error out of goja into the run's failure.
-func (r *run) failFrom(err error) {
+func (r *VM) failFrom(err error) {
 	var ie *goja.InterruptedError
 	var so *goja.StackOverflowError
 	var ex *goja.Exception
@@ -343,11 +320,11 @@ func (r *run) failFrom(err error) {
 
 // failException fails the run with a thrown value: an Error's stack, String(value)
 // otherwise, as an exception, or as output-limit when logs plus message do not fit.
-func (r *run) failException(v goja.Value) {
+func (r *VM) failException(v goja.Value) {
 	r.failMessage(r.describe(v))
 }
 
-func (r *run) failMessage(msg string) {
+func (r *VM) failMessage(msg string) {
 	r.mu.Lock()
 	fits := r.logBytes+jsonStringLen(msg) <= r.limits.OutputBytes
 	if !fits && r.truncate {
@@ -364,7 +341,7 @@ func (r *run) failMessage(msg string) {
 }
 
 // describe renders a thrown value for the model: an Error's stack, String(value) otherwise.
-func (r *run) describe(v goja.Value) (s string) {
+func (r *VM) describe(v goja.Value) (s string) {
 	if o, ok := v.(*goja.Object); ok && o.ClassName() == "Error" {
 		return r.errorText(o)
 	}
@@ -379,7 +356,7 @@ func (r *run) describe(v goja.Value) (s string) {
 
 // errorText is an Error's stack with positions in the model's own text, or String(err),
 // with the list of real globals appended to a ReferenceError for a missing name.
-func (r *run) errorText(o *goja.Object) (s string) {
+func (r *VM) errorText(o *goja.Object) (s string) {
 	if ex := r.vm.Try(func() {
 		if st := o.Get("stack"); st != nil && goja.IsString(st) {
 			s = r.cleanStack(st.String())
@@ -407,12 +384,12 @@ func firstLine(s string) string {
 }
 
 // globalsHint lists the globals that exist, for a ReferenceError.
-func (r *run) globalsHint() string {
+func (r *VM) globalsHint() string {
 	var names []string
 	for _, ns := range r.namespaces {
-		names = append(names, ns.global)
-		if ns.errorClass != "" {
-			names = append(names, ns.errorClass)
+		names = append(names, ns.Global)
+		if ns.ErrorClass != "" {
+			names = append(names, ns.ErrorClass)
 		}
 	}
 	names = append(names, hostGlobals...)
@@ -425,7 +402,7 @@ var frameRe = regexp.MustCompile(`program\.(js|ts):(\d+):(\d+)(\(\d+\))?`)
 // cleanStack rewrites goja's stack text for the model: "    at" indentation, columns of
 // the model's text (line 1 without the wrapper's prefix), no bytecode offsets, and no
 // frames of the wrapper itself or of the BigInt operators' checks.
-func (r *run) cleanStack(st string) string {
+func (r *VM) cleanStack(st string) string {
 	lines := strings.Split(strings.TrimRight(st, "\n"), "\n")
 	out := lines[:0]
 	for i, l := range lines {
@@ -436,11 +413,11 @@ func (r *run) cleanStack(st string) string {
 				sm := frameRe.FindStringSubmatch(m)
 				line, _ := strconv.Atoi(sm[2])
 				col, _ := strconv.Atoi(sm[3])
-				if r.prg != nil && line > r.prg.lines {
+				if r.prg != nil && line > r.prg.Lines {
 					drop = true
 				}
 				if line == 1 {
-					col = max(col-len(wrapOpen), 1)
+					col = max(col-len(jsprep.WrapOpen), 1)
 				}
 				name := "program." + sm[1]
 				if r.fileName != "" {
@@ -462,7 +439,7 @@ func (r *run) cleanStack(st string) string {
 // function recovers: goja unwinds a foreign panic through the frames in between (it
 // restores its state at each and lets no catch see it), and a recover and re-panic at
 // every level of a deep native recursion costs time quadratic in its depth.
-func (r *run) native(fn func(goja.FunctionCall) goja.Value) goja.Value {
+func (r *VM) native(fn func(goja.FunctionCall) goja.Value) goja.Value {
 	return r.vm.ToValue(func(call goja.FunctionCall) (ret goja.Value) {
 		if r.inHost {
 			return fn(call)
@@ -496,7 +473,7 @@ func isGojaPanic(x any) bool {
 	return strings.HasPrefix(t.PkgPath(), "github.com/dop251/goja")
 }
 
-func (r *run) dateString(o *goja.Object) string {
+func (r *VM) dateString(o *goja.Object) string {
 	v, err := r.helpers().date(goja.Undefined(), o)
 	if err != nil {
 		return "Invalid Date"
@@ -506,7 +483,7 @@ func (r *run) dateString(o *goja.Object) string {
 
 // brand tells Maps, Sets and typed arrays from plain objects (goja's class name is
 // "Object" for all of them) by their prototype chain.
-func (r *run) brand(o *goja.Object) string {
+func (r *VM) brand(o *goja.Object) string {
 	in := r.helpers()
 	for p := o.Prototype(); p != nil; p = p.Prototype() {
 		switch p {
@@ -526,7 +503,7 @@ func (r *run) brand(o *goja.Object) string {
 	return "Object"
 }
 
-func (r *run) primitiveOf(o *goja.Object) goja.Value {
+func (r *VM) primitiveOf(o *goja.Object) goja.Value {
 	return r.vm.ToValue(o.Export())
 }
 
@@ -543,4 +520,31 @@ func undefinedOrNull(s string) string {
 		return first
 	}
 	return s
+}
+
+// noMember is goja's message for calling a member an object does not have.
+var noMember = regexp.MustCompile(`^TypeError: Object has no member '(.+)'`)
+
+// memberHint adds a did-you-mean to goja's "Object has no member 'x'" when x is close to
+// a member of an installed namespace (tools.raed_file -> tools.read_file). goja does not
+// say which object it was, so the hint names the namespace and the member it suggests,
+// and is added only when there is a plausible one.
+func (r *VM) memberHint(first string) string {
+	m := noMember.FindStringSubmatch(first)
+	if m == nil {
+		return ""
+	}
+	for _, ns := range r.namespaces {
+		if ns.index[m[1]] {
+			continue // a member of this namespace: the call was on another object
+		}
+		if best := jsprep.Suggest(m[1], ns.Members); best != "" {
+			access := ns.Global + "." + best
+			if !identRe.MatchString(best) {
+				access = fmt.Sprintf("%s[%q]", ns.Global, best)
+			}
+			return fmt.Sprintf("%s has no member %q; did you mean %s?", ns.Global, m[1], access)
+		}
+	}
+	return ""
 }

@@ -1,4 +1,4 @@
-package runtime
+package jsprep
 
 import (
 	"strings"
@@ -231,7 +231,7 @@ func callFunction(tree *ast.Program) *Failure {
 	}
 	list, hint := callFunctionProgram(body.List)
 	if hint != "" {
-		return &Failure{Kind: KindException, Message: hint}
+		return &Failure{Message: hint}
 	}
 	body.List = list
 	return nil

@@ -1,4 +1,4 @@
-package runtime
+package jsprep
 
 import (
 	"errors"
@@ -13,30 +13,18 @@ import (
 	"github.com/evanw/esbuild/pkg/api"
 )
 
-// Reference is an access to a member of a global in a program. Line and Column
-// (1-based) point at the member's name in the model's own text, or for a dynamic
-// access at the global's (or its alias's) name. A Reference is a plain value.
+// Reference is an access to a member of a global: runtime.Reference, whose comment says
+// what each field holds. A Reference is a plain value.
 type Reference struct {
-	// Member is the member's name; empty for a dynamic access.
 	Member       string
 	Line, Column int
-	// Dynamic reports an access whose member is not known statically: global[expr],
-	// a rest pattern (const { ...rest } = global), or the global used as a value any
-	// other way (passed to a function, enumerated, spread).
-	Dynamic bool
+	Dynamic      bool
 }
 
-// References checks code as Prepare does and lists, in source order, the program's
-// accesses to members of global: global.name, global["name"] (or a template literal
-// without substitutions), the same through optional chaining and through aliases
-// (const t = global; t.name), and destructuring (const { name, "other": o } =
-// global). Any other use of global or of an alias is listed as a dynamic access, so
-// the static members are complete only when there is none. Names are not resolved
-// against scopes: a local variable that shadows global counts as global. A program
-// that does not parse fails with the same *Failure as Prepare. It is meant for tools
-// that check programs without running them (runcode check), not for the run path.
-func References(code, global string, opts *PrepareOptions) ([]Reference, error) {
-	prg, err := parseForCheck(code, opts)
+// References lists the program's accesses to members of global, as runtime.References
+// says; a program Prepare refuses fails with the same *Failure.
+func References(code, global string, maxBytes int) ([]Reference, error) {
+	prg, err := parseForCheck(code, maxBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -155,12 +143,12 @@ func References(code, global string, opts *PrepareOptions) ([]Reference, error) 
 
 // parseForCheck checks code as Prepare does and parses it (TypeScript through esbuild's
 // output, its positions mapped back) for the static checks below.
-func parseForCheck(code string, opts *PrepareOptions) (*ast.Program, error) {
-	if _, err := Prepare(code, opts); err != nil {
+func parseForCheck(code string, maxBytes int) (*ast.Program, error) {
+	if _, err := Prepare(code, maxBytes); err != nil {
 		return nil, err
 	}
 	code = normalize(code)
-	wrapped := wrapOpen + code + wrapClose
+	wrapped := WrapOpen + code + wrapClose
 	prg, err := parser.ParseFile(nil, "program.js", wrapped, 0, parser.WithDisableSourceMaps)
 	if err != nil { // TypeScript: walk esbuild's output, mapped back through its source map
 		res := api.Transform(wrapped, tsOptions)
@@ -182,7 +170,7 @@ func checkPosition(prg *ast.Program, idx int) (line, col int) {
 	pos := prg.File.Position(idx - prg.File.Base())
 	col = pos.Column
 	if pos.Line == 1 {
-		col -= utf8.RuneCountInString(wrapOpen)
+		col -= utf8.RuneCountInString(WrapOpen)
 	}
 	return pos.Line, max(col, 1)
 }
@@ -194,14 +182,10 @@ type Warning struct {
 	Message      string
 }
 
-// Warnings checks code as Prepare does and lists, in source order, what runs slowly
-// under goja: `s += …` inside a loop, where s was declared with a string literal or a
-// template, copies the whole string on every append (quadratic in the result). Names
-// are not resolved against scopes. A program that does not parse fails with the same
-// *Failure as Prepare. Like References, it is for tools that check programs (runcode
-// check), not for the run path.
-func Warnings(code string, opts *PrepareOptions) ([]Warning, error) {
-	prg, err := parseForCheck(code, opts)
+// Warnings lists, in source order, the slow patterns runtime.Warnings describes; a
+// program Prepare refuses fails with the same *Failure.
+func Warnings(code string, maxBytes int) ([]Warning, error) {
+	prg, err := parseForCheck(code, maxBytes)
 	if err != nil {
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-package runtime
+package jsvm
 
 import (
 	"container/heap"
@@ -74,7 +74,7 @@ func (l *loop) close() {
 // reservation, so a pending timer keeps the run alive; the run's wall clock bounds it.
 // Methods are called on the VM goroutine.
 type timers struct {
-	r     *run
+	r     *VM
 	next  int64
 	live  map[int64]*timer
 	armed timerHeap // armed timers by due time; cleared ones stay until popped
@@ -184,15 +184,15 @@ func (ts *timers) stopAll() {
 
 // finish ends the run on the VM goroutine: late host results and timers are dropped, host
 // work is cancelled and awaited (up to Grace), and the VM is left for the garbage collector.
-func (r *run) finish() {
+func (r *VM) finish() {
 	r.loop.close()
 	r.timers.stopAll()
 	r.cancel(ErrRunOver)
 	if r.compute != nil {
 		r.compute.Stop()
 	}
-	if r.hostCalls == 0 {
+	if r.started == 0 {
 		return
 	}
-	waitGroupAtMost(&r.host, r.pool.grace)
+	waitGroupAtMost(&r.pending, r.host.grace)
 }

@@ -1,4 +1,4 @@
-package runtime
+package jsvm
 
 import (
 	"errors"
@@ -44,7 +44,7 @@ const (
 )
 
 // decodeJSON converts one JSON text into a JavaScript value. VM goroutine only.
-func (r *run) decodeJSON(data []byte) (goja.Value, error) {
+func (r *VM) decodeJSON(data []byte) (goja.Value, error) {
 	d := decoder{vm: r.vm, data: data}
 	v, err := d.value()
 	if err != nil {

@@ -1,7 +1,6 @@
-package runtime
+package jsvm
 
 import (
-	"context"
 	"fmt"
 	goruntime "runtime"
 	"sync/atomic"
@@ -14,13 +13,13 @@ import (
 // after a long life of varied programs (the profile keeps every stack it has sampled).
 func ageProfile(b *testing.B, n int) {
 	b.Helper()
-	p := benchPool(b)
+	h := newTestHost(b, 16)
 	for i := range n {
 		code := fmt.Sprintf(`function f%[1]d(n) { if (n == 0) { const o = []; for (let k = 0; k < 50; k++) o.push({k, s: 'x' + k, a: [k, k]}); return o } return f%[1]d(n - 1) }
 const r = []; for (let d = 0; d < %[2]d; d++) r.push(f%[1]d(d))
 return r.map(x => JSON.stringify(x).length).reduce((a, b) => a + b, 0)`, i, 5+i%40)
-		if res, err := p.Run(context.Background(), code, nil); err != nil || res.Failure != nil {
-			b.Fatalf("aging run %d: %v %v", i, err, res.Failure)
+		if out := runJob(b, h, code, nil); out.Failure != nil {
+			b.Fatalf("aging run %d: %v", i, out.Failure)
 		}
 	}
 }
@@ -48,8 +47,8 @@ func BenchmarkHeld(b *testing.B) {
 // get away with.
 func BenchmarkMemoryBomb(b *testing.B) {
 	ageProfile(b, 1500)
-	p := benchPool(b)
-	limits := &Limits{HeapBytes: 32 << 20, Compute: 20 * time.Second, WallClock: 30 * time.Second}
+	h := newTestHost(b, 16)
+	limits := Limits{HeapBytes: 32 << 20, Compute: 20 * time.Second, WallClock: 30 * time.Second}
 	var took time.Duration
 	var peakBytes int64
 	for b.Loop() {
@@ -73,12 +72,12 @@ func BenchmarkMemoryBomb(b *testing.B) {
 			}
 		}()
 		start := time.Now()
-		res, err := p.Run(context.Background(), "const a = []; while (true) a.push('v'.repeat(1e5) + a.length)", &RunOptions{Limits: limits})
+		out := runJob(b, h, "const a = []; while (true) a.push('v'.repeat(1e5) + a.length)", &Job{Limits: limits})
 		took += time.Since(start)
 		close(stop)
 		<-sampled
-		if err != nil || res.Failure == nil || res.Failure.Kind != KindMemoryLimit {
-			b.Fatalf("bomb: %v %+v", err, res.Failure)
+		if out.Failure == nil || out.Failure.Kind != KindMemoryLimit {
+			b.Fatalf("bomb: %+v", out.Failure)
 		}
 		peakBytes += top.Load()
 	}

@@ -1,4 +1,4 @@
-package runtime
+package jsvm
 
 import (
 	"math"
@@ -24,7 +24,7 @@ const (
 var consoleMethods = []string{"log", "info", "warn", "error", "debug"}
 
 // newConsole builds the console object of one VM; its methods log into the VM's run.
-func (r *run) newConsole() *goja.Object {
+func (r *VM) newConsole() *goja.Object {
 	c := r.vm.NewObject()
 	// The five methods behave the same (one ordered stream, no level prefix), so they
 	// share one function object: five would cost every pooled VM about 2 KB more.
@@ -38,7 +38,7 @@ func (r *run) newConsole() *goja.Object {
 // consoleCall formats one console call and appends it as one log entry. Over the output
 // budget, the run fails as output-limit and the entry is dropped (in truncation mode, it
 // is cut instead).
-func (r *run) consoleCall(call goja.FunctionCall) goja.Value {
+func (r *VM) consoleCall(call goja.FunctionCall) goja.Value {
 	var b strings.Builder
 	if r.truncated() {
 		r.appendLog("") // counted as dropped, without formatting it
@@ -88,7 +88,7 @@ func (r *run) consoleCall(call goja.FunctionCall) goja.Value {
 
 // overLog handles a console entry over the output budget: it fails the run as
 // output-limit, or in truncation mode logs what was formatted, which appendLog cuts.
-func (r *run) overLog(b *strings.Builder) {
+func (r *VM) overLog(b *strings.Builder) {
 	if r.truncate {
 		r.appendLog(b.String())
 		return
@@ -98,7 +98,7 @@ func (r *run) overLog(b *strings.Builder) {
 
 // Inspect formats one value the way console.log prints a non-string argument. It must be
 // called on the VM goroutine of the run that owns v.
-func (r *run) inspect(v goja.Value) string {
+func (r *VM) inspect(v goja.Value) string {
 	var b strings.Builder
 	in := inspector{r: r, limit: math.MaxInt}
 	in.format(&b, v, 0, 0)
@@ -107,7 +107,7 @@ func (r *run) inspect(v goja.Value) string {
 
 // inspector walks one value. seen holds the objects on the current path, for [Circular].
 type inspector struct {
-	r         *run
+	r         *VM
 	seen      []*goja.Object
 	lastDepth int  // depth of the last object whose entries were formatted (Node's currentDepth)
 	numeric   bool // the array just formatted held only numbers and bigints

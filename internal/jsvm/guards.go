@@ -1,4 +1,4 @@
-package runtime
+package jsvm
 
 import (
 	"github.com/dop251/goja"
@@ -23,11 +23,11 @@ import (
 // host against a program written to exhaust it: a worker process is that boundary
 // (runtime/worker).
 
-func (r *run) maxStringBytes() int { return int(r.limits.HeapBytes / 4) }
-func (r *run) maxElements() int64  { return r.limits.HeapBytes / 16 }
+func (r *VM) maxStringBytes() int { return int(r.limits.HeapBytes / 4) }
+func (r *VM) maxElements() int64  { return r.limits.HeapBytes / 16 }
 
 // installGuards wraps the built-ins above. It runs once per VM, when the pool builds it.
-func installGuards(r *run) error {
+func installGuards(r *VM) error {
 	vm := r.vm
 	// String.prototype through an instance: the String constructor would build its
 	// statics too, which most programs never touch.
@@ -82,7 +82,7 @@ func installGuards(r *run) error {
 }
 
 // guard wraps obj[name] with a check that runs before the original.
-func (r *run) guard(obj *goja.Object, name string, check func(goja.FunctionCall)) {
+func (r *VM) guard(obj *goja.Object, name string, check func(goja.FunctionCall)) {
 	r.guardCall(obj, name, func(call goja.FunctionCall, orig goja.Callable) goja.Value {
 		check(call)
 		v, err := orig(call.This, call.Arguments...)
@@ -94,7 +94,7 @@ func (r *run) guard(obj *goja.Object, name string, check func(goja.FunctionCall)
 }
 
 // guardCall replaces obj[name] with wrap, keeping the original's name and length.
-func (r *run) guardCall(obj *goja.Object, name string, wrap func(goja.FunctionCall, goja.Callable) goja.Value) {
+func (r *VM) guardCall(obj *goja.Object, name string, wrap func(goja.FunctionCall, goja.Callable) goja.Value) {
 	origV := obj.Get(name)
 	orig, ok := goja.AssertFunction(origV)
 	if !ok {
@@ -108,7 +108,7 @@ func (r *run) guardCall(obj *goja.Object, name string, wrap func(goja.FunctionCa
 }
 
 // thisLen is the length of the receiver: its string length, or its "length" property.
-func (r *run) thisLen(call goja.FunctionCall, str bool) int64 {
+func (r *VM) thisLen(call goja.FunctionCall, str bool) int64 {
 	if goja.IsUndefined(call.This) || goja.IsNull(call.This) {
 		return 0 // the original throws the right TypeError
 	}
@@ -134,7 +134,7 @@ func relIndex(v goja.Value, n, def int64) int64 {
 }
 
 // rangeError builds a RangeError with the intrinsic constructor.
-func (r *run) rangeError(msg string) *goja.Object {
+func (r *VM) rangeError(msg string) *goja.Object {
 	e, err := r.vm.New(r.in.rangeCtor, r.vm.ToValue(msg))
 	if err != nil {
 		return r.vm.NewTypeError(msg)

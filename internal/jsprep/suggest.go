@@ -1,10 +1,6 @@
-package runtime
+package jsprep
 
-import (
-	"fmt"
-	"regexp"
-	"strings"
-)
+import "strings"
 
 // Suggest returns the name in names nearest to s, when it is near enough to be a
 // plausible typo: at most a third of the longer name's length in edits (at least one),
@@ -49,31 +45,4 @@ func editDistance(a, b string) int {
 		}
 	}
 	return d[len(ra)][len(rb)]
-}
-
-// noMember is goja's message for calling a member an object does not have.
-var noMember = regexp.MustCompile(`^TypeError: Object has no member '(.+)'`)
-
-// memberHint adds a did-you-mean to goja's "Object has no member 'x'" when x is close to
-// a member of an installed namespace (tools.raed_file -> tools.read_file). goja does not
-// say which object it was, so the hint names the namespace and the member it suggests,
-// and is added only when there is a plausible one.
-func (r *run) memberHint(first string) string {
-	m := noMember.FindStringSubmatch(first)
-	if m == nil {
-		return ""
-	}
-	for _, ns := range r.namespaces {
-		if ns.index[m[1]] {
-			continue // a member of this namespace: the call was on another object
-		}
-		if best := Suggest(m[1], ns.members); best != "" {
-			access := ns.global + "." + best
-			if !identRe.MatchString(best) {
-				access = fmt.Sprintf("%s[%q]", ns.global, best)
-			}
-			return fmt.Sprintf("%s has no member %q; did you mean %s?", ns.global, m[1], access)
-		}
-	}
-	return ""
 }

@@ -1,4 +1,4 @@
-package runtime
+package jsvm
 
 import (
 	"encoding/json"
@@ -9,9 +9,9 @@ import (
 	"github.com/runcode-go/runcode/internal/jsontext"
 )
 
-// Output that degrades (RunOptions.TruncateOutput). By default output over the budget
-// fails the run as output-limit (docs/run_code.md, "Failure kinds"). In truncation mode
-// the run keeps what fits and says what it cut instead:
+// Output that degrades (Job.Truncate). By default output over the budget fails the run
+// as output-limit (docs/run_code.md, "Failure kinds"). In truncation mode the run keeps
+// what fits and says what it cut instead:
 //
 //   - the log entry that does not fit is cut, ending in "…N more bytes", and every later
 //     entry is dropped, counted by a last entry "…N more log entries";
@@ -39,7 +39,7 @@ func truncHeader(budget int) string {
 
 // outputLimit is the budget logs and completion may fill: the output budget, less
 // truncation mode's reserve.
-func (r *run) outputLimit() int {
+func (r *VM) outputLimit() int {
 	if !r.truncate {
 		return r.limits.OutputBytes
 	}
@@ -47,7 +47,7 @@ func (r *run) outputLimit() int {
 }
 
 // truncated reports whether truncation mode has cut the logs already.
-func (r *run) truncated() bool {
+func (r *VM) truncated() bool {
 	if !r.truncate {
 		return false
 	}

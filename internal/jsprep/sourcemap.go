@@ -1,4 +1,4 @@
-package runtime
+package jsprep
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package runtime
+package jsvm
 
 import (
 	"bytes"
@@ -33,7 +33,7 @@ import (
 // host's goroutines, and are the host's), and any of it when the embedding program turned
 // heap profiling off (runtime.MemProfileRate = 0): then a run is judged by the process's
 // live heap growth since it started, as if it were alone. A process-wide ceiling
-// (PoolOptions.MemoryCeiling) bounds what all runs together may hold.
+// (runtime.PoolOptions.MemoryCeiling) bounds what all runs together may hold.
 
 // slotDigits is the number of base-4 marker frames; it bounds the slots to 4^slotDigits.
 const (
@@ -93,6 +93,13 @@ var markers = sync.OnceValue(func() (m struct {
 	return m
 })
 
+// heapSlot is a run's place with the governor while it is in flight.
+type heapSlot struct {
+	slot     int         // -1 for none
+	sampler  *time.Timer // the run's heap sampler
+	memStart int64       // the process's live heap besides runs when it started
+}
+
 // runOnSlot runs f on the calling goroutine under slot's markers.
 func runOnSlot(slot int, f func()) {
 	if slot < 0 {
@@ -106,9 +113,9 @@ func runOnSlot(slot int, f func()) {
 // for concurrent use.
 type governor struct {
 	mu    sync.Mutex
-	runs  map[int]*run    // in flight, by slot
+	runs  map[int]*VM     // in flight, by slot
 	free  []int           // free slots, least recently released first
-	pools map[*Pool]int64 // the ceiling of every open pool (0: none)
+	pools map[*Host]int64 // the ceiling of every open host (0: none)
 	// lastSample is when a run's sampler last sampled the heap, and sampling is set while
 	// one does: the others skip their tick then, and until sampleEvery/2 has passed.
 	lastSample time.Time
@@ -129,7 +136,7 @@ type governor struct {
 	releases         sync.WaitGroup
 }
 
-var gov = &governor{runs: map[int]*run{}, pools: map[*Pool]int64{}}
+var gov = &governor{runs: map[int]*VM{}, pools: map[*Host]int64{}}
 
 // heapSample reads the heap's object bytes (live and not yet collected) and the live heap
 // as of the last collection.
@@ -145,15 +152,15 @@ func heapSample() (objects, live int64) {
 	return objects, live
 }
 
-// addPool and removePool track the open pools' ceilings; the governor enforces the
+// addHost and removeHost track the open hosts' ceilings; the governor enforces the
 // lowest.
-func (g *governor) addPool(p *Pool, ceiling int64) {
+func (g *governor) addHost(p *Host, ceiling int64) {
 	g.mu.Lock()
 	g.pools[p] = ceiling
 	g.mu.Unlock()
 }
 
-func (g *governor) removePool(p *Pool) {
+func (g *governor) removeHost(p *Host) {
 	g.mu.Lock()
 	delete(g.pools, p)
 	g.mu.Unlock()
@@ -198,7 +205,7 @@ func (g *governor) admit(ctx context.Context) error {
 }
 
 // start registers r for the rest of its run and returns its slot.
-func (g *governor) start(r *run) int {
+func (g *governor) start(r *VM) int {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.free == nil {
@@ -262,7 +269,7 @@ func (g *governor) release() {
 }
 
 // stop unregisters r; its slot is reused last.
-func (g *governor) stop(r *run) {
+func (g *governor) stop(r *VM) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if r.slot >= 0 && g.runs[r.slot] == r {
@@ -287,7 +294,7 @@ func (g *governor) setOverLocked(over bool) {
 
 // tick is run r's sampler: it samples the heap unless another run's sampler just did, and
 // re-arms while r is in flight.
-func (g *governor) tick(r *run) {
+func (g *governor) tick(r *VM) {
 	g.mu.Lock()
 	if g.runs[r.slot] != r {
 		g.mu.Unlock()
@@ -374,7 +381,7 @@ func (g *governor) attribute(ceiling int64) {
 }
 
 // heldBy is what judgeLocked counted for r.
-func heldBy(held map[int]int64, ok bool, live int64, r *run) int64 {
+func heldBy(held map[int]int64, ok bool, live int64, r *VM) int64 {
 	if !ok {
 		return live - r.memStart
 	}
@@ -385,8 +392,8 @@ func heldBy(held map[int]int64, ok bool, live int64, r *run) int64 {
 // over the ceiling with none of those, the largest holder (returned apart), unless a
 // failed run is still unwinding (what it frees may bring the heap under). It reports
 // whether the process is over its ceiling.
-func (g *governor) judgeLocked(held map[int]int64, ok bool, live, ceiling int64) (victims []*run, ceilingVictim *run, over bool) {
-	var largest *run
+func (g *governor) judgeLocked(held map[int]int64, ok bool, live, ceiling int64) (victims []*VM, ceilingVictim *VM, over bool) {
+	var largest *VM
 	var largestHeld int64
 	unwinding := false
 	for slot, r := range g.runs {
