@@ -18,6 +18,10 @@ func (p *Program) TypeScript() bool { return p.prg.TypeScript }
 type PrepareOptions struct {
 	// MaxBytes bounds the program text. Zero means 1 MiB.
 	MaxBytes int
+	// Namespaces names the globals whose members return promises (tools, say), for
+	// Warnings: a call of one whose value is used without await is warned about.
+	// Prepare and References ignore it. Nil means none.
+	Namespaces []string
 }
 
 func (o *PrepareOptions) maxBytes() int {
@@ -68,8 +72,9 @@ type Reference struct {
 // without substitutions), the same through optional chaining and through aliases
 // (const t = global; t.name), and destructuring (const { name, "other": o } =
 // global). Any other use of global or of an alias is listed as a dynamic access, so
-// the static members are complete only when there is none. Names are not resolved
-// against scopes: a local variable that shadows global counts as global. A program
+// the static members are complete only when there is none. A function parameter or a
+// local declared with global's name hides it where it is in scope (aliases are followed
+// by name, not by scope). A program
 // that does not parse fails with the same *Failure as Prepare. It is meant for tools
 // that check programs without running them (runcode check), not for the run path.
 func References(code, global string, opts *PrepareOptions) ([]Reference, error) {
@@ -91,14 +96,20 @@ type Warning struct {
 	Message      string
 }
 
-// Warnings checks code as Prepare does and lists, in source order, what runs slowly
-// under goja: `s += …` inside a loop, where s was declared with a string literal or a
-// template, copies the whole string on every append (quadratic in the result). Names
-// are not resolved against scopes. A program that does not parse fails with the same
+// Warnings checks code as Prepare does and lists, in source order, what works but is
+// likely a mistake or slow: a call of a member of one of opts.Namespaces whose value is
+// read as if it were the result, without await (tools.get(…).total, or const r =
+// tools.get(…) and then r.total); and `s += …` inside a loop, where s was declared with
+// a string literal or a template, which copies the whole string on every append
+// (quadratic under goja). A parameter or local named like a namespace hides it. A program that does not parse fails with the same
 // *Failure as Prepare. Like References, it is for tools that check programs (runcode
 // check), not for the run path.
 func Warnings(code string, opts *PrepareOptions) ([]Warning, error) {
-	ws, err := jsprep.Warnings(code, opts.maxBytes())
+	var globals []string
+	if opts != nil {
+		globals = opts.Namespaces
+	}
+	ws, err := jsprep.Warnings(code, globals, opts.maxBytes())
 	if err != nil {
 		return nil, prepFailure(err)
 	}

@@ -43,6 +43,9 @@ func TestReferences(t *testing.T) {
 			dyn(2, 25), dyn(2, 31), dyn(3, 17),
 		}},
 		{"declarations are not uses", "function f(tools) { return 1 }\ntry {} catch (tools) {}\nawait tools.glob({});", []Reference{ref("glob", 3, 13)}},
+		{"a parameter named tools hides the namespace", "function f(tools) { return tools.read(1) }\nconst g = ({ tools }) => tools.stat;\nawait tools.glob({});", []Reference{ref("glob", 3, 13)}},
+		{"a local named tools hides it in its block", "{ const tools = [1]; tools.map(x => x) }\nawait tools.glob({});", []Reference{ref("glob", 2, 13)}},
+		{"a local in another function does not", "function h() { let tools = 1; return tools }\nawait tools.stat({});", []Reference{ref("stat", 2, 13)}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

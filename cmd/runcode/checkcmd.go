@@ -87,7 +87,7 @@ func checkCommand(ctx context.Context, args []string, stdin io.Reader, stdout, s
 		fmt.Fprintln(stdout, msg)
 	}
 	// Warnings are advice: the program runs as it is, so they do not change the exit status.
-	warnings, err := runtime.Warnings(code, nil)
+	warnings, err := runtime.Warnings(code, &runtime.PrepareOptions{Namespaces: []string{"tools"}})
 	if err != nil {
 		return usageError(stderr, "check", err)
 	}

@@ -38,7 +38,9 @@ func TestServeExtensions(t *testing.T) {
 			}
 		}
 	}
-	defer func(saved []func(*flag.FlagSet) func(context.Context, io.Writer) (*serveWrap, error)) { serveExtensions = saved }(serveExtensions)
+	defer func(saved []func(*flag.FlagSet) func(context.Context, io.Writer) (*serveWrap, error)) {
+		serveExtensions = saved
+	}(serveExtensions)
 
 	serveExtensions = []func(*flag.FlagSet) func(context.Context, io.Writer) (*serveWrap, error){ext("a", false), ext("b", false), ext("off", false)}
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)

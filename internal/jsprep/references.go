@@ -34,6 +34,8 @@ func References(code, global string, maxBytes int) ([]Reference, error) {
 		out = append(out, Reference{Member: member, Line: line, Column: col, Dynamic: dynamic})
 	}
 	names := aliases(prg, global)
+	// A parameter or local of the same name hides the global where it is in scope.
+	hidden := shadowed(prg, map[string]bool{global: true})
 	// consumed holds the identifiers of global and its aliases that an access below
 	// accounts for; every other one is a dynamic use.
 	consumed := map[*ast.Identifier]bool{}
@@ -43,7 +45,7 @@ func References(code, global string, maxBytes int) ([]Reference, error) {
 		if o, ok := e.(*ast.Optional); ok {
 			e = o.Expression
 		}
-		if id, ok := e.(*ast.Identifier); ok && names[id.Name.String()] {
+		if id, ok := e.(*ast.Identifier); ok && names[id.Name.String()] && !hidden[id] {
 			return id
 		}
 		return nil
@@ -121,12 +123,12 @@ func References(code, global string, maxBytes int) ([]Reference, error) {
 	walk(reflect.ValueOf(prg), func(n any) {
 		switch e := n.(type) {
 		case *ast.Identifier:
-			if names[e.Name.String()] && !consumed[e] {
+			if names[e.Name.String()] && !consumed[e] && !hidden[e] {
 				add("", int(e.Idx), true)
 			}
 		case *ast.ObjectLiteral: // { tools } passes the global on as a value
 			for _, prop := range e.Value {
-				if p, ok := prop.(*ast.PropertyShort); ok && names[p.Name.Name.String()] {
+				if p, ok := prop.(*ast.PropertyShort); ok && names[p.Name.Name.String()] && !hidden[&p.Name] {
 					add("", int(p.Name.Idx), true)
 				}
 			}
@@ -182,12 +184,17 @@ type Warning struct {
 	Message      string
 }
 
-// Warnings lists, in source order, the slow patterns runtime.Warnings describes; a
-// program Prepare refuses fails with the same *Failure.
-func Warnings(code string, maxBytes int) ([]Warning, error) {
+// Warnings lists, in source order, the patterns runtime.Warnings describes (globals
+// names the namespaces whose members return promises); a program Prepare refuses fails
+// with the same *Failure.
+func Warnings(code string, globals []string, maxBytes int) ([]Warning, error) {
 	prg, err := parseForCheck(code, maxBytes)
 	if err != nil {
 		return nil, err
+	}
+	var out []Warning
+	for _, g := range globals {
+		out = append(out, unawaited(prg, g)...)
 	}
 	strs := map[string]bool{}
 	var loops []ast.Statement
@@ -213,7 +220,6 @@ func Warnings(code string, maxBytes int) ([]Warning, error) {
 		}
 	})
 	seen := map[int]bool{}
-	var out []Warning
 	for _, body := range loops {
 		walk(reflect.ValueOf(body), func(n any) {
 			e, ok := n.(*ast.AssignExpression)
