@@ -28,6 +28,9 @@ type Tools struct {
 	emb    sdkgen.Embedder
 	once   sync.Once
 	hybrid *sdkgen.Index
+
+	// results reads back a kept result for tools.$result (WithResults); nil: none kept.
+	results func(ctx context.Context, id string) (json.RawMessage, error)
 }
 
 // New builds the namespace for the set's visible tools, and tools.$search and
@@ -38,7 +41,7 @@ func New(set *registry.ResolvedToolSet) (*Tools, error) {
 	for i, e := range entries {
 		names[i] = e.Name()
 	}
-	names = append(names, registry.SearchName, registry.DescribeName)
+	names = append(names, registry.SearchName, registry.DescribeName, registry.ResultName)
 	t := &Tools{set: set}
 	ns, err := runtime.NewNamespace("tools", names, t.starter(nil), &runtime.NamespaceOptions{
 		ErrorClass:     "ToolCallError",
@@ -60,7 +63,18 @@ func New(set *registry.ResolvedToolSet) (*Tools, error) {
 // program that pauses and resumes replays its searches, which rank the same only if
 // the embedder answers the same. A nil e gives lexical Tools like [New]'s.
 func (t *Tools) WithEmbedder(e sdkgen.Embedder) *Tools {
-	c := &Tools{set: t.set, emb: e}
+	c := &Tools{set: t.set, emb: e, results: t.results}
+	c.ns = t.ns.WithStart(c.starter(nil))
+	return c
+}
+
+// WithResults returns Tools for the same set whose tools.$result(id) answers with
+// read(id): a result an earlier run kept because it was over its output budget. read is
+// called on a goroutine of its own, under the run's context; its error fails the call
+// (NotFound-like errors should say the id is unknown or expired). Without it,
+// tools.$result fails with `no result is kept here`.
+func (t *Tools) WithResults(read func(ctx context.Context, id string) (json.RawMessage, error)) *Tools {
+	c := &Tools{set: t.set, emb: t.emb, results: read}
 	c.ns = t.ns.WithStart(c.starter(nil))
 	return c
 }

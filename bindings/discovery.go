@@ -75,6 +75,9 @@ type Found struct {
 // reports whether member was one of them.
 func (t *Tools) discover(ctx context.Context, member string, args json.RawMessage, done func(json.RawMessage, error)) bool {
 	switch {
+	case member == registry.ResultName:
+		t.result(ctx, args, done)
+		return true
 	case member != registry.SearchName && member != registry.DescribeName:
 		return false
 	case member == registry.SearchName && t.emb != nil:
@@ -250,4 +253,29 @@ func (t *Tools) starter(r *Run) runtime.StartFunc {
 		}
 		r.start(ctx, member, args, done)
 	}
+}
+
+// result answers tools.$result(id) with the kept result, on a goroutine of its own (the
+// store may be a database).
+func (t *Tools) result(ctx context.Context, args json.RawMessage, done func(json.RawMessage, error)) {
+	reject := func(code pipeline.Code, msg string) {
+		done(nil, &runtime.CallError{Message: msg, Fields: map[string]string{"code": string(code)}})
+	}
+	var list []json.RawMessage
+	var id string
+	if json.Unmarshal(args, &list) != nil || len(list) != 1 || json.Unmarshal(list[0], &id) != nil || id == "" {
+		reject(pipeline.CodeInvalidArgs, `tools.$result: pass the id of a kept result, as in tools.$result("r_…")`)
+		return
+	}
+	if t.results == nil {
+		reject(pipeline.CodeUnknownTool, "tools.$result: no result is kept here (results over the output budget are kept only when the host has a store)")
+		return
+	}
+	runtime.Async(func(ctx context.Context, _ string, _ json.RawMessage) (json.RawMessage, error) {
+		v, err := t.results(ctx, id)
+		if err != nil {
+			return nil, &runtime.CallError{Message: "tools.$result: " + err.Error(), Fields: map[string]string{"code": string(pipeline.CodeInvalidArgs)}}
+		}
+		return v, nil
+	})(ctx, registry.ResultName, args, done)
 }

@@ -308,6 +308,9 @@ func (e *Executor) executeStep(ctx context.Context, b *step, batch []pipeline.Ra
 	if err == nil && e.o.Embedder != nil {
 		b.tools = b.tools.WithEmbedder(e.o.Embedder)
 	}
+	if err == nil && e.durable {
+		b.tools = b.tools.WithResults(e.readResult)
+	}
 	var sched *pipeline.Scheduler
 	if err == nil {
 		sched, err = e.p.NewScheduler(ctx, view, &pipeline.SchedulerOptions{MaxParallel: e.o.MaxParallel})
@@ -396,6 +399,11 @@ func (b *step) run(ctx context.Context, call *registry.Call) (any, error) {
 	logs := logsJSON(res.Logs)
 	rep.OutputBytes = len(logs) + len(res.Value)
 	text := res.Text()
+	if res.Failure == nil && res.FullValue != nil {
+		if note := b.e.keepResult(ctx, res.FullValue); note != "" {
+			text += "\n" + note
+		}
+	}
 	if rep.imageNote != "" {
 		text += "\n" + rep.imageNote
 	}
@@ -462,7 +470,8 @@ func (b *step) runProgram(ctx context.Context, call *registry.Call, code, descri
 		Limits:         limits,
 		ProgramBytes:   b.e.o.ProgramBytes,
 		FileName:       b.e.o.FileName,
-		TruncateOutput: b.e.o.TruncateOutput,
+		TruncateOutput: b.e.o.TruncateOutput || b.e.durable,
+		KeepFullValue:  b.e.durable,
 		OnLog:          onLog,
 		Draws:          sr.draws(),
 	})

@@ -13,11 +13,13 @@ import (
 // registered, shadowed or named in a restriction.
 const RunCodeName = "run_code"
 
-// The discovery members of a program's tools object (docs/run_code.md, "Finding
-// tools"): reserved, so no tool can take their names.
+// The built-in members of a program's tools object (docs/run_code.md, "Finding
+// tools" and "Output"): reserved, so no tool can take their names.
 const (
 	SearchName   = "$search"
 	DescribeName = "$describe"
+	// ResultName reads back a result a run kept because it was over its output budget.
+	ResultName = "$result"
 )
 
 // Tool is a tool definition. Register copies what it needs; the Tool must not be
@@ -175,8 +177,8 @@ func entryFor(t *Tool) (*Entry, error) {
 	if t.Name == RunCodeName {
 		return nil, fmt.Errorf("%w: tool name %q is reserved for the run_code transport and cannot be registered or shadowed", ErrReserved, RunCodeName)
 	}
-	if t.Name == SearchName || t.Name == DescribeName {
-		return nil, fmt.Errorf("%w: tool name %q is reserved for tool discovery in programs and cannot be registered", ErrReserved, t.Name)
+	if t.Name == SearchName || t.Name == DescribeName || t.Name == ResultName {
+		return nil, fmt.Errorf("%w: tool name %q is reserved for a built-in of programs' tools object and cannot be registered", ErrReserved, t.Name)
 	}
 	switch {
 	case t.Name == "":

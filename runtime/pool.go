@@ -74,6 +74,10 @@ type RunOptions struct {
 	// a one-line warning saying so. False means the contract's behaviour (docs/run_code.md,
 	// "Failure kinds").
 	TruncateOutput bool
+	// KeepFullValue, with TruncateOutput, keeps the whole completion when truncation cut
+	// it (Result.FullValue), for a host that keeps it for a later run to read. It
+	// changes nothing the program or the model sees.
+	KeepFullValue bool
 	// Draws, when not nil, makes the run record the clock and random values its program
 	// draws (Result.Draws) and give back the ones Draws holds first, in order: a run
 	// resumed by replay passes its earlier attempt's Result.Draws so that its program
@@ -191,13 +195,14 @@ func (p *Pool) run(ctx context.Context, job *jsvm.Job, opts *RunOptions) (*Resul
 	job.Limits, job.ProgramBytes, job.ArgBytes = jsvm.Limits(limits), opts.ProgramBytes, opts.ArgBytes
 	job.OnLog, job.FileName, job.Truncate = opts.OnLog, opts.FileName, opts.TruncateOutput
 	job.Draws = (*jsvm.Draws)(opts.Draws)
+	job.KeepFull = opts.KeepFullValue
 	job.Release = func() { p.slots.Release(1) }
 	return result(p.host.Run(ctx, vm, job)), nil
 }
 
 // result is the Result of a VM's outcome.
 func result(o *jsvm.Outcome) *Result {
-	res := &Result{Logs: o.Logs, Value: o.Value, Compute: o.Compute, Draws: (*Draws)(o.Draws)}
+	res := &Result{Logs: o.Logs, Value: o.Value, Compute: o.Compute, Draws: (*Draws)(o.Draws), FullValue: o.Full}
 	if f := o.Failure; f != nil {
 		res.Failure = &Failure{Kind: Kind(f.Kind), Message: f.Message}
 	}

@@ -70,6 +70,9 @@ type Result struct {
 	// Draws are the clock and random values the program drew, replayed ones first, when
 	// RunOptions.Draws asked for them; nil otherwise.
 	Draws *Draws
+	// FullValue is the whole completion that Value was cut from, when
+	// RunOptions.KeepFullValue asked for it and truncation cut it; nil otherwise.
+	FullValue json.RawMessage
 }
 
 // Text renders the model-facing text (docs/run_code.md, "Output"). On success: the log

@@ -68,7 +68,7 @@ func checkCommand(ctx context.Context, args []string, stdin io.Reader, stdout, s
 			}
 			continue
 		}
-		if r.Member == registry.SearchName || r.Member == registry.DescribeName {
+		if r.Member == registry.SearchName || r.Member == registry.DescribeName || r.Member == registry.ResultName {
 			continue // discovery, on tools in every run; not a tool the program reaches
 		}
 		if slices.Contains(names, r.Member) {

@@ -35,3 +35,20 @@ func TestSDKInferredFromStore(t *testing.T) {
 		t.Errorf("sdk without --store declares what it cannot know:\n%s", out)
 	}
 }
+
+// TestKeptResultCLI: runcode run --store keeps a result over --max-output, and a later
+// run reads it whole with tools.$result.
+func TestKeptResultCLI(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "s.db")
+	big := testfs.Temp(t, "big.js", `return "x".repeat(200000)`)
+	code, out, errOut := runCLI(t, "run", "--store", db, "--max-output", "2000", "--isolation", "in-process", big)
+	i := strings.Index(out, `The full result is kept as "`)
+	if code != exitOK || i < 0 || !strings.Contains(out, "more bytes") {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	id := strings.SplitN(out[i+len(`The full result is kept as "`):], `"`, 2)[0]
+	read := testfs.Temp(t, "read.js", `return (await tools.$result("`+id+`")).length`)
+	if code, out, errOut := runCLI(t, "run", "--store", db, "--isolation", "in-process", read); code != exitOK || out != "200000\n" {
+		t.Errorf("reading it back: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+}

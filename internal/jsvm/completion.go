@@ -370,10 +370,12 @@ func jsonStringLen(s string) int {
 type ledger struct {
 	logs        []string
 	value       []byte
-	logBytes    int  // the logs array as JSON text: 2 for "[]", plus entries and commas
-	cut         bool // truncation mode cut something (truncate.go)
-	droppedLogs int  // log entries truncation mode dropped after the cut
-	truncate    bool // Job.Truncate
+	logBytes    int    // the logs array as JSON text: 2 for "[]", plus entries and commas
+	cut         bool   // truncation mode cut something (truncate.go)
+	droppedLogs int    // log entries truncation mode dropped after the cut
+	truncate    bool   // Job.Truncate
+	keepFull    bool   // Job.KeepFull
+	full        []byte // the whole completion, when truncation cut it and keepFull asked
 	onLog       func(string)
 }
 
@@ -456,10 +458,13 @@ func (r *VM) complete(v goja.Value) {
 				r.fail(KindOutputLimit, r.outputLimitMessage())
 				return
 			}
-			raw = cut
 			r.mu.Lock()
+			if r.keepFull {
+				r.full = raw
+			}
 			r.cut = true
 			r.mu.Unlock()
+			raw = cut
 		}
 		r.mu.Lock()
 		r.value = raw

@@ -66,6 +66,8 @@ type Job struct {
 	FileName string
 	Truncate bool
 	Draws    *Draws
+	// KeepFull, with Truncate, keeps the whole completion when it is cut (Outcome.Full).
+	KeepFull bool
 	// Release, if set, is called once the VM's goroutine has ended: after Run returned,
 	// for a VM stuck in a native built-in.
 	Release func()
@@ -79,6 +81,7 @@ type Outcome struct {
 	Failure *Failure
 	Compute time.Duration
 	Draws   *Draws // when Job.Draws asked for them
+	Full    []byte // the whole completion Value was cut from (Job.KeepFull)
 }
 
 // Host keeps warm VMs for the runs of one pool and is what those runs answer to: its
@@ -179,7 +182,7 @@ func (h *Host) Close() {
 func (h *Host) Run(ctx context.Context, r *VM, job *Job) *Outcome {
 	limits := job.Limits
 	r.prg, r.limits, r.onLog, r.argBytes = job.Program, limits, job.OnLog, job.ArgBytes
-	r.programBytes, r.fileName, r.truncate = job.ProgramBytes, job.FileName, job.Truncate
+	r.programBytes, r.fileName, r.truncate, r.keepFull = job.ProgramBytes, job.FileName, job.Truncate, job.KeepFull
 	if job.Draws != nil {
 		r.draws = newRecorder(job.Draws)
 		r.draws.install(r.vm)
@@ -246,6 +249,7 @@ func (h *Host) Run(ctx context.Context, r *VM, job *Job) *Outcome {
 	}
 	if r.failure == nil && len(r.value) > 0 {
 		out.Value = append([]byte(nil), r.value...)
+		out.Full = r.full
 	}
 	return out
 }

@@ -130,7 +130,7 @@ func (p *Pool) handle(ctx context.Context, w *proc, rs *hostRun, nss []*runtime.
 			}
 			res.Failure = &runtime.Failure{Kind: m.Failure.Kind, Message: m.Failure.Message}
 		} else if len(m.Value) > 0 {
-			res.Value = m.Value
+			res.Value, res.FullValue = m.Value, m.Full
 		}
 		return res, nil
 	}

@@ -90,6 +90,10 @@ type message struct {
 	// run (RunOptions.Draws), call (runtime.CallDraws) and done (Result.Draws)
 	Draws *runtime.Draws `json:"draws,omitempty"`
 
+	// run (RunOptions.KeepFullValue) and done (Result.FullValue)
+	KeepFull bool            `json:"keepFull,omitempty"`
+	Full     json.RawMessage `json:"full,omitempty"`
+
 	// run, done (the run's number on its worker, from 1), call and result (the call's)
 	ID     uint64          `json:"id,omitempty"`
 	NSI    int             `json:"nsi,omitempty"`

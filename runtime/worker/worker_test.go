@@ -574,3 +574,17 @@ func TestDrawsCrossTheProcess(t *testing.T) {
 		t.Errorf("a run without Draws: Result.Draws %+v, CallDraws %v; want nil", res.Draws, seen[0])
 	}
 }
+
+// A completion that truncation cuts comes back whole too when the run asks to keep it.
+func TestKeepFullValueCrossesTheProcess(t *testing.T) {
+	p := newTestPool(t, 1)
+	code := `return Array.from({length: 500}, (_, i) => i)`
+	res := runCode(t, p, code, &runtime.RunOptions{Limits: &runtime.Limits{OutputBytes: 1024}, TruncateOutput: true, KeepFullValue: true})
+	var full []int
+	if res.Failure != nil || json.Unmarshal(res.FullValue, &full) != nil || len(full) != 500 || len(res.Value) >= len(res.FullValue) {
+		t.Fatalf("failure %v, value %d bytes, full %d bytes", res.Failure, len(res.Value), len(res.FullValue))
+	}
+	if res := runCode(t, p, code, &runtime.RunOptions{Limits: &runtime.Limits{OutputBytes: 1024}, TruncateOutput: true}); res.FullValue != nil {
+		t.Error("a run that did not ask for it got the full value")
+	}
+}
