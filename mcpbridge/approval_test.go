@@ -287,3 +287,18 @@ func TestApprovalDefaults(t *testing.T) {
 		t.Errorf("unknown tool = %v, %v; want Allow, false", a, ok)
 	}
 }
+
+// TestSessionStateOverMCP: a client's MCP session is the run's session: state set in
+// one run_code call is read by the next call of the same session, not by another
+// client's.
+func TestSessionStateOverMCP(t *testing.T) {
+	scope := servedScope(t, registry.ModePTC)
+	_, cs := policyServer(t, scope, pipeline.Options{}, nil, "")
+	if res, err := runCode(t, context.Background(), cs, `state.set("n", 41)`, nil); err != nil || res.IsError {
+		t.Fatalf("set: %q %v", resultString(res), err)
+	}
+	res, err := runCode(t, context.Background(), cs, `return state.get("n") + 1`, nil)
+	if err != nil || resultString(res) != "42" {
+		t.Errorf("the same session reads %q, %v", resultString(res), err)
+	}
+}

@@ -3,6 +3,8 @@ package mcpbridge
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -63,6 +65,10 @@ type Server struct {
 
 	mu     sync.Mutex
 	served map[string]string // name -> the JSON of the tool as served
+	// sessions names each client session for the executor (pipeline.WithSession): its
+	// MCP session id, or, for transports without ids (stdio, in memory), a random name
+	// for as long as the session lives.
+	sessions map[*mcp.ServerSession]string
 	// structured holds the served tools that declare an output schema, whose
 	// successful results carry their value as structuredContent.
 	structured map[string]bool
@@ -254,6 +260,7 @@ func (s *Server) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Cal
 	call := pipeline.RawCall{ID: fmt.Sprintf("mcp-%d", s.calls.Add(1)), Name: req.Params.Name, Arguments: string(req.Params.Arguments)}
 	if req.Session != nil {
 		ctx = context.WithValue(ctx, sessionKey{}, req.Session)
+		ctx = pipeline.WithSession(ctx, s.sessionName(req.Session))
 		if token := req.Params.GetProgressToken(); token != nil && s.prog != nil {
 			stop := s.prog.track(ctx, call.ID, req.Session, token)
 			defer stop() // before the response goes out
@@ -337,3 +344,29 @@ func (s *Server) CloseSessions() {
 type nopCloser struct{ io.Writer }
 
 func (nopCloser) Close() error { return nil }
+
+// sessionName is the name of ss for pipeline.WithSession.
+func (s *Server) sessionName(ss *mcp.ServerSession) string {
+	if id := ss.ID(); id != "" {
+		return "mcp:" + id
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if name, ok := s.sessions[ss]; ok {
+		return name
+	}
+	b := make([]byte, 16)
+	rand.Read(b)
+	name := "mcp:" + hex.EncodeToString(b)
+	if s.sessions == nil {
+		s.sessions = map[*mcp.ServerSession]string{}
+	}
+	s.sessions[ss] = name
+	go func() { // forget it with the session
+		ss.Wait()
+		s.mu.Lock()
+		delete(s.sessions, ss)
+		s.mu.Unlock()
+	}()
+	return name
+}

@@ -36,3 +36,18 @@ func deferralOf(ctx context.Context) DecideFunc {
 // CanDefer reports whether calls under ctx may wait for a person (WithDeferral): a
 // policy that cannot ask anyone now should then ask anyway, and the call pauses.
 func CanDefer(ctx context.Context) bool { return deferralOf(ctx) != nil }
+
+type sessionKey struct{}
+
+// WithSession returns ctx naming the session (a conversation: an MCP session, a CLI's
+// --session) its calls belong to; executors that keep state across runs key it by
+// this name. An empty name means none.
+func WithSession(ctx context.Context, name string) context.Context {
+	return context.WithValue(ctx, sessionKey{}, name)
+}
+
+// Session returns the session WithSession named in ctx, or "".
+func Session(ctx context.Context) string {
+	s, _ := ctx.Value(sessionKey{}).(string)
+	return s
+}

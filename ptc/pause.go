@@ -76,6 +76,7 @@ type runRecord struct {
 	Decided  map[string]Decision    `json:"decided,omitempty"`
 	Draws    *runtime.Draws         `json:"draws,omitempty"`
 	Compute  time.Duration          `json:"compute"`
+	Session  *sessionState          `json:"session,omitempty"` // the state the run began with
 	Attempts int                    `json:"attempts"`
 }
 

@@ -100,6 +100,11 @@ type Options struct {
 	// PauseTTL is how long a paused run can be resumed. Zero means DefaultPauseTTL (one
 	// hour); negative is an error.
 	PauseTTL time.Duration
+	// StateValueBytes and StateBytes bound a session's state (the program's global
+	// state, in runs of a session named with pipeline.WithSession): one value's JSON,
+	// and the keys and values together. Zero means DefaultStateValueBytes (1 MiB) and
+	// DefaultStateBytes (16 MiB); negative is an error.
+	StateValueBytes, StateBytes int
 	// NoInferredTypes turns off learning output types from results ([Types]): a tool
 	// without an output schema is then declared as returning JsonValue. False (the
 	// default) learns them, in memory and, with Store, in the store.
@@ -154,6 +159,8 @@ func New(p *pipeline.Pipeline, opts *Options) (*Executor, error) {
 		return nil, fmt.Errorf("ptc: MaxImages must not be negative, got %d", o.MaxImages)
 	case o.PauseTTL < 0:
 		return nil, fmt.Errorf("ptc: PauseTTL must not be negative, got %v", o.PauseTTL)
+	case o.StateValueBytes < 0 || o.StateBytes < 0:
+		return nil, fmt.Errorf("ptc: StateValueBytes and StateBytes must not be negative, got %d and %d", o.StateValueBytes, o.StateBytes)
 	}
 	e := &Executor{p: p, o: o, store: o.Store, durable: o.Store != nil}
 	if e.store == nil {
@@ -443,6 +450,11 @@ func (b *step) runProgram(ctx context.Context, call *registry.Call, code, descri
 		return nil, err
 	}
 	rep.RunID = sr.id
+	if b.resume == nil { // a resumed run sees the state its first attempt began with
+		if sr.rec.Session, err = b.e.loadState(ctx); err != nil {
+			return nil, fmt.Errorf("run_code could not read the session's state: %w", err)
+		}
+	}
 	ledger := &bindings.Ledger{Entries: sr.entries, Decisions: sr.rec.Decided, OnPause: func() { cancel(errPaused) }}
 	if b.e.durable {
 		// Not cancelled with the call: a record begun must be written whatever ends the run.
@@ -474,6 +486,7 @@ func (b *step) runProgram(ctx context.Context, call *registry.Call, code, descri
 		KeepFullValue:  b.e.durable,
 		OnLog:          onLog,
 		Draws:          sr.draws(),
+		State:          b.e.runState(sr.rec.Session),
 	})
 	// Paused only if the pause is what ended it: a program that settled first (it did
 	// not await the call that waits) completed, and the waiting call is abandoned.
@@ -508,6 +521,12 @@ func (b *step) runProgram(ctx context.Context, call *registry.Call, code, descri
 		rep.Paused = pause
 		rep.ToModel = len(pauseText(pause.Pending))
 		return res, nil
+	}
+	if res.Failure == nil {
+		if err := b.e.commitState(ctx, sr.rec.Session, res.State); err != nil {
+			sr.finish(ctx, b.e.store)
+			return nil, err
+		}
 	}
 	sr.finish(ctx, b.e.store)
 	return res, nil

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/runcode-go/runcode/internal/jsvm"
 )
@@ -28,3 +29,14 @@ func WithDraws(ctx context.Context, d *Draws) context.Context {
 // can record the draws before them with each. It returns nil when the run does not
 // record draws.
 func CallDraws(ctx context.Context) *Draws { return (*Draws)(jsvm.CallDraws(ctx)) }
+
+// State is a session's key/value state as a run starts with it (RunOptions.State):
+// values as lossless JSON by key, and the bounds of what the run may make of it. It is a
+// plain value.
+type State struct {
+	Values map[string]json.RawMessage `json:"values,omitempty"`
+	// MaxValue bounds one value's JSON and MaxTotal the keys and values together, in
+	// bytes; past either, state.set throws a RangeError. Both must be positive.
+	MaxValue int `json:"maxValue"`
+	MaxTotal int `json:"maxTotal"`
+}

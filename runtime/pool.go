@@ -78,6 +78,10 @@ type RunOptions struct {
 	// it (Result.FullValue), for a host that keeps it for a later run to read. It
 	// changes nothing the program or the model sees.
 	KeepFullValue bool
+	// State, when not nil, gives the program the global state (get, set, delete,
+	// keys; synchronous) over a session's key/value state, and Result.State is what the
+	// program left when it changed it. Nil means no state global.
+	State *State
 	// Draws, when not nil, makes the run record the clock and random values its program
 	// draws (Result.Draws) and give back the ones Draws holds first, in order: a run
 	// resumed by replay passes its earlier attempt's Result.Draws so that its program
@@ -196,13 +200,14 @@ func (p *Pool) run(ctx context.Context, job *jsvm.Job, opts *RunOptions) (*Resul
 	job.OnLog, job.FileName, job.Truncate = opts.OnLog, opts.FileName, opts.TruncateOutput
 	job.Draws = (*jsvm.Draws)(opts.Draws)
 	job.KeepFull = opts.KeepFullValue
+	job.State = (*jsvm.State)(opts.State)
 	job.Release = func() { p.slots.Release(1) }
 	return result(p.host.Run(ctx, vm, job)), nil
 }
 
 // result is the Result of a VM's outcome.
 func result(o *jsvm.Outcome) *Result {
-	res := &Result{Logs: o.Logs, Value: o.Value, Compute: o.Compute, Draws: (*Draws)(o.Draws), FullValue: o.Full}
+	res := &Result{Logs: o.Logs, Value: o.Value, Compute: o.Compute, Draws: (*Draws)(o.Draws), FullValue: o.Full, State: o.State}
 	if f := o.Failure; f != nil {
 		res.Failure = &Failure{Kind: Kind(f.Kind), Message: f.Message}
 	}

@@ -73,6 +73,9 @@ type Result struct {
 	// FullValue is the whole completion that Value was cut from, when
 	// RunOptions.KeepFullValue asked for it and truncation cut it; nil otherwise.
 	FullValue json.RawMessage
+	// State is the session state as the program left it (RunOptions.State), when it
+	// changed it; nil otherwise.
+	State map[string]json.RawMessage
 }
 
 // Text renders the model-facing text (docs/run_code.md, "Output"). On success: the log

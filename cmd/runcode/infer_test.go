@@ -52,3 +52,22 @@ func TestKeptResultCLI(t *testing.T) {
 		t.Errorf("reading it back: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 }
+
+// TestSessionStateCLI: runcode run --session keeps a session's state in --store.
+func TestSessionStateCLI(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "s.db")
+	set := testfs.Temp(t, "p1.js", `state.set("seen", [1, 2])`)
+	get := testfs.Temp(t, "p2.js", `return state.get("seen") ?? "nothing"`)
+	for _, step := range []struct{ session, prog, want string }{
+		{"a", set, "(run_code completed with no output)\n"},
+		{"a", get, "[\n  1,\n  2\n]\n"},
+		{"b", get, "nothing\n"},
+	} {
+		if code, out, errOut := runCLI(t, "run", "--store", db, "--session", step.session, "--isolation", "in-process", step.prog); code != exitOK || out != step.want {
+			t.Errorf("session %s: exit %d, stdout %q, stderr %q; want %q", step.session, code, out, errOut, step.want)
+		}
+	}
+	if code, _, errOut := runCLI(t, "run", "--session", "a", get); code != exitUsage || !strings.Contains(errOut, "--session needs --store") {
+		t.Errorf("--session without --store: exit %d, %q", code, errOut)
+	}
+}

@@ -34,6 +34,7 @@ type runFlags struct {
 	isolation                        string
 	gc                               gcPercent
 	store                            string
+	session                          string
 	// resume, when set, goes on with a paused run instead of starting one (runcode
 	// resume).
 	resume func(context.Context, *ptc.Executor, *registry.ResolvedToolSet) (*pipeline.Result, error)
@@ -86,6 +87,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	f.gc.register(fs)
 	fs.StringVar(&f.events, "events", "", "write tool/call, tool/code-dispatch-start, tool/code-dispatch, tool/code-dispatch-abandoned and tool/result events to `FILE` as JSON Lines")
 	fs.StringVar(&f.store, "store", "", storeFlagHelp+"; without it, a run asks on the terminal (or, when it cannot, pauses and cannot be resumed)")
+	fs.StringVar(&f.session, "session", "", "run in the session `NAME`: the program's global state reads the session's state from --store and, when the run ends ok, keeps what it changed (docs/run_code.md)")
 }
 
 // save keeps the flags given on the command line that shape the run, for runcode
@@ -96,7 +98,7 @@ func (f *runFlags) save(fs *flag.FlagSet) error {
 	fs.Visit(func(fl *flag.Flag) {
 		v := fl.Value.String()
 		switch fl.Name {
-		case "store", "json", "description":
+		case "store", "json", "description", "session":
 			return
 		case "tools", "root", "events":
 			if v != "" && err == nil {
@@ -124,6 +126,9 @@ func (f *runFlags) check(set map[string]bool) string {
 	}
 	if strings.TrimSpace(f.description) == "" && f.description != "" {
 		return "--description must not be blank"
+	}
+	if f.session != "" && f.store == "" {
+		return "--session needs --store: a session's state is kept there"
 	}
 	return ""
 }
@@ -202,7 +207,7 @@ func (f *runFlags) execute(ctx context.Context, code string, stdin io.Reader, st
 		rep = resumed
 	} else {
 		args, _ := json.Marshal(map[string]string{"code": code, "description": f.description})
-		res, rep = ex.Run(ctx, set, pipeline.RawCall{ID: "call-1", Arguments: string(args)})
+		res, rep = ex.Run(pipeline.WithSession(ctx, f.session), set, pipeline.RawCall{ID: "call-1", Arguments: string(args)})
 	}
 	if res.Pause != nil {
 		return f.paused(ctx, st, res, rep, cannotAsk, stdout, stderr)

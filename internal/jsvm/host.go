@@ -2,6 +2,7 @@ package jsvm
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -68,6 +69,8 @@ type Job struct {
 	Draws    *Draws
 	// KeepFull, with Truncate, keeps the whole completion when it is cut (Outcome.Full).
 	KeepFull bool
+	// State, when not nil, is the session state the global state starts with.
+	State *State
 	// Release, if set, is called once the VM's goroutine has ended: after Run returned,
 	// for a VM stuck in a native built-in.
 	Release func()
@@ -82,6 +85,8 @@ type Outcome struct {
 	Compute time.Duration
 	Draws   *Draws // when Job.Draws asked for them
 	Full    []byte // the whole completion Value was cut from (Job.KeepFull)
+	// State is the session state as the program left it, when it changed it (Job.State).
+	State map[string]json.RawMessage
 }
 
 // Host keeps warm VMs for the runs of one pool and is what those runs answer to: its
@@ -215,6 +220,8 @@ func (h *Host) Run(ctx context.Context, r *VM, job *Job) *Outcome {
 				// failed: nothing to run
 			} else if err := r.installNamespaces(job.Namespaces); err != nil {
 				r.fail(KindException, "internal error: installing namespaces: "+err.Error())
+			} else if err := r.installStateOf(job.State); err != nil {
+				r.fail(KindException, "internal error: installing state: "+err.Error())
 			} else {
 				r.exec()
 			}
@@ -250,6 +257,9 @@ func (h *Host) Run(ctx context.Context, r *VM, job *Job) *Outcome {
 	if r.failure == nil && len(r.value) > 0 {
 		out.Value = append([]byte(nil), r.value...)
 		out.Full = r.full
+	}
+	if r.state != nil && r.state.changed && !r.busy {
+		out.State = r.state.values
 	}
 	return out
 }

@@ -177,9 +177,10 @@ func CheckNamespaces(nss []*Namespace) error {
 // goroutine owns them; pending is waited for when the run ends.
 type calls struct {
 	namespaces []*Namespace
-	argBytes   int       // Job.ArgBytes
-	draws      *recorder // Job.Draws; nil when not recorded
-	unsettled  []string  // calls by start order; "" once settled
+	argBytes   int           // Job.ArgBytes
+	draws      *recorder     // Job.Draws; nil when not recorded
+	state      *sessionState // Job.State; nil when the run has none
+	unsettled  []string      // calls by start order; "" once settled
 	started    int
 	pending    sync.WaitGroup // calls whose outcome has not come back
 }

@@ -129,8 +129,11 @@ func (p *Pool) handle(ctx context.Context, w *proc, rs *hostRun, nss []*runtime.
 				return nil, protocolError("a failed run with a value")
 			}
 			res.Failure = &runtime.Failure{Kind: m.Failure.Kind, Message: m.Failure.Message}
-		} else if len(m.Value) > 0 {
-			res.Value, res.FullValue = m.Value, m.Full
+		} else {
+			res.State = m.StateOut
+			if len(m.Value) > 0 {
+				res.Value, res.FullValue = m.Value, m.Full
+			}
 		}
 		return res, nil
 	}

@@ -94,6 +94,10 @@ type message struct {
 	KeepFull bool            `json:"keepFull,omitempty"`
 	Full     json.RawMessage `json:"full,omitempty"`
 
+	// run (RunOptions.State) and done (Result.State)
+	State    *runtime.State             `json:"state,omitempty"`
+	StateOut map[string]json.RawMessage `json:"stateOut,omitempty"`
+
 	// run, done (the run's number on its worker, from 1), call and result (the call's)
 	ID     uint64          `json:"id,omitempty"`
 	NSI    int             `json:"nsi,omitempty"`

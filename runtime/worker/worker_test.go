@@ -588,3 +588,13 @@ func TestKeepFullValueCrossesTheProcess(t *testing.T) {
 		t.Error("a run that did not ask for it got the full value")
 	}
 }
+
+// The session state crosses to the worker and its changes come back.
+func TestStateCrossesTheProcess(t *testing.T) {
+	p := newTestPool(t, 1)
+	st := &runtime.State{Values: map[string]json.RawMessage{"a": json.RawMessage(`1`)}, MaxValue: 1 << 10, MaxTotal: 1 << 12}
+	res := runCode(t, p, `state.set("b", state.get("a") + 1)`, &runtime.RunOptions{State: st})
+	if diff := cmp.Diff(map[string]json.RawMessage{"a": json.RawMessage(`1`), "b": json.RawMessage(`2`)}, res.State); res.Failure != nil || diff != "" {
+		t.Errorf("failure %v, state (-want +got):\n%s", res.Failure, diff)
+	}
+}
