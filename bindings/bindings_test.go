@@ -68,7 +68,7 @@ func TestNamespace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := string(res.Value); got != `["ok","ok","ok","undefined","$describe,$search,__proto__,constructor,my-tool"]` || res.Failure != nil {
+	if got := string(res.Value); got != `["ok","ok","ok","undefined","$describe,$result,$search,__proto__,constructor,my-tool"]` || res.Failure != nil {
 		t.Errorf("got %s (%v)", got, res.Failure)
 	}
 	if calls := run.Calls(); len(calls) != 3 || calls[2].ID != "call-9:code:3" || calls[0].Name != "__proto__" {

@@ -89,8 +89,9 @@ func TestRegisterErrors(t *testing.T) {
 		{"duplicate in agent", agent, "read", ErrDuplicate, `tool "read" is already registered in this scope`},
 		{"reserved in deployment", dep, "run_code", ErrReserved, `tool name "run_code" is reserved for the run_code transport and cannot be registered or shadowed`},
 		{"reserved in agent", agent, "run_code", ErrReserved, `tool name "run_code" is reserved`},
-		{"discovery search", agent, "$search", ErrReserved, `tool name "$search" is reserved for tool discovery in programs and cannot be registered`},
-		{"discovery describe", dep, "$describe", ErrReserved, `tool name "$describe" is reserved for tool discovery`},
+		{"discovery search", agent, "$search", ErrReserved, `tool name "$search" is reserved for a built-in of programs' tools object and cannot be registered`},
+		{"discovery describe", dep, "$describe", ErrReserved, `tool name "$describe" is reserved for a built-in of programs' tools object`},
+		{"kept results", dep, "$result", ErrReserved, `tool name "$result" is reserved for a built-in of programs' tools object`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
