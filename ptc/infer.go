@@ -136,3 +136,16 @@ func (t *Types) Observe(ctx context.Context, set *registry.ResolvedToolSet, name
 	}
 	return changed, nil
 }
+
+// learn observes the results of the run's calls for the types of tools that declare
+// none. A store that cannot keep a type only loses it for later processes.
+func (e *Executor) learn(ctx context.Context, set *registry.ResolvedToolSet, calls []*bindings.SubCall) {
+	if e.types == nil {
+		return
+	}
+	for _, c := range calls {
+		if c.Result != nil && c.Result.Error == nil && !c.Replayed && !c.NeverStarted && !c.AbandonedRunning {
+			_, _ = e.types.Observe(ctx, set, c.Name, c.Result.Value)
+		}
+	}
+}

@@ -256,7 +256,7 @@ func TestReplayDiverges(t *testing.T) {
 	p := newPauseEnv(t, "a", "b")
 	p.tool("slow", false, func(ctx context.Context) error {
 		select {
-		case <-time.After(300 * time.Millisecond):
+		case <-time.After(time.Second):
 		case <-ctx.Done():
 		}
 		return nil
