@@ -269,6 +269,7 @@ func (e *Executor) execute(ctx context.Context, set *registry.ResolvedToolSet, b
 func (e *Executor) executeStep(ctx context.Context, b *step, batch []pipeline.RawCall) ([]*pipeline.Result, []*Report) {
 	set := b.set
 	e.declare(ctx, set)
+	ctx = context.WithValue(ctx, setKey{}, set) // for saved scripts, which run in the step of their caller
 	results := make([]*pipeline.Result, len(batch))
 	reports := make([]*Report, len(batch))
 	view := set.WithTransport(e.transport.WithExecute(b.run))
@@ -322,6 +323,8 @@ type step struct {
 
 	// resume is the paused run a Resume or Recover step goes on with, nil otherwise.
 	resume *resumed
+	// globals are given to the step's programs (a saved script's input).
+	globals map[string]json.RawMessage
 
 	mu      sync.Mutex
 	reports map[string]*Report
@@ -449,6 +452,7 @@ func (b *step) runProgram(ctx context.Context, call *registry.Call, code, descri
 		OnLog:          onLog,
 		Draws:          sr.draws(),
 		State:          b.e.runState(sr.rec.Session),
+		Globals:        b.globals,
 	})
 	// Paused only if the pause is what ended it: a program that settled first (it did
 	// not await the call that waits) completed, and the waiting call is abandoned.

@@ -3,6 +3,7 @@ package runtime
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	goruntime "runtime"
 	"sync"
 	"time"
@@ -82,6 +83,9 @@ type RunOptions struct {
 	// keys; synchronous) over a session's key/value state, and Result.State is what the
 	// program left when it changed it. Nil means no state global.
 	State *State
+	// Globals are read-only globals given to the program, each a JSON value by name
+	// (a saved script's input). A name the VM already has fails the run. Nil means none.
+	Globals map[string]json.RawMessage
 	// Draws, when not nil, makes the run record the clock and random values its program
 	// draws (Result.Draws) and give back the ones Draws holds first, in order: a run
 	// resumed by replay passes its earlier attempt's Result.Draws so that its program
@@ -201,6 +205,7 @@ func (p *Pool) run(ctx context.Context, job *jsvm.Job, opts *RunOptions) (*Resul
 	job.Draws = (*jsvm.Draws)(opts.Draws)
 	job.KeepFull = opts.KeepFullValue
 	job.State = (*jsvm.State)(opts.State)
+	job.Globals = opts.Globals
 	job.Release = func() { p.slots.Release(1) }
 	return result(p.host.Run(ctx, vm, job)), nil
 }

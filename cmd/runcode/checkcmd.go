@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 
+	"github.com/runcode-go/runcode/ptc"
 	"github.com/runcode-go/runcode/registry"
 	"github.com/runcode-go/runcode/runtime"
 )
@@ -45,7 +45,7 @@ func checkCommand(ctx context.Context, args []string, stdin io.Reader, stdout, s
 		label = name
 	}
 
-	refs, err := runtime.References(code, "tools", nil)
+	problems, reach, dynamic, err := ptc.CheckProgram(code, label, set)
 	if err != nil {
 		var f *runtime.Failure
 		if errors.As(err, &f) {
@@ -54,37 +54,8 @@ func checkCommand(ctx context.Context, args []string, stdin io.Reader, stdout, s
 		}
 		return usageError(stderr, "check", err)
 	}
-	var names []string
-	for _, e := range set.Tools() {
-		names = append(names, e.Name())
-	}
-	problems := 0
-	var reach []string
-	var dynamic *runtime.Reference
-	for _, r := range refs {
-		if r.Dynamic {
-			if dynamic == nil {
-				dynamic = &r
-			}
-			continue
-		}
-		if r.Member == registry.SearchName || r.Member == registry.DescribeName || r.Member == registry.ResultName {
-			continue // discovery, on tools in every run; not a tool the program reaches
-		}
-		if slices.Contains(names, r.Member) {
-			if !slices.Contains(reach, r.Member) {
-				reach = append(reach, r.Member)
-			}
-			continue
-		}
-		problems++
-		msg := fmt.Sprintf("%s:%d:%d: unknown tool %q", label, r.Line, r.Column, r.Member)
-		if r.Member == registry.RunCodeName {
-			msg += "; run_code cannot be called from a program"
-		} else if best := runtime.Suggest(r.Member, names); best != "" {
-			msg += fmt.Sprintf("; did you mean %q?", best)
-		}
-		fmt.Fprintln(stdout, msg)
+	for _, p := range problems {
+		fmt.Fprintln(stdout, p)
 	}
 	// Warnings are advice: the program runs as it is, so they do not change the exit status.
 	warnings, err := runtime.Warnings(code, &runtime.PrepareOptions{Namespaces: []string{"tools"}})
@@ -94,7 +65,6 @@ func checkCommand(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	for _, w := range warnings {
 		fmt.Fprintf(stdout, "%s:%d:%d: warning: %s\n", label, w.Line, w.Column, w.Message)
 	}
-	slices.Sort(reach)
 	switch {
 	case dynamic != nil && len(reach) == 0:
 		fmt.Fprintf(stdout, "%s: reaches tools only dynamically (at %d:%d)\n", label, dynamic.Line, dynamic.Column)
@@ -105,7 +75,7 @@ func checkCommand(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	default:
 		fmt.Fprintf(stdout, "%s: reaches %s\n", label, strings.Join(reach, ", "))
 	}
-	if problems > 0 {
+	if len(problems) > 0 {
 		return exitFail
 	}
 	return exitOK

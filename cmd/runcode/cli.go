@@ -41,6 +41,8 @@ commands:
                                    with --store, a run that needs approval pauses (exit 4)
   resume --store S [--approve ID] [--reject ID[=REASON]] TOKEN
                                    go on with a paused run (--recover RUN: one whose host died; --list)
+  scripts save|list|show|delete --store S
+                                   saved programs: each is a tool script__NAME in runs with that store
   check [--tools F] FILE           check a program without running it: syntax, unknown tools, tools it reaches
   search [--tools F] [--limit N] QUERY
                                    print the tools tools.$search ranks first for QUERY, with their first lines
@@ -76,6 +78,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return runCommand(ctx, rest, stdin, stdout, stderr)
 	case "resume":
 		return resumeCommand(ctx, rest, stdin, stdout, stderr)
+	case "scripts":
+		return scriptsCommand(ctx, rest, stdin, stdout, stderr)
 	case "check":
 		return checkCommand(ctx, rest, stdin, stdout, stderr)
 	case "search":
@@ -100,7 +104,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 }
 
 // commandNames are the commands, in the order the usage lists them.
-var commandNames = []string{"sdk", "describe", "run", "resume", "check", "search", "serve", "bench", "version", "help"}
+var commandNames = []string{"sdk", "describe", "run", "resume", "scripts", "check", "search", "serve", "bench", "version", "help"}
 
 var commands = func() map[string]bool {
 	m := map[string]bool{}

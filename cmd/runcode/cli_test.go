@@ -197,7 +197,7 @@ func TestUsage(t *testing.T) {
 	}{
 		{"no command", nil, 2, "", "usage: runcode <command>"},
 		{"help", []string{"help"}, 0, "usage: runcode <command>", ""},
-		{"unknown command", []string{"frobnicate"}, 2, "", "runcode: unknown command \"frobnicate\"\ncommands: sdk, describe, run, resume, check, search, serve, bench, version, help"},
+		{"unknown command", []string{"frobnicate"}, 2, "", "runcode: unknown command \"frobnicate\"\ncommands: sdk, describe, run, resume, scripts, check, search, serve, bench, version, help"},
 		{"bench without scenarios here", []string{"bench"}, 2, "", "runcode bench: no scenario files given and none in bench/scenarios/ here"},
 		{"bad root", []string{"sdk", "--root", "/no/such/dir"}, 2, "", "runcode sdk: --root: "},
 		{"bad mode", []string{"describe", "--mode", "code", "--tools", manifests + "orders.json"}, 2, "", `runcode describe: unknown --mode "code"; want native, ptc or both`},

@@ -34,14 +34,14 @@ func TestFlagsAfterTheProgram(t *testing.T) {
 
 func TestUnknownCommandAndHelp(t *testing.T) {
 	code, stdout, stderr := runCLI(t, "runn", "prog.js")
-	want := "runcode: unknown command \"runn\"; did you mean \"run\"?\ncommands: sdk, describe, run, resume, check, search, serve, bench, version, help (runcode help <command> for one's flags)\n"
+	want := "runcode: unknown command \"runn\"; did you mean \"run\"?\ncommands: sdk, describe, run, resume, scripts, check, search, serve, bench, version, help (runcode help <command> for one's flags)\n"
 	if code != 2 || stdout != "" {
 		t.Errorf("exit %d, stdout %q; want 2 and nothing", code, stdout)
 	}
 	if diff := cmp.Diff(want, stderr); diff != "" {
 		t.Errorf("stderr mismatch (-want +got):\n%s", diff)
 	}
-	if _, _, stderr := runCLI(t, "zzzzzzzz"); strings.Contains(stderr, "did you mean") || !strings.Contains(stderr, "commands: sdk, describe, run, resume, check, search, serve, bench, version, help") {
+	if _, _, stderr := runCLI(t, "zzzzzzzz"); strings.Contains(stderr, "did you mean") || !strings.Contains(stderr, "commands: sdk, describe, run, resume, scripts, check, search, serve, bench, version, help") {
 		t.Errorf("a command nowhere near any: %q", stderr)
 	}
 

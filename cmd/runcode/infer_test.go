@@ -71,3 +71,41 @@ func TestSessionStateCLI(t *testing.T) {
 		t.Errorf("--session without --store: exit %d, %q", code, errOut)
 	}
 }
+
+// TestScriptsCLI: runcode scripts save keeps a program as the tool script__NAME, which a
+// run with the store calls with its input and search finds; one that calls an unknown
+// tool is refused with check's message; list, show and delete.
+func TestScriptsCLI(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "s.db")
+	manifest := testfs.Temp(t, "m.json", `{"tools": [{"name": "customers", "description": "List customers with what they spent.",
+  "mock": {"result": [{"name": "Ada", "spent": 30}, {"name": "Bob", "spent": 90}, {"name": "Cy", "spent": 60}]}}]}`)
+	schema := testfs.Temp(t, "in.json", `{"type":"object","properties":{"n":{"type":"number"}},"required":["n"]}`)
+	top := testfs.Temp(t, "top.ts", `const all = await tools.customers({}); return all.sort((a, b) => b.spent - a.spent).slice(0, input.n).map(c => c.name)`)
+	if code, out, errOut := runCLI(t, "scripts", "save", "top_customers", "--store", db, "--description", "The customers who spent the most, best first.", "--input-schema", schema, "--tools", manifest, top); code != exitOK || out != "saved script__top_customers\n" {
+		t.Fatalf("save: exit %d, %q, %q", code, out, errOut)
+	}
+	call := testfs.Temp(t, "call.js", `return await tools.script__top_customers({n: 2})`)
+	if code, out, errOut := runCLI(t, "run", "--tools", manifest, "--store", db, call); code != exitOK || out != "[\n  \"Bob\",\n  \"Cy\"\n]\n" {
+		t.Errorf("calling it (in a worker process): exit %d, %q, %q", code, out, errOut)
+	}
+	search := testfs.Temp(t, "search.js", `return (await tools.$search("best customers"))[0].name`)
+	if code, out, _ := runCLI(t, "run", "--tools", manifest, "--store", db, "--isolation", "in-process", search); code != exitOK || out != "script__top_customers\n" {
+		t.Errorf("search: exit %d, %q", code, out)
+	}
+	bad := testfs.Temp(t, "bad.js", `await tools.customerz({})`)
+	if code, _, errOut := runCLI(t, "scripts", "save", "bad", "--store", db, "--description", "x", "--tools", manifest, bad); code != exitFail || errOut != "runcode scripts save: bad:1:13: unknown tool \"customerz\"; did you mean \"customers\"?\n" {
+		t.Errorf("an unknown tool: exit %d, %q", code, errOut)
+	}
+	if _, out, _ := runCLI(t, "scripts", "list", "--store", db); out != "script__top_customers  The customers who spent the most, best first.\n" {
+		t.Errorf("list: %q", out)
+	}
+	if code, out, _ := runCLI(t, "scripts", "show", "top_customers", "--store", db); code != exitOK || !strings.Contains(out, `"code": "const all`) {
+		t.Errorf("show: %d %q", code, out)
+	}
+	if code, _, _ := runCLI(t, "scripts", "delete", "top_customers", "--store", db); code != exitOK {
+		t.Errorf("delete: %d", code)
+	}
+	if _, out, _ := runCLI(t, "scripts", "list", "--store", db); out != "" {
+		t.Errorf("list after delete: %q", out)
+	}
+}

@@ -155,19 +155,25 @@ func displayName(name string) string {
 }
 
 func (f *runFlags) execute(ctx context.Context, code string, stdin io.Reader, stdout, stderr io.Writer) int {
-	set, closeTools, policy, err := policedToolSet(ctx, f.tools, f.root, registry.ModePTC)
+	var st store.Store
+	var ex *ptc.Executor
+	var scripts []*registry.Tool
+	if f.store != "" {
+		var err error
+		if st, err = openStore(ctx, f.store); err != nil {
+			return usageError(stderr, "run", fmt.Errorf("--store: %v", err))
+		}
+		defer st.Close()
+		if scripts, err = ptc.ScriptTools(ctx, st, func() *ptc.Executor { return ex }); err != nil {
+			return usageError(stderr, "run", fmt.Errorf("--store: reading the saved scripts: %v", err))
+		}
+	}
+	set, closeTools, policy, err := policedToolSet(ctx, f.tools, f.root, registry.ModePTC, scripts...)
 	if err != nil {
 		return usageError(stderr, "run", err)
 	}
 	defer closeTools()
 
-	var st store.Store
-	if f.store != "" {
-		if st, err = openStore(ctx, f.store); err != nil {
-			return usageError(stderr, "run", fmt.Errorf("--store: %v", err))
-		}
-		defer st.Close()
-	}
 	opts := pipeline.Options{Wrappers: []pipeline.Middleware{pipeline.Timeout()}}
 	var cannotAsk string
 	opts.PreExecute, opts.Approve, cannotAsk = runApproval(policy, stdin, f.stdinProgram, st != nil, stderr)
@@ -180,7 +186,13 @@ func (f *runFlags) execute(ctx context.Context, code string, stdin io.Reader, st
 		defer closeSink()
 		opts.Events = sink
 	}
-	pool, closePool, err := newRunner(runnerOptions{isolation: f.isolation, workers: 1, warm: 1, gcPercent: f.gc.n})
+	// A saved script runs as a nested program, on a worker of its own while its caller
+	// waits: one worker more per level scripts may nest.
+	workers := 1
+	if len(scripts) > 0 {
+		workers += ptc.MaxScriptDepth
+	}
+	pool, closePool, err := newRunner(runnerOptions{isolation: f.isolation, workers: workers, warm: 1, gcPercent: f.gc.n})
 	if err != nil {
 		return usageError(stderr, "run", err)
 	}
@@ -193,7 +205,7 @@ func (f *runFlags) execute(ctx context.Context, code string, stdin io.Reader, st
 	exOpts.Store = st
 	var resumed *ptc.Report // the resumed run's report (Resume gives the result only)
 	exOpts.OnReport = func(_ context.Context, _ registry.Call, r *ptc.Report) { resumed = r }
-	ex, err := ptc.New(pipeline.New(&opts), exOpts)
+	ex, err = ptc.New(pipeline.New(&opts), exOpts)
 	if err != nil {
 		return usageError(stderr, "run", err)
 	}
@@ -371,10 +383,15 @@ func toolSet(ctx context.Context, manifestPath, root string, mode registry.Mode)
 // policedToolSet is toolSet for the commands that run tools: it also returns the
 // manifest's approval of each tool, as serve applies it (approvalPolicy), or nil for
 // the workspace tools, which need none.
-func policedToolSet(ctx context.Context, manifestPath, root string, mode registry.Mode) (*registry.ResolvedToolSet, func(), func(tool string) pipeline.Action, error) {
+func policedToolSet(ctx context.Context, manifestPath, root string, mode registry.Mode, extra ...*registry.Tool) (*registry.ResolvedToolSet, func(), func(tool string) pipeline.Action, error) {
 	scope := registry.New()
 	if _, err := scope.SetMode(mode); err != nil {
 		return nil, nil, nil, err
+	}
+	for _, t := range extra { // saved scripts
+		if _, err := scope.Register(t); err != nil {
+			return nil, nil, nil, err
+		}
 	}
 	release := func() {}
 	var policy func(tool string) pipeline.Action

@@ -71,6 +71,8 @@ type Job struct {
 	KeepFull bool
 	// State, when not nil, is the session state the global state starts with.
 	State *State
+	// Globals are read-only globals given to the program, as JSON, by name.
+	Globals map[string]json.RawMessage
 	// Release, if set, is called once the VM's goroutine has ended: after Run returned,
 	// for a VM stuck in a native built-in.
 	Release func()
@@ -222,6 +224,8 @@ func (h *Host) Run(ctx context.Context, r *VM, job *Job) *Outcome {
 				r.fail(KindException, "internal error: installing namespaces: "+err.Error())
 			} else if err := r.installStateOf(job.State); err != nil {
 				r.fail(KindException, "internal error: installing state: "+err.Error())
+			} else if err := r.installJobGlobals(job.Globals); err != nil {
+				r.fail(KindException, "internal error: installing globals: "+err.Error())
 			} else {
 				r.exec()
 			}

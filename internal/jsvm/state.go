@@ -121,3 +121,21 @@ func (r *VM) installState(st *State) error {
 	obj.SetPrototype(nil)
 	return vm.GlobalObject().DefineDataProperty("state", obj, goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_FALSE)
 }
+
+// installJobGlobals defines each of globals as a read-only global holding its JSON value.
+func (r *VM) installJobGlobals(globals map[string]json.RawMessage) error {
+	g := r.vm.GlobalObject()
+	for _, name := range slices.Sorted(maps.Keys(globals)) {
+		if g.Get(name) != nil {
+			return fmt.Errorf("the global %q exists already", name)
+		}
+		v, err := r.decodeJSON(globals[name])
+		if err != nil {
+			return fmt.Errorf("the global %q is not JSON", name)
+		}
+		if err := g.DefineDataProperty(name, v, goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_TRUE); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -96,6 +96,7 @@ type message struct {
 
 	// run (RunOptions.State) and done (Result.State)
 	State    *runtime.State             `json:"state,omitempty"`
+	Globals  map[string]json.RawMessage `json:"globals,omitempty"` // run (RunOptions.Globals)
 	StateOut map[string]json.RawMessage `json:"stateOut,omitempty"`
 
 	// run, done (the run's number on its worker, from 1), call and result (the call's)

@@ -76,7 +76,7 @@ func (p *Pool) exec(ctx context.Context, w *proc, code string, limits runtime.Li
 	}
 
 	var fse *frameSizeError
-	if err := w.sendIf(rs, &message{T: tRun, ID: rs.id, Code: code, ProgramBytes: opts.ProgramBytes, Limits: &limits, NS: specs, File: opts.FileName, Truncate: opts.TruncateOutput, Draws: opts.Draws, KeepFull: opts.KeepFullValue, State: opts.State}); errors.As(err, &fse) {
+	if err := w.sendIf(rs, &message{T: tRun, ID: rs.id, Code: code, ProgramBytes: opts.ProgramBytes, Limits: &limits, NS: specs, File: opts.FileName, Truncate: opts.TruncateOutput, Draws: opts.Draws, KeepFull: opts.KeepFullValue, State: opts.State, Globals: opts.Globals}); errors.As(err, &fse) {
 		// Nothing was written: the worker waits for a run as before.
 		return &runtime.Result{Failure: &runtime.Failure{Kind: runtime.KindException,
 			Message: fmt.Sprintf("the program is too large to pass to the worker process: %d bytes framed, over the %d-byte limit", fse.n, fse.max)}}, true

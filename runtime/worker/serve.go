@@ -262,7 +262,7 @@ func (s *server) run(ctx context.Context, m *message, nss []*jsvm.Namespace, onL
 		return fail(runtime.KindAbort, context.Cause(ctx).Error())
 	}
 	o := s.host.Run(ctx, vm, &jsvm.Job{Code: m.Code, ProgramBytes: m.ProgramBytes, Limits: jsvm.Limits(limits),
-		Namespaces: nss, OnLog: onLog, ArgBytes: s.argBytes(), FileName: m.File, Truncate: m.Truncate, Draws: (*jsvm.Draws)(m.Draws), KeepFull: m.KeepFull, State: (*jsvm.State)(m.State)})
+		Namespaces: nss, OnLog: onLog, ArgBytes: s.argBytes(), FileName: m.File, Truncate: m.Truncate, Draws: (*jsvm.Draws)(m.Draws), KeepFull: m.KeepFull, State: (*jsvm.State)(m.State), Globals: m.Globals})
 	out.Logs, out.Value, out.Compute, out.Draws, out.Full = o.Logs, o.Value, int64(o.Compute), (*runtime.Draws)(o.Draws), o.Full
 	out.StateOut = o.State
 	if o.Failure != nil {
