@@ -85,3 +85,16 @@ func ResumeFailed(call RawCall, err error) *Result {
 	te := &ToolError{Code: CodeToolFailed, Message: err.Error(), Err: err}
 	return &Result{CallID: call.ID, Name: call.Name, Error: te, Content: []registry.Content{registry.Text("Error: " + te.Message)}}
 }
+
+// Waiting says what a pause waits for, in the words the model reads for a paused run:
+// "run_code paused: waiting for approval of <first> (<n> pending)", with " and N more"
+// after first when n > 1. first is the tool of the first pending call.
+func Waiting(first string, n int) string {
+	if n == 0 {
+		return "run_code paused"
+	}
+	if n > 1 {
+		first += fmt.Sprintf(" and %d more", n-1)
+	}
+	return fmt.Sprintf("run_code paused: waiting for approval of %s (%d pending)", first, n)
+}

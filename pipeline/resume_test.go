@@ -67,3 +67,19 @@ func TestResumeBatch(t *testing.T) {
 		t.Error("an executor that cannot resume was accepted")
 	}
 }
+
+func TestWaiting(t *testing.T) {
+	for _, tc := range []struct {
+		first string
+		n     int
+		want  string
+	}{
+		{"deploy", 1, "run_code paused: waiting for approval of deploy (1 pending)"},
+		{"deploy", 3, "run_code paused: waiting for approval of deploy and 2 more (3 pending)"},
+		{"", 0, "run_code paused"},
+	} {
+		if got := Waiting(tc.first, tc.n); got != tc.want {
+			t.Errorf("Waiting(%q, %d) = %q, want %q", tc.first, tc.n, got, tc.want)
+		}
+	}
+}

@@ -202,11 +202,7 @@ func toolsHash(set *registry.ResolvedToolSet) string {
 
 // pauseText is what the model reads for a paused run (docs/pausing.md).
 func pauseText(pending []pipeline.PendingCall) string {
-	what := pending[0].Tool
-	if len(pending) > 1 {
-		what += fmt.Sprintf(" and %d more", len(pending)-1)
-	}
-	return fmt.Sprintf("run_code paused: waiting for approval of %s (%d pending). The run resumes when the user decides; do not call it again.", what, len(pending))
+	return pipeline.Waiting(pending[0].Tool, len(pending)) + ". The run resumes when the user decides; do not call it again."
 }
 
 // errPaused is the cause that ends a run which paused.

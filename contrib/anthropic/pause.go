@@ -75,11 +75,7 @@ func (p *Paused) pending() []PendingCall {
 // and "and N more".
 func (p *Paused) Error() string {
 	pending := p.pending()
-	what := pending[0].Tool
-	if len(pending) > 1 {
-		what += fmt.Sprintf(" and %d more", len(pending)-1)
-	}
-	return fmt.Sprintf("anthropic: run_code paused: waiting for approval of %s (%d pending)", what, len(pending))
+	return "anthropic: " + pipeline.Waiting(pending[0].Tool, len(pending))
 }
 
 // Resume goes on with the paused runs: decisions holds a person's verdict on pending

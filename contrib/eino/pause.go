@@ -70,16 +70,12 @@ func pending(batch []pipeline.RawCall, results []*pipeline.Result) []PendingCall
 // (<n> pending)", one tool name or the first and "and N more".
 func (p *Paused) Error() string { return "eino: " + waiting(pending(p.batch, p.results)) }
 
-// waiting is "run_code paused: waiting for approval of <tool> (<n> pending)".
+// waiting is pipeline.Waiting for ps.
 func waiting(ps []PendingCall) string {
 	if len(ps) == 0 {
-		return "run_code paused"
+		return pipeline.Waiting("", 0)
 	}
-	what := ps[0].Tool
-	if len(ps) > 1 {
-		what += fmt.Sprintf(" and %d more", len(ps)-1)
-	}
-	return fmt.Sprintf("run_code paused: waiting for approval of %s (%d pending)", what, len(ps))
+	return pipeline.Waiting(ps[0].Tool, len(ps))
 }
 
 // Resume goes on with the paused runs: decisions holds a person's verdict on pending

@@ -87,11 +87,7 @@ func (p *Paused[T]) pending() []PendingCall {
 // "and N more".
 func (p *Paused[T]) Error() string {
 	pending := p.pending()
-	what := pending[0].Tool
-	if len(pending) > 1 {
-		what += fmt.Sprintf(" and %d more", len(pending)-1)
-	}
-	return fmt.Sprintf("openai: run_code paused: waiting for approval of %s (%d pending)", what, len(pending))
+	return "openai: " + pipeline.Waiting(pending[0].Tool, len(pending))
 }
 
 // Resume goes on with the paused runs: decisions holds a person's verdict on pending
