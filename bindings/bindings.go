@@ -144,6 +144,8 @@ type SubCall struct {
 	Replayed bool
 
 	pending *pipeline.Pending
+	left    runtime.Left // what the program had left of its budgets when it made the call
+	hasLeft bool
 }
 
 // Run is the per-run state of the bridge: the scheduler, the sub-call counter and the
@@ -213,7 +215,7 @@ func Begin(ctx context.Context, p *pipeline.Pipeline, set *registry.ResolvedTool
 		return nil, errors.New("a run's Ledger needs an OnPause")
 	}
 	r := &Run{parent: o.Parent, max: o.MaxCalls, maxHeld: o.RecordBytes, outer: ctx, set: set, ledger: o.Ledger}
-	schedCtx, cancel := context.WithCancelCause(ctx)
+	schedCtx, cancel := context.WithCancelCause(context.WithValue(ctx, runKey{}, r))
 	if l := o.Ledger; l != nil {
 		schedCtx = pipeline.WithDeferral(schedCtx, func(id string) (pipeline.Verdict, bool) {
 			v, ok := l.Decisions[id]
@@ -339,6 +341,7 @@ func (r *Run) start(ctx context.Context, name string, args json.RawMessage, done
 	}
 	r.n++
 	rec := &SubCall{ID: r.parent.ID + ":code:" + strconv.Itoa(r.n), Name: name, Args: v}
+	rec.left, rec.hasLeft = runtime.CallLeft(ctx)
 	deliver := func(res *pipeline.Result) {
 		if !r.hold(recordSize(res)) {
 			done(nil, r.overHeld())
@@ -386,6 +389,27 @@ func (r *Run) start(ctx context.Context, name string, args json.RawMessage, done
 	})
 	r.calls = append(r.calls, rec)
 	r.mu.Unlock()
+}
+
+type runKey struct{}
+
+// CallLeft returns, in the context a tool's body runs with, what the run_code program
+// that made the call had left of its compute and wall-clock budgets when it made it
+// (runtime.CallLeft): a tool that runs a program of its own (a saved script) gives it no
+// more. ok is false for a call no program made.
+func CallLeft(ctx context.Context, call *registry.Call) (l runtime.Left, ok bool) {
+	r, _ := ctx.Value(runKey{}).(*Run)
+	if r == nil {
+		return l, false
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for i := len(r.calls) - 1; i >= 0; i-- {
+		if c := r.calls[i]; c.ID == call.ID {
+			return c.left, c.hasLeft
+		}
+	}
+	return l, false
 }
 
 // hold counts n more bytes the records hold, and reports whether they are within the

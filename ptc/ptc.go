@@ -325,6 +325,9 @@ type step struct {
 	resume *resumed
 	// globals are given to the step's programs (a saved script's input).
 	globals map[string]json.RawMessage
+	// within, for a saved script's run, is what its caller had left of its budgets: the
+	// script's run gets no more (and runs nested, runtime.RunOptions.Nested).
+	within *runtime.Left
 
 	mu      sync.Mutex
 	reports map[string]*Report
@@ -442,6 +445,9 @@ func (b *step) runProgram(ctx context.Context, call *registry.Call, code, descri
 	if err != nil {
 		return nil, err
 	}
+	if b.within != nil {
+		limits = b.e.carve(limits, *b.within)
+	}
 	res, err := b.e.o.Pool.Run(runCtx, code, &runtime.RunOptions{
 		Namespaces:     []*runtime.Namespace{b.tools.Bind(run)},
 		Limits:         limits,
@@ -453,6 +459,7 @@ func (b *step) runProgram(ctx context.Context, call *registry.Call, code, descri
 		Draws:          sr.draws(),
 		State:          b.e.runState(sr.rec.Session),
 		Globals:        b.globals,
+		Nested:         b.within != nil,
 	})
 	// Paused only if the pause is what ended it: a program that settled first (it did
 	// not await the call that waits) completed, and the waiting call is abandoned.

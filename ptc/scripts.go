@@ -1,15 +1,18 @@
 package ptc
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"regexp"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/runcode-go/runcode/bindings"
 	"github.com/runcode-go/runcode/pipeline"
 	"github.com/runcode-go/runcode/registry"
 	"github.com/runcode-go/runcode/runtime"
@@ -23,8 +26,8 @@ const ScriptPrefix = "script__"
 const kindScript = "script"
 
 // MaxScriptDepth bounds how deep saved scripts may call each other. Each level runs its
-// program while its caller waits, so a runner needs a program slot (a worker) per
-// level beyond the caller's.
+// program while its caller waits, nested (runtime.RunOptions.Nested): on a worker (or
+// VM) beyond the runner's size, within what its caller had left of its budgets.
 const MaxScriptDepth = 4
 
 // Script is a saved program: a tool (script__<name>) whose call runs the program with
@@ -182,6 +185,11 @@ func (e *Executor) runScript(ctx context.Context, s Script, call *registry.Call)
 	ctx = context.WithValue(ctx, scriptKey{}, depth+1)
 	args, _ := json.Marshal(map[string]string{"code": s.Code, "description": "saved script " + s.Name})
 	b := &step{e: e, set: set, reports: map[string]*Report{}, globals: map[string]json.RawMessage{"input": json.RawMessage(call.Args.String())}}
+	left, ok := bindings.CallLeft(ctx, call)
+	if !ok { // not a program's call: the script's run still runs nested, within its own budgets
+		left = runtime.Left{Compute: math.MaxInt64, WallClock: math.MaxInt64}
+	}
+	b.within = &left
 	results, reports := e.executeStep(ctx, b, []pipeline.RawCall{{ID: call.ID + ":script", Name: registry.RunCodeName, Arguments: string(args), Agent: call.Agent}})
 	res, rep := results[0], reports[0]
 	if res.Error != nil {
@@ -197,3 +205,17 @@ func (e *Executor) runScript(ctx context.Context, s Script, call *registry.Call)
 }
 
 type setKey struct{}
+
+// carve returns limits with compute and wall clock no more than left: the budgets of a
+// saved script's run, taken from what its caller had left. A budget already spent
+// leaves a millisecond, so the run fails at once with its budget's failure.
+func (e *Executor) carve(limits *runtime.Limits, left runtime.Left) *runtime.Limits {
+	var l runtime.Limits
+	if limits != nil {
+		l = *limits
+	}
+	base := e.o.Pool.Limits()
+	l.Compute = max(min(cmp.Or(l.Compute, base.Compute), left.Compute), time.Millisecond)
+	l.WallClock = max(min(cmp.Or(l.WallClock, base.WallClock), left.WallClock), time.Millisecond)
+	return &l
+}

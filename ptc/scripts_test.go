@@ -3,11 +3,15 @@ package ptc
 import (
 	"context"
 	"encoding/json"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/runcode-go/runcode/internal/testreg"
 	"github.com/runcode-go/runcode/registry"
+	"github.com/runcode-go/runcode/runtime"
 	"github.com/runcode-go/runcode/store"
 )
 
@@ -52,5 +56,55 @@ func TestSavedScripts(t *testing.T) {
 	}
 	if sdk := ex.SDK(set); !strings.Contains(sdk, "script__top_customers") {
 		t.Error("the SDK does not declare the script")
+	}
+}
+
+// TestScriptBudgetsAreCarved: a saved script's run gets no more compute than its caller
+// had left, and runs on a pool whose one run slot its caller holds.
+func TestScriptBudgetsAreCarved(t *testing.T) {
+	e := newEnv(t)
+	pool, err := runtime.NewPool(&runtime.PoolOptions{Size: 1, MaxRuns: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pool.Close() })
+	e.pool = pool
+	st := store.NewMemory()
+	e.ptc.Store = st
+	e.ptc.Limits = &runtime.Limits{Compute: 2 * time.Second}
+	set := testreg.ResolveIn(t, e.scope)
+	for _, s := range []Script{
+		{Name: "spin", Description: "Computes forever.", Code: `for (;;) {}`},
+		{Name: "double", Description: "Doubles input.n.", Code: `return input.n * 2`},
+	} {
+		if err := SaveScript(context.Background(), st, set, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var ex *Executor
+	tools, err := ScriptTools(context.Background(), st, func() *Executor { return ex })
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.register(tools...)
+	ex, set = e.executor()
+
+	res, _ := ex.Run(context.Background(), set, runCodeCall(`return await tools.script__double({n: 21})`))
+	if got := resultText(res); got != "42" {
+		t.Errorf("a script on a full pool: %q, want 42", got)
+	}
+
+	// The caller spends half a second, then the script spins until its budget ends: the
+	// budget named in its failure is what the caller had left, under 1.5s.
+	res, _ = ex.Run(context.Background(), set, runCodeCall(`
+const t0 = Date.now(); while (Date.now() - t0 < 500) {}
+try { await tools.script__spin({}) } catch (e) { return e.message }`))
+	got := resultText(res)
+	m := regexp.MustCompile(`compute budget exhausted \((\d+)ms busy\)`).FindStringSubmatch(got)
+	if m == nil {
+		t.Fatalf("the spinning script: %q, want its compute budget's failure", got)
+	}
+	if ms, _ := strconv.Atoi(m[1]); ms <= 0 || ms > 1505 {
+		t.Errorf("the script's compute budget was %dms, want at most what its caller had left (under 1.5s): %q", ms, got)
 	}
 }

@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"encoding/json"
+	"time"
 
 	"github.com/runcode-go/runcode/internal/jsvm"
 )
@@ -39,4 +40,26 @@ type State struct {
 	// bytes; past either, state.set throws a RangeError. Both must be positive.
 	MaxValue int `json:"maxValue"`
 	MaxTotal int `json:"maxTotal"`
+}
+
+// Left is what a run had left of its budgets when it made a call ([CallLeft]).
+type Left struct {
+	// Compute is the compute budget not yet used; WallClock the time to the run's
+	// wall-clock ceiling. Either may be negative when the run is already over it.
+	Compute, WallClock time.Duration
+}
+
+// WithLeft returns ctx carrying l for [CallLeft]. A host that forwards a run's calls (a
+// worker's parent) uses it to hand the budgets its worker reported to the StartFunc.
+func WithLeft(ctx context.Context, l Left) context.Context {
+	return jsvm.WithLeft(ctx, jsvm.Left(l))
+}
+
+// CallLeft returns, from the context a StartFunc was given, what the run had left of its
+// compute and wall-clock budgets when it made the call, so that a call that runs a
+// program of its own (a saved script) can give it no more than its caller had. ok is
+// false for a context that no run's call carries.
+func CallLeft(ctx context.Context) (l Left, ok bool) {
+	v, ok := jsvm.CallLeft(ctx)
+	return Left(v), ok
 }

@@ -3,8 +3,10 @@ package runtime
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -74,5 +76,83 @@ func TestDrawsReplay(t *testing.T) {
 	res = runCode(t, p, drawsProgram, &RunOptions{Namespaces: []*Namespace{ns}})
 	if res.Draws != nil || len(seen) != 2 || seen[0] != nil {
 		t.Errorf("without RunOptions.Draws: Result.Draws = %+v, CallDraws = %v; want nil and nil", res.Draws, seen)
+	}
+}
+
+// leftProgram spends at least 50ms of compute, calls mark, waits at least 100ms without
+// computing, and calls mark again.
+const leftProgram = `
+const t0 = Date.now(); while (Date.now() - t0 < 50) {}
+await tools.mark({});
+await new Promise(r => setTimeout(r, 100));
+await tools.mark({});`
+
+// checkLeft checks what two calls of leftProgram saw of a run with compute 10s and wall
+// clock 20s: each call sees no more than the run had, the compute the loop spent is gone
+// from both, and the wait is gone from the wall clock only.
+func checkLeft(t *testing.T, seen []Left) {
+	t.Helper()
+	if len(seen) != 2 {
+		t.Fatalf("saw %d calls, want 2", len(seen))
+	}
+	a, b := seen[0], seen[1]
+	if a.Compute <= 0 || a.Compute > 10*time.Second-45*time.Millisecond || a.WallClock > 20*time.Second-45*time.Millisecond {
+		t.Errorf("first call: %+v, want compute in (0, 9.955s] and wall clock at most 19.955s (Date.now counts whole milliseconds)", a)
+	}
+	if b.Compute <= 0 || b.Compute > a.Compute || b.WallClock > a.WallClock-99*time.Millisecond {
+		t.Errorf("second call: %+v after %+v, want compute no more than before and 100ms less wall clock", b, a)
+	}
+}
+
+func TestCallLeft(t *testing.T) {
+	p := newTestPool(t, nil)
+	var seen []Left
+	ns, err := NewNamespace("tools", []string{"mark"}, func(ctx context.Context, _ string, _ json.RawMessage, done func(json.RawMessage, error)) {
+		l, ok := CallLeft(ctx)
+		if !ok {
+			t.Error("a call's context carries no budgets left")
+		}
+		seen = append(seen, l) // the program's calls are sequential
+		done(json.RawMessage("{}"), nil)
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := runCode(t, p, leftProgram, &RunOptions{Namespaces: []*Namespace{ns}, Limits: &Limits{Compute: 10 * time.Second, WallClock: 20 * time.Second}})
+	if res.Failure != nil {
+		t.Fatal(res.Text())
+	}
+	checkLeft(t, seen)
+	if _, ok := CallLeft(context.Background()); ok {
+		t.Error("CallLeft found budgets in a context no call made")
+	}
+}
+
+// A nested run does not wait for a slot its caller holds: on a pool of one run at a time,
+// a run whose call runs another program gets that program's value.
+func TestNestedRunOnAFullPool(t *testing.T) {
+	p, err := NewPool(&PoolOptions{Size: 1, MaxRuns: 1, Grace: 100e6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = p.Close() })
+	ns, err := NewNamespace("tools", []string{"inner"}, func(ctx context.Context, _ string, _ json.RawMessage, done func(json.RawMessage, error)) {
+		go func() {
+			res, err := p.Run(ctx, "return 6 * 7", &RunOptions{Nested: true})
+			if err != nil || res.Failure != nil {
+				done(nil, fmt.Errorf("nested run: %v %v", err, res.Failure))
+				return
+			}
+			done(res.Value, nil)
+		}()
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	res, err := p.Run(ctx, "return await tools.inner({})", &RunOptions{Namespaces: []*Namespace{ns}})
+	if err != nil || res.Failure != nil || string(res.Value) != "42" {
+		t.Fatalf("run = %v, %v; want 42", res.Text(), err)
 	}
 }

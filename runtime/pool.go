@@ -24,7 +24,8 @@ type PoolOptions struct {
 	// MaxRuns bounds how many programs run at once; Run waits for a slot (or for its
 	// context). A VM abandoned inside a native built-in keeps its slot until it finishes,
 	// so stuck VMs cannot pile up. Runs waiting on host work hold a slot too, hence a
-	// generous default. Zero means 64 per CPU (GOMAXPROCS).
+	// generous default. A nested run (RunOptions.Nested) does not count. Zero means 64 per
+	// CPU (GOMAXPROCS).
 	MaxRuns int
 	// Grace bounds how long Run keeps waiting after a budget ran out, the context was
 	// cancelled or the program ended, for a VM stuck inside a native built-in (which no
@@ -86,6 +87,11 @@ type RunOptions struct {
 	// Globals are read-only globals given to the program, each a JSON value by name
 	// (a saved script's input). A name the VM already has fails the run. Nil means none.
 	Globals map[string]json.RawMessage
+	// Nested marks a run that a host call of another run of the same pool makes and waits
+	// for (a saved script run by a tool call). It does not wait for a free slot or for
+	// memory, which its caller holds and gives back only when it ends: on a full pool it
+	// would wait forever. The caller bounds how deep runs nest. False for every other run.
+	Nested bool
 	// Draws, when not nil, makes the run record the clock and random values its program
 	// draws (Result.Draws) and give back the ones Draws holds first, in order: a run
 	// resumed by replay passes its earlier attempt's Result.Draws so that its program
@@ -191,13 +197,17 @@ func (p *Pool) run(ctx context.Context, job *jsvm.Job, opts *RunOptions) (*Resul
 	if opts.ArgBytes < 0 {
 		return nil, negativeOption("RunOptions.ArgBytes")
 	}
-	if res, err := p.admit(ctx); res != nil || err != nil {
+	if res, err := p.admit(ctx, opts.Nested); res != nil || err != nil {
 		return res, err
 	}
 	defer p.runs.Done()
+	release := func() { p.slots.Release(1) }
+	if opts.Nested {
+		release = func() {}
+	}
 	vm, err := p.host.Take()
 	if err != nil {
-		p.slots.Release(1)
+		release()
 		return nil, err
 	}
 	job.Limits, job.ProgramBytes, job.ArgBytes = jsvm.Limits(limits), opts.ProgramBytes, opts.ArgBytes
@@ -206,7 +216,7 @@ func (p *Pool) run(ctx context.Context, job *jsvm.Job, opts *RunOptions) (*Resul
 	job.KeepFull = opts.KeepFullValue
 	job.State = (*jsvm.State)(opts.State)
 	job.Globals = opts.Globals
-	job.Release = func() { p.slots.Release(1) }
+	job.Release = release
 	return result(p.host.Run(ctx, vm, job)), nil
 }
 
@@ -219,10 +229,11 @@ func result(o *jsvm.Outcome) *Result {
 	return res
 }
 
-// admit registers a run with the pool and takes a run slot. On success the caller must
-// call p.runs.Done when the run ends (and have the slot released as run does);
-// otherwise it returns ErrClosed, or the abort Result of a context that ended first.
-func (p *Pool) admit(ctx context.Context) (*Result, error) {
+// admit registers a run with the pool and takes a run slot, unless the run is nested
+// (RunOptions.Nested). On success the caller must call p.runs.Done when the run ends
+// (and have the slot released as run does); otherwise it returns ErrClosed, or the abort
+// Result of a context that ended first.
+func (p *Pool) admit(ctx context.Context, nested bool) (*Result, error) {
 	p.mu.Lock()
 	if p.closed {
 		p.mu.Unlock()
@@ -230,7 +241,7 @@ func (p *Pool) admit(ctx context.Context) (*Result, error) {
 	}
 	p.runs.Add(1)
 	p.mu.Unlock()
-	if ctx.Err() == nil && p.host.Admit(ctx) == nil && p.slots.Acquire(ctx, 1) == nil {
+	if ctx.Err() == nil && (nested || p.host.Admit(ctx) == nil && p.slots.Acquire(ctx, 1) == nil) {
 		return nil, nil
 	}
 	p.runs.Done()

@@ -186,13 +186,9 @@ func (f *runFlags) execute(ctx context.Context, code string, stdin io.Reader, st
 		defer closeSink()
 		opts.Events = sink
 	}
-	// A saved script runs as a nested program, on a worker of its own while its caller
-	// waits: one worker more per level scripts may nest.
-	workers := 1
-	if len(scripts) > 0 {
-		workers += ptc.MaxScriptDepth
-	}
-	pool, closePool, err := newRunner(runnerOptions{isolation: f.isolation, workers: workers, warm: 1, gcPercent: f.gc.n})
+	// A saved script runs as a nested program, on a worker started for it while its
+	// caller waits (runtime.RunOptions.Nested).
+	pool, closePool, err := newRunner(runnerOptions{isolation: f.isolation, workers: 1, warm: 1, gcPercent: f.gc.n})
 	if err != nil {
 		return usageError(stderr, "run", err)
 	}

@@ -2,6 +2,7 @@ package jsvm
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"time"
 )
@@ -94,4 +95,38 @@ func (r *VM) computeExpired() {
 		return
 	}
 	r.fail(KindTimeout, fmt.Sprintf("compute budget exhausted (%dms busy)", r.limits.Compute.Milliseconds()))
+}
+
+// Left is what a run had left of its compute and wall-clock budgets when it made a
+// namespace call: a host whose call runs a program of its own (a saved script) gives
+// that program no more than its caller had.
+type Left struct {
+	Compute, WallClock time.Duration
+}
+
+type leftKey struct{}
+
+// WithLeft returns ctx carrying l for CallLeft.
+func WithLeft(ctx context.Context, l Left) context.Context {
+	return context.WithValue(ctx, leftKey{}, l)
+}
+
+// CallLeft returns the budgets left that ctx carries: in a StartFunc's context, those
+// the run had when it made the call.
+func CallLeft(ctx context.Context) (Left, bool) {
+	l, ok := ctx.Value(leftKey{}).(Left)
+	return l, ok
+}
+
+// left is what the run has left now. VM goroutine, inside a call of the program's (the
+// VM is busy).
+func (r *VM) left() Left {
+	now := time.Now()
+	r.mu.Lock()
+	used := r.used
+	if r.busy {
+		used += now.Sub(r.busySince)
+	}
+	r.mu.Unlock()
+	return Left{Compute: r.limits.Compute - used, WallClock: r.deadline.Sub(now)}
 }

@@ -367,7 +367,7 @@ func (r *VM) hostCall(o *nsObject, member string, call goja.FunctionCall) goja.V
 				done(nil, &PanicError{x})
 			}
 		}()
-		ctx := r.ctx
+		ctx := WithLeft(r.ctx, r.left())
 		if r.draws != nil {
 			ctx = WithDraws(ctx, r.draws.snapshot())
 		}

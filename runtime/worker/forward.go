@@ -36,6 +36,11 @@ func (p *Pool) handle(ctx context.Context, w *proc, rs *hostRun, nss []*runtime.
 		if len(m.Args) == 0 {
 			return nil, protocolError("call %d has no arguments", m.ID)
 		}
+		if m.Left <= 0 {
+			return nil, protocolError("call %d does not say what its run has left", m.ID)
+		}
+		// The compute left is the worker's reading; the wall clock's deadline is the host's.
+		ctx = runtime.WithLeft(ctx, runtime.Left{Compute: time.Duration(m.Left), WallClock: time.Until(rs.deadline)})
 		// In process, a call's arguments and its result are the run's own memory; here the
 		// host holds them, from the call frame until the result is written back, and a
 		// program that makes calls faster than they end, or than it reads their results,

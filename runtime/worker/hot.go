@@ -29,10 +29,14 @@ func appendHot(b []byte, m *message) ([]byte, bool) {
 	}
 	switch m.T {
 	case tCall:
-		if m.Value != nil || m.Error != nil || m.Panic != "" {
+		if m.Value != nil || m.Error != nil || m.Panic != "" || m.Left < 0 {
 			return b, false
 		}
 		b = append(b, `{"t":"call"`...)
+		if m.Left != 0 {
+			b = append(b, `,"left":`...)
+			b = strconv.AppendInt(b, m.Left, 10)
+		}
 		if m.ID != 0 {
 			b = append(b, `,"id":`...)
 			b = strconv.AppendUint(b, m.ID, 10)
@@ -50,7 +54,7 @@ func appendHot(b []byte, m *message) ([]byte, bool) {
 			b = append(b, m.Args...)
 		}
 	case tResult:
-		if m.NSI != 0 || m.Member != "" || m.Args != nil || len(m.Value) != 0 && (m.Error != nil || m.Panic != "") {
+		if m.Left != 0 || m.NSI != 0 || m.Member != "" || m.Args != nil || len(m.Value) != 0 && (m.Error != nil || m.Panic != "") {
 			return b, false
 		}
 		b = append(b, `{"t":"result"`...)
@@ -124,7 +128,7 @@ func plain[S ~string | ~[]byte](s S) bool {
 // decodeHot decodes body if it is a call or a result in exactly the form appendHot writes
 // for the common cases:
 //
-//	{"t":"call","id":N,"nsi":N,"member":"plain","args":RAW}   ("nsi" only when not 0)
+//	{"t":"call","left":N,"id":N,"nsi":N,"member":"plain","args":RAW}   ("left" and "nsi" only when not 0)
 //	{"t":"result","id":N,"value":RAW}
 //
 // where N is a positive decimal without leading zeros and "plain" a string without escapes
@@ -138,8 +142,18 @@ func plain[S ~string | ~[]byte](s S) bool {
 func decodeHot(body []byte) (m *message, ok bool) {
 	p := hotParser{b: body}
 	switch {
-	case p.lit(`{"t":"call","id":`):
+	case p.lit(`{"t":"call",`):
 		m = &message{T: tCall}
+		if p.lit(`"left":`) {
+			n, ok := p.uint()
+			if !ok || n > 1<<63-1 || !p.lit(`,`) {
+				return nil, false
+			}
+			m.Left = int64(n)
+		}
+		if !p.lit(`"id":`) {
+			return nil, false
+		}
 		if m.ID, ok = p.uint(); !ok {
 			return nil, false
 		}

@@ -13,6 +13,8 @@ var hotMessages = []*message{
 	{T: tCall, ID: 18446744073709551615, NSI: 3, Member: "read_file", Args: json.RawMessage(`{"path":"a\"b","n":[1,2.5e3,null,true]}`)},
 	{T: tCall, ID: 7, Member: "é\u2028<tab>\t\"\\", Args: json.RawMessage(`[]`)},
 	{T: tCall, ID: 7, Member: "x"},
+	{T: tCall, Left: 59_999_000_000, ID: 9, NSI: 1, Member: "echo", Args: json.RawMessage(`{}`)},
+	{T: tCall, Left: 1, ID: 10, Member: "echo", Args: json.RawMessage(`{}`)},
 	{T: tCall},
 	{T: tResult, ID: 2, Value: json.RawMessage(`{"i":1}`)},
 	{T: tResult, ID: 2, Value: json.RawMessage(`"\u00e9"`)},
@@ -54,6 +56,8 @@ func TestHotEncoding(t *testing.T) {
 		{T: tDone, ID: 1, Value: json.RawMessage(`1`)},
 		{T: tCall, ID: 1, Member: "x", Args: json.RawMessage(`{}`), Value: json.RawMessage(`1`)},
 		{T: tResult, ID: 1, Member: "x"},
+		{T: tResult, ID: 1, Left: 5},
+		{T: tCall, ID: 1, Left: -5, Member: "x", Args: json.RawMessage(`{}`)},
 		{T: tResult, ID: 1, Logs: []string{"x"}},
 		{T: tResult, ID: 1, Value: json.RawMessage(`1`), Error: &callError{Message: "x"}}, // the value would not be last
 		{T: tResult, ID: 1, Value: json.RawMessage(`1`), Panic: "x"},
@@ -70,6 +74,7 @@ func TestHotDecoding(t *testing.T) {
 	for _, m := range []*message{
 		{T: tCall, ID: 1, Member: "echo", Args: json.RawMessage(`{"i":1}`)},
 		{T: tCall, ID: 12, NSI: 2, Member: "read_file", Args: json.RawMessage(`{"p":"\n"}`)},
+		{T: tCall, Left: 1500, ID: 13, NSI: 2, Member: "read_file", Args: json.RawMessage(`{}`)},
 		{T: tResult, ID: 3, Value: json.RawMessage(`[1,"x",{"y":null}]`)},
 		{T: tResult, ID: 3, Value: json.RawMessage(`0`)},
 		// A result's value is the tool's output as it came: the worker's runtime decodes it

@@ -211,6 +211,8 @@ func fakeWorker(mode string) {
 		send(&message{T: tCall, ID: 5, Member: "echo", Args: json.RawMessage(`{}`)})
 	case "bad-member":
 		send(&message{T: tCall, ID: 1, Member: "rm_rf", Args: json.RawMessage(`{}`)})
+	case "no-left":
+		send(&message{T: tCall, ID: 1, Member: "echo", Args: json.RawMessage(`{}`)})
 	case "bad-ns":
 		send(&message{T: tCall, ID: 1, NSI: 3, Member: "echo", Args: json.RawMessage(`{}`)})
 	case "bad-kind":
@@ -230,7 +232,7 @@ func fakeWorker(mode string) {
 		// Calls with small arguments and 1 MiB results, and never a read of a result: the
 		// host must not hold more of them than the run's heap budget.
 		for i := 1; i <= 200; i++ {
-			send(&message{T: tCall, ID: uint64(i), Member: "repeat", Args: json.RawMessage(`{"n": 1048576}`)})
+			send(&message{T: tCall, Left: 1, ID: uint64(i), Member: "repeat", Args: json.RawMessage(`{"n": 1048576}`)})
 		}
 	case "spin":
 		// Burn CPU and never answer, like a worker whose runtime no longer stops programs.

@@ -17,7 +17,8 @@ type Options struct {
 	// stdout (for example the runcode binary and "__worker"), and its arguments. Required.
 	Command []string
 	// Size bounds the number of worker processes, and so the programs that run at once; Run
-	// waits for a free worker (or for its context). Zero means 2.
+	// waits for a free worker (or for its context). A nested run (RunOptions.Nested) does
+	// not wait: it takes a worker beyond Size. Zero means 2.
 	Size int
 	// Warm is how many workers New starts ahead of the first run, and the pool keeps started
 	// after one dies. Zero means Size; it cannot exceed Size.
@@ -201,14 +202,18 @@ func (p *Pool) Run(ctx context.Context, code string, opts *runtime.RunOptions) (
 	if ctx.Err() != nil {
 		return abort(context.Cause(ctx).Error()), nil
 	}
-	select {
-	case p.slots <- struct{}{}:
-	case <-ctx.Done():
-		return abort(context.Cause(ctx).Error()), nil
-	case <-p.ctx.Done():
-		return abort(msgPoolClosed), nil
+	// A nested run (RunOptions.Nested) takes a worker beyond Size: its caller holds a
+	// slot and waits for it, so on a full pool it would wait forever.
+	if !opts.Nested {
+		select {
+		case p.slots <- struct{}{}:
+		case <-ctx.Done():
+			return abort(context.Cause(ctx).Error()), nil
+		case <-p.ctx.Done():
+			return abort(msgPoolClosed), nil
+		}
+		defer func() { <-p.slots }()
 	}
-	defer func() { <-p.slots }()
 	// A worker's hard memory limit is sized for the pool's heap budget when it starts and
 	// cannot be raised after, so a run with a larger budget gets a worker of its own, sized
 	// for it and retired after the run (it costs a worker start, tens of milliseconds). A run

@@ -99,6 +99,10 @@ type message struct {
 	Globals  map[string]json.RawMessage `json:"globals,omitempty"` // run (RunOptions.Globals)
 	StateOut map[string]json.RawMessage `json:"stateOut,omitempty"`
 
+	// call: the compute budget the run had left when it made the call, in nanoseconds,
+	// at least 1 (runtime.CallLeft; the host knows the wall clock's deadline itself)
+	Left int64 `json:"left,omitempty"`
+
 	// run, done (the run's number on its worker, from 1), call and result (the call's)
 	ID     uint64          `json:"id,omitempty"`
 	NSI    int             `json:"nsi,omitempty"`

@@ -32,7 +32,8 @@ func (p *Pool) exec(ctx context.Context, w *proc, code string, limits runtime.Li
 	// told why, so that a call ending because of the cancellation cannot overtake it.
 	hostCtx, cancelHost := context.WithCancelCause(context.WithoutCancel(ctx))
 	w.runs++
-	rs := &hostRun{id: w.runs, maxLog: limits.OutputBytes, maxHeld: limits.HeapBytes, ctx: hostCtx, nss: nss, done: make(chan *runtime.Result, 1), onLog: opts.OnLog, draws: opts.Draws != nil}
+	rs := &hostRun{id: w.runs, maxLog: limits.OutputBytes, maxHeld: limits.HeapBytes, ctx: hostCtx, nss: nss, done: make(chan *runtime.Result, 1), onLog: opts.OnLog, draws: opts.Draws != nil,
+		deadline: time.Now().Add(limits.WallClock)}
 	w.bind(rs)
 	defer func() {
 		w.bind(nil) // no call of this run starts after this
@@ -140,6 +141,7 @@ type hostRun struct {
 	maxLog   int
 	onLog    func(string) // RunOptions.OnLog, called on the reader goroutine
 	draws    bool         // RunOptions.Draws was set: calls carry the draws before them
+	deadline time.Time    // the run's wall-clock ceiling, as the host counts it
 	broken   bool         // the worker broke the protocol: nothing more it says counts
 	// held is what the host holds for the run's calls in flight: their arguments, then
 	// their results until written; past maxHeld (the run's heap budget) the worker is

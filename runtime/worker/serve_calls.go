@@ -45,7 +45,11 @@ func (r *wrun) call(ctx context.Context, nsi int, member string, args json.RawMe
 	id := r.next
 	r.pending[id] = done
 	r.mu.Unlock()
-	if err := r.s.send(&message{T: tCall, ID: id, NSI: nsi, Member: member, Args: args, Draws: (*runtime.Draws)(jsvm.CallDraws(ctx))}); err != nil {
+	m := &message{T: tCall, ID: id, NSI: nsi, Member: member, Args: args, Draws: (*runtime.Draws)(jsvm.CallDraws(ctx))}
+	if l, ok := jsvm.CallLeft(ctx); ok {
+		m.Left = max(int64(l.Compute), 1)
+	}
+	if err := r.s.send(m); err != nil {
 		if done := r.take(id); done != nil {
 			done(nil, err)
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	goruntime "runtime"
 	"slices"
@@ -263,6 +264,7 @@ func TestProtocolViolations(t *testing.T) {
 		{"bad-id", "call id 5, want 1"},
 		{"bad-member", `names "rm_rf", not a member of tools`},
 		{"bad-ns", "names namespace 3 of 1"},
+		{"no-left", "call 1 does not say what its run has left"},
 		{"bad-kind", `a failure of kind "worker-exit"`},
 		{"negative-compute", "a done frame with a negative compute time"},
 		{"ready-again", `an unexpected "ready" frame during a run`},
@@ -575,6 +577,37 @@ func TestDrawsCrossTheProcess(t *testing.T) {
 	}
 }
 
+// Each call's StartFunc sees what the run had left of its budgets: the compute its worker
+// counted, the wall clock the host counts.
+func TestCallLeftCrossesTheProcess(t *testing.T) {
+	p := newTestPool(t, 1)
+	var seen []runtime.Left
+	ns, err := runtime.NewNamespace("tools", []string{"mark"}, func(ctx context.Context, _ string, _ json.RawMessage, done func(json.RawMessage, error)) {
+		l, ok := runtime.CallLeft(ctx)
+		if !ok {
+			t.Error("a call's context carries no budgets left")
+		}
+		seen = append(seen, l) // the program's calls are sequential
+		done(json.RawMessage("{}"), nil)
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 50ms of compute, a call, 100ms of waiting, a call.
+	const code = "const t0 = Date.now(); while (Date.now() - t0 < 50) {}; await tools.mark({}); await new Promise(r => setTimeout(r, 100)); await tools.mark({})"
+	res := runCode(t, p, code, &runtime.RunOptions{Namespaces: []*runtime.Namespace{ns}, Limits: &runtime.Limits{Compute: 10 * time.Second, WallClock: 20 * time.Second}})
+	if res.Failure != nil || len(seen) != 2 {
+		t.Fatalf("%s; %d calls seen", res.Text(), len(seen))
+	}
+	a, b := seen[0], seen[1]
+	if a.Compute <= 0 || a.Compute > 10*time.Second-45*time.Millisecond || a.WallClock > 20*time.Second-45*time.Millisecond {
+		t.Errorf("first call: %+v, want compute in (0, 9.955s] and wall clock at most 19.955s (Date.now counts whole milliseconds)", a)
+	}
+	if b.Compute <= 0 || b.Compute > a.Compute || b.WallClock > a.WallClock-99*time.Millisecond {
+		t.Errorf("second call: %+v after %+v, want compute no more than before and 100ms less wall clock", b, a)
+	}
+}
+
 // A completion that truncation cuts comes back whole too when the run asks to keep it.
 func TestKeepFullValueCrossesTheProcess(t *testing.T) {
 	p := newTestPool(t, 1)
@@ -596,5 +629,32 @@ func TestStateCrossesTheProcess(t *testing.T) {
 	res := runCode(t, p, `state.set("b", state.get("a") + 1)`, &runtime.RunOptions{State: st})
 	if diff := cmp.Diff(map[string]json.RawMessage{"a": json.RawMessage(`1`), "b": json.RawMessage(`2`)}, res.State); res.Failure != nil || diff != "" {
 		t.Errorf("failure %v, state (-want +got):\n%s", res.Failure, diff)
+	}
+}
+
+// A nested run (a call of a run that runs a program of its own on the same pool and
+// waits for it) does not wait for a worker its caller holds: on a pool of one, a run
+// whose call runs another program gets that program's value. Without Nested it would
+// wait until its context ended.
+func TestNestedRunOnAFullPool(t *testing.T) {
+	p := newTestPool(t, 1)
+	ns, err := runtime.NewNamespace("tools", []string{"inner"}, func(ctx context.Context, _ string, _ json.RawMessage, done func(json.RawMessage, error)) {
+		go func() {
+			res, err := p.Run(ctx, "return 6 * 7", &runtime.RunOptions{Nested: true})
+			if err != nil || res.Failure != nil {
+				done(nil, fmt.Errorf("nested run: %v %v", err, res.Failure))
+				return
+			}
+			done(res.Value, nil)
+		}()
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	res, err := p.Run(ctx, "return await tools.inner({})", &runtime.RunOptions{Namespaces: []*runtime.Namespace{ns}})
+	if err != nil || res.Failure != nil || string(res.Value) != "42" {
+		t.Fatalf("run = %v, %v; want 42", res.Text(), err)
 	}
 }
