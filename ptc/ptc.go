@@ -104,6 +104,20 @@ type Options struct {
 	// and the keys and values together. Zero means DefaultStateValueBytes (1 MiB) and
 	// DefaultStateBytes (16 MiB); negative is an error.
 	StateValueBytes, StateBytes int
+	// Sessions declares the global state in the SDK: the host names a session for its
+	// runs (pipeline.WithSession), as serve does for every MCP session. It changes only
+	// what the SDK says; a run has state whenever its context names a session.
+	Sessions bool
+	// SaveScripts lets programs save scripts: the global scripts.$save({name,
+	// description, inputSchema, code}) keeps one in the store (SaveScript; the calls its
+	// run made before it are its example), and the SDK declares it. False (the default)
+	// means no scripts global. The host registers saved scripts as tools (ScriptTools,
+	// ScriptSync).
+	SaveScripts bool
+	// OnScriptSaved, if set, is called with each script a program saved, once it is
+	// kept (a host registers it as a tool at once rather than at its next sync). It must
+	// not block for long. Nil means none.
+	OnScriptSaved func(Script)
 	// NoInferredTypes turns off learning output types from results ([Types]): a tool
 	// without an output schema is then declared as returning JsonValue. False (the
 	// default) learns them, in memory and, with Store, in the store.
@@ -128,8 +142,9 @@ type Executor struct {
 	// former (calls are recorded as they go).
 	store   store.Store
 	durable bool
-	clock   func() time.Time // time.Now unless a test sets it
-	types   *Types           // nil with Options.NoInferredTypes
+	clock   func() time.Time   // time.Now unless a test sets it
+	types   *Types             // nil with Options.NoInferredTypes
+	scripts *runtime.Namespace // scripts.$save, with Options.SaveScripts; nil otherwise
 }
 
 var _ pipeline.Executor = (*Executor)(nil)
@@ -168,6 +183,12 @@ func New(p *pipeline.Pipeline, opts *Options) (*Executor, error) {
 	if !o.NoInferredTypes {
 		e.types = NewTypes(o.Store)
 	}
+	if o.SaveScripts {
+		var err error
+		if e.scripts, err = scriptsNamespace(); err != nil {
+			return nil, fmt.Errorf("ptc: %w", err)
+		}
+	}
 	tr, err := registry.NewTransport(&registry.Tool{
 		Name:        registry.RunCodeName,
 		Description: sdkgen.RunCodeDescription,
@@ -203,7 +224,12 @@ const (
 // section (mode ptc only) and the SDK section.
 func (e *Executor) Describe(set *registry.ResolvedToolSet) (*pipeline.Description, error) {
 	e.declare(context.Background(), set)
-	return Describe(set, e.o.SDKBudget)
+	return describe(set, e.sdkOptions())
+}
+
+// sdkOptions is how the executor renders the SDK section.
+func (e *Executor) sdkOptions() sdkgen.Options {
+	return sdkgen.Options{Budget: e.o.SDKBudget, State: e.o.Sessions, SaveScripts: e.o.SaveScripts}
 }
 
 // declare makes the set declare the types learned from results, unless turned off.
@@ -216,6 +242,10 @@ func (e *Executor) declare(ctx context.Context, set *registry.ResolvedToolSet) {
 // Describe returns what an executor whose [Options.SDKBudget] is sdkBudget describes
 // for set, without making one (for example to print it).
 func Describe(set *registry.ResolvedToolSet, sdkBudget int) (*pipeline.Description, error) {
+	return describe(set, sdkgen.Options{Budget: sdkBudget})
+}
+
+func describe(set *registry.ResolvedToolSet, o sdkgen.Options) (*pipeline.Description, error) {
 	d := &pipeline.Description{}
 	switch set.Mode() {
 	case registry.ModePTC:
@@ -226,23 +256,23 @@ func Describe(set *registry.ResolvedToolSet, sdkBudget int) (*pipeline.Descripti
 	default:
 		return nil, fmt.Errorf("ptc: the run_code executor serves modes ptc and both, not %q", set.Mode())
 	}
-	d.Sections = append(d.Sections, pipeline.Section{Name: SectionSDK, Order: 150, Text: sdk(set, sdkBudget)})
+	d.Sections = append(d.Sections, pipeline.Section{Name: SectionSDK, Order: 150, Text: sdk(set, o)})
 	return d, nil
 }
 
-// sdkKey keys the rendered SDK section in a set's memo, per budget.
-type sdkKey struct{ budget int }
+// sdkKey keys the rendered SDK section in a set's memo, per way of rendering it.
+type sdkKey struct{ o sdkgen.Options }
 
 // SDK returns the SDK section for the set under the executor's budget: the full SDK or
 // the index. It is rendered once per set and budget, and kept with the set.
 func (e *Executor) SDK(set *registry.ResolvedToolSet) string {
 	e.declare(context.Background(), set)
-	return sdk(set, e.o.SDKBudget)
+	return sdk(set, e.sdkOptions())
 }
 
-func sdk(set *registry.ResolvedToolSet, budget int) string {
-	return set.Memo(sdkKey{budget}, func() any {
-		return sdkgen.Section(bindings.Declared(set), &sdkgen.Options{Budget: budget}).Section
+func sdk(set *registry.ResolvedToolSet, o sdkgen.Options) string {
+	return set.Memo(sdkKey{o}, func() any {
+		return sdkgen.Section(bindings.Declared(set), &o).Section
 	}).(string)
 }
 
@@ -448,8 +478,12 @@ func (b *step) runProgram(ctx context.Context, call *registry.Call, code, descri
 	if b.within != nil {
 		limits = b.e.carve(limits, *b.within)
 	}
+	nss := []*runtime.Namespace{b.tools.Bind(run)}
+	if b.e.scripts != nil {
+		nss = append(nss, b.e.scripts.WithStart(b.saveStart(run, sr.id)))
+	}
 	res, err := b.e.o.Pool.Run(runCtx, code, &runtime.RunOptions{
-		Namespaces:     []*runtime.Namespace{b.tools.Bind(run)},
+		Namespaces:     nss,
 		Limits:         limits,
 		ProgramBytes:   b.e.o.ProgramBytes,
 		FileName:       b.e.o.FileName,

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/runcode-go/runcode/bindings"
@@ -42,6 +43,9 @@ type Script struct {
 	// Tools is the hash of the tool set the script was checked against when saved.
 	Tools string    `json:"tools"`
 	Saved time.Time `json:"saved"`
+	// Example holds the calls of the run that saved the script, when a program did
+	// (scripts.$save): what it called and what came back, bounded.
+	Example []ExampleCall `json:"example,omitempty"`
 }
 
 var scriptName = regexp.MustCompile(`^[a-z0-9_]{1,64}$`)
@@ -160,14 +164,79 @@ func ScriptTools(ctx context.Context, st store.Store, ex func() *Executor) ([]*r
 	}
 	tools := make([]*registry.Tool, len(scripts))
 	for i, s := range scripts {
-		t := &registry.Tool{Name: ScriptPrefix + s.Name, Description: s.Description, Source: "saved scripts",
-			Execute: func(ctx context.Context, call *registry.Call) (any, error) { return ex().runScript(ctx, s, call) }}
-		if len(s.InputSchema) > 0 {
-			t.Parameters = registry.RawSchema(s.InputSchema)
-		}
-		tools[i] = t
+		tools[i] = scriptTool(s, ex)
 	}
 	return tools, nil
+}
+
+func scriptTool(s Script, ex func() *Executor) *registry.Tool {
+	t := &registry.Tool{Name: ScriptPrefix + s.Name, Description: s.Description, Source: "saved scripts",
+		Execute: func(ctx context.Context, call *registry.Call) (any, error) { return ex().runScript(ctx, s, call) }}
+	if len(s.InputSchema) > 0 {
+		t.Parameters = registry.RawSchema(s.InputSchema)
+	}
+	return t
+}
+
+// ScriptSync keeps the script tools of a scope in step with the scripts a store keeps,
+// for a host that runs while scripts are saved and deleted (a server): each Sync
+// registers a tool for a new script, replaces the tool of one saved again, and
+// disposes of the tool of one deleted. It is safe for concurrent use.
+type ScriptSync struct {
+	st    store.Store
+	scope *registry.Scope
+	ex    func() *Executor
+
+	mu   sync.Mutex
+	have map[string]syncedScript
+}
+
+type syncedScript struct {
+	saved   time.Time
+	dispose func()
+}
+
+// NewScriptSync returns a ScriptSync of st's scripts into scope, run by ex (as
+// ScriptTools). It registers nothing until Sync.
+func NewScriptSync(st store.Store, scope *registry.Scope, ex func() *Executor) *ScriptSync {
+	return &ScriptSync{st: st, scope: scope, ex: ex, have: map[string]syncedScript{}}
+}
+
+// Sync brings the scope's script tools up to date with the store, and reports whether
+// any changed.
+func (y *ScriptSync) Sync(ctx context.Context) (changed bool, err error) {
+	scripts, err := Scripts(ctx, y.st)
+	if err != nil {
+		return false, err
+	}
+	y.mu.Lock()
+	defer y.mu.Unlock()
+	keep := map[string]bool{}
+	for _, s := range scripts {
+		keep[s.Name] = true
+		old, ok := y.have[s.Name]
+		if ok && old.saved.Equal(s.Saved) {
+			continue
+		}
+		if ok {
+			old.dispose()
+		}
+		dispose, err := y.scope.Register(scriptTool(s, y.ex))
+		if err != nil {
+			delete(y.have, s.Name)
+			return true, fmt.Errorf("registering script %s: %w", s.Name, err)
+		}
+		y.have[s.Name] = syncedScript{saved: s.Saved, dispose: dispose}
+		changed = true
+	}
+	for name, old := range y.have {
+		if !keep[name] {
+			old.dispose()
+			delete(y.have, name)
+			changed = true
+		}
+	}
+	return changed, nil
 }
 
 type scriptKey struct{}

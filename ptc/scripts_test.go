@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/runcode-go/runcode/internal/testreg"
 	"github.com/runcode-go/runcode/registry"
 	"github.com/runcode-go/runcode/runtime"
@@ -106,5 +107,127 @@ try { await tools.script__spin({}) } catch (e) { return e.message }`))
 	}
 	if ms, _ := strconv.Atoi(m[1]); ms <= 0 || ms > 1505 {
 		t.Errorf("the script's compute budget was %dms, want at most what its caller had left (under 1.5s): %q", ms, got)
+	}
+}
+
+// TestSaveScriptFromProgram: with Options.SaveScripts a program saves a script with
+// scripts.$save; the calls it made before are the script's example; the host hears of
+// it; check's message refuses one that calls an unknown tool. Without the option there
+// is no scripts global.
+func TestSaveScriptFromProgram(t *testing.T) {
+	e := newEnv(t)
+	st := store.NewMemory()
+	e.ptc.Store = st
+	e.register(&registry.Tool{Name: "customers", Description: "List customers with what they spent.",
+		Execute: func(context.Context, *registry.Call) (any, error) {
+			return []map[string]any{{"name": "Ada", "spent": 30}, {"name": "Bob", "spent": 90}}, nil
+		}})
+	ex, set := e.executor()
+	res, _ := ex.Run(context.Background(), set, runCodeCall(`return typeof scripts`))
+	if got := resultText(res); got != `undefined` {
+		t.Errorf("without SaveScripts, typeof scripts = %s", got)
+	}
+	if strings.Contains(ex.SDK(set), "scripts") {
+		t.Error("without SaveScripts the SDK declares scripts")
+	}
+
+	var saved []string
+	e.ptc.SaveScripts = true
+	e.ptc.OnScriptSaved = func(s Script) { saved = append(saved, s.Name) }
+	ex, set = e.executor()
+	if sdk := ex.SDK(set); !strings.Contains(sdk, "declare const scripts") {
+		t.Errorf("with SaveScripts the SDK does not declare scripts:\n%s", sdk)
+	}
+	res, rep := ex.Run(context.Background(), set, runCodeCall(`
+const all = await tools.customers({});
+const code = "const all = await tools.customers({}); return all.filter(c => c.spent >= input.min).map(c => c.name)";
+const saved = await scripts.$save({ name: "big_spenders", description: "Customers who spent at least min.", inputSchema: { type: "object", properties: { min: { type: "number" } } }, code });
+let refused;
+try { await scripts.$save({ name: "bad", description: "Calls what is not there.", code: "await tools.customerz({})" }) } catch (e) { refused = e.message }
+let unnamed;
+try { await scripts.$save({ name: "Bad Name", description: "x", code: "return 1" }) } catch (e) { unnamed = e.message }
+const bad = [];
+for (const args of [[{ name: "x", description: "d", code: 1 }], ["x"], [{ name: "x", description: "d", code: "return 1", extra: true }], []]) {
+  try { await scripts.$save(...args) } catch (e) { bad.push(e.message) }
+}
+return { saved, refused, unnamed, bad }`))
+	want := `{
+  "saved": {
+    "tool": "script__big_spenders"
+  },
+  "refused": "scripts.$save: bad:1:13: unknown tool \"customerz\"; did you mean \"customers\"?",
+  "unnamed": "scripts.$save: a script's name is 1 to 64 of a-z, 0-9 and _, got \"Bad Name\"",
+  "bad": [
+    "scripts.$save: code must be a string",
+    "scripts.$save: takes one argument, an object {name, description, inputSchema?, code}",
+    "scripts.$save: unknown property \"extra\"; a script has name, description, inputSchema and code",
+    "scripts.$save: takes one argument, an object {name, description, inputSchema?, code}"
+  ]
+}`
+	if got := resultText(res); got != want {
+		t.Errorf("saving from a program:\n%s\nwant\n%s", got, want)
+	}
+	if diff := cmp.Diff([]string{"big_spenders"}, saved); diff != "" {
+		t.Errorf("OnScriptSaved (-want +got):\n%s", diff)
+	}
+	scripts, err := Scripts(context.Background(), st)
+	if err != nil || len(scripts) != 1 {
+		t.Fatalf("the store keeps %v, %v", scripts, err)
+	}
+	s := scripts[0]
+	wantExample := []ExampleCall{{Tool: "customers", Args: json.RawMessage(`{}`), Result: json.RawMessage(`[{"name":"Ada","spent":30},{"name":"Bob","spent":90}]`)}}
+	if diff := cmp.Diff(wantExample, s.Example); diff != "" {
+		t.Errorf("the script's example (-want +got):\n%s", diff)
+	}
+	if s.Author != "run "+rep.RunID || s.Tools == "" {
+		t.Errorf("author %q (want the run %q), tools hash %q", s.Author, rep.RunID, s.Tools)
+	}
+}
+
+// TestScriptSync: Sync registers a tool per script the store keeps, replaces the tool
+// of one saved again, disposes of one deleted, and reports whether anything changed.
+func TestScriptSync(t *testing.T) {
+	e := newEnv(t)
+	st := store.NewMemory()
+	ctx := context.Background()
+	set := testreg.ResolveIn(t, e.scope)
+	y := NewScriptSync(st, e.scope, func() *Executor { return nil })
+	described := func() string {
+		t.Helper()
+		for _, entry := range testreg.ResolveIn(t, e.scope).Tools() {
+			if entry.Name() == "script__one" {
+				return entry.Tool.Description
+			}
+		}
+		return ""
+	}
+	sync := func(want bool) {
+		t.Helper()
+		if changed, err := y.Sync(ctx); err != nil || changed != want {
+			t.Fatalf("Sync = %v, %v; want %v", changed, err, want)
+		}
+	}
+	sync(false)
+	if err := SaveScript(ctx, st, set, Script{Name: "one", Description: "The first.", Code: "return 1"}); err != nil {
+		t.Fatal(err)
+	}
+	sync(true)
+	sync(false)
+	if got := described(); got != "The first." {
+		t.Errorf("after the first save: %q", got)
+	}
+	if err := SaveScript(ctx, st, set, Script{Name: "one", Description: "Saved again.", Code: "return 1"}); err != nil {
+		t.Fatal(err)
+	}
+	sync(true)
+	if got := described(); got != "Saved again." {
+		t.Errorf("after saving again: %q", got)
+	}
+	if err := DeleteScript(ctx, st, "one"); err != nil {
+		t.Fatal(err)
+	}
+	sync(true)
+	if got := described(); got != "" {
+		t.Errorf("after deleting: %q", got)
 	}
 }

@@ -101,6 +101,22 @@ func TestTypeCheck(t *testing.T) {
 	}
 	projects = append(projects, tsProject{name: "fuzz-kept", sdk: Render(kept).Declarations})
 	projects = append(projects, inferredProject(t))
+	echo := decodeTools(t, parseArchive(testfs.Read(t, "testdata/echo.txtar")).files["tools.json"])
+	for _, budget := range []int{-1, 1} { // the full SDK and the index
+		projects = append(projects, tsProject{name: "globals-" + strconv.Itoa(budget),
+			sdk: Section(echo, &Options{Budget: budget, State: true, SaveScripts: true}).Declarations,
+			programs: map[string]string{
+				"ok_globals.ts": `const seen = state.get("seen");
+state.set("seen", [1, 2, { three: "3" }]);
+const keys: string[] = state.keys();
+const gone: boolean = state.delete("old");
+const saved = await scripts.$save({ name: "double", description: "Doubles n.", inputSchema: { type: "object", properties: { n: { type: "number" } } }, code: "return input.n * 2" });
+const tool: string = saved.tool;
+return [seen, keys, gone, tool];`,
+				"bad_globals.ts": `// want: TS2345
+state.set("k", undefined);`,
+			}})
+	}
 
 	// The canary must fail: it proves tsc checked every project up to the last.
 	diags := typeCheck(t, tsc, append(projects, tsProject{name: "zz-canary", sdk: "const canary: number = \"x\"\n"}))

@@ -20,6 +20,10 @@ type Options struct {
 	Budget int
 	// Full forces the full SDK whatever its size (runcode sdk --full).
 	Full bool
+	// State declares the global state, which runs of a session have.
+	State bool
+	// SaveScripts declares scripts.$save, which a host may let programs call.
+	SaveScripts bool
 }
 
 // Section renders the SDK section the model gets for tools: the full SDK (as
@@ -36,9 +40,47 @@ func Section(tools []Tool, opts *Options) *SDK {
 	}
 	full := Render(tools)
 	if o.Full || o.Budget < 0 || len(full.Declarations) <= o.Budget {
-		return full
+		return o.globals(full)
 	}
-	return renderIndex(tools)
+	return o.globals(renderIndex(tools))
+}
+
+// StateDeclaration declares the global state of a session's runs.
+const StateDeclaration = `
+/** The session's key/value state, kept across its programs: read when this run starts and written back only if it ends without an error (a value is JSON, at most 1 MiB). */
+declare const state: {
+  get(key: string): JsonValue | undefined;
+  set(key: string, value: JsonValue): void;
+  delete(key: string): boolean;
+  keys(): string[];
+}
+`
+
+// SaveScriptsDeclaration declares scripts.$save.
+const SaveScriptsDeclaration = `
+declare const scripts: {
+  /** Saves code as the tool script__<name> of later programs. The code is a program like this one: it reads its arguments as the global input and returns its result. Saving fails if it calls a tool that does not exist. */
+  $save(script: { name: string; description: string; inputSchema?: { [key: string]: JsonValue }; code: string }): Promise<{ tool: string }>;
+}
+`
+
+// globals returns sdk with the declarations of the globals o asks for after the tools.
+func (o Options) globals(sdk *SDK) *SDK {
+	var extra string
+	if o.State {
+		extra += StateDeclaration
+	}
+	if o.SaveScripts {
+		extra += SaveScriptsDeclaration
+	}
+	if extra == "" {
+		return sdk
+	}
+	out := *sdk
+	end := strings.Index(sdk.Section, sdk.Declarations) + len(sdk.Declarations)
+	out.Section = sdk.Section[:end] + extra + sdk.Section[end:]
+	out.Declarations += extra
+	return &out
 }
 
 // GenerateWith is Section(ToolsOf(set), opts).Section.

@@ -329,3 +329,23 @@ func BenchmarkRender1000(b *testing.B) {
 		Render(tools)
 	}
 }
+
+// TestSectionGlobals: state and scripts.$save are declared after the tools, inside the
+// fence, in the full SDK and in the index alike, and only when asked for.
+func TestSectionGlobals(t *testing.T) {
+	tools := []Tool{{Name: "echo", Description: "Echo.", Parameters: json.RawMessage(`{"type":"object"}`)}}
+	for _, budget := range []int{-1, 1} {
+		plain := Section(tools, &Options{Budget: budget})
+		both := Section(tools, &Options{Budget: budget, State: true, SaveScripts: true})
+		decl := plain.Declarations + StateDeclaration + SaveScriptsDeclaration
+		if both.Declarations != decl {
+			t.Errorf("budget %d: declarations\n%s\nwant\n%s", budget, both.Declarations, decl)
+		}
+		if want := strings.Replace(plain.Section, plain.Declarations, decl, 1); both.Section != want {
+			t.Errorf("budget %d: section\n%s\nwant\n%s", budget, both.Section, want)
+		}
+		if only := Section(tools, &Options{Budget: budget, State: true}); only.Declarations != plain.Declarations+StateDeclaration {
+			t.Errorf("budget %d: State alone declares\n%s", budget, only.Declarations)
+		}
+	}
+}

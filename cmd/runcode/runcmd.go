@@ -35,6 +35,7 @@ type runFlags struct {
 	gc                               gcPercent
 	store                            string
 	session                          string
+	saveScripts                      bool
 	// resume, when set, goes on with a paused run instead of starting one (runcode
 	// resume).
 	resume func(context.Context, *ptc.Executor, *registry.ResolvedToolSet) (*pipeline.Result, error)
@@ -88,6 +89,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.events, "events", "", "write tool/call, tool/code-dispatch-start, tool/code-dispatch, tool/code-dispatch-abandoned and tool/result events to `FILE` as JSON Lines")
 	fs.StringVar(&f.store, "store", "", storeFlagHelp+"; without it, a run asks on the terminal (or, when it cannot, pauses and cannot be resumed)")
 	fs.StringVar(&f.session, "session", "", "run in the session `NAME`: the program's global state reads the session's state from --store and, when the run ends ok, keeps what it changed (docs/run_code.md)")
+	fs.BoolVar(&f.saveScripts, "save-scripts", false, "let the program save scripts into --store with scripts.$save (docs/run_code.md): later runs with that store offer each as the tool script__NAME")
 }
 
 // save keeps the flags given on the command line that shape the run, for runcode
@@ -129,6 +131,9 @@ func (f *runFlags) check(set map[string]bool) string {
 	}
 	if f.session != "" && f.store == "" {
 		return "--session needs --store: a session's state is kept there"
+	}
+	if f.saveScripts && f.store == "" {
+		return "--save-scripts needs --store: saved scripts are kept there"
 	}
 	return ""
 }
@@ -199,6 +204,7 @@ func (f *runFlags) execute(ctx context.Context, code string, stdin io.Reader, st
 	exOpts := f.budgets.options(pool)
 	exOpts.FileName = f.file
 	exOpts.Store = st
+	exOpts.Sessions, exOpts.SaveScripts = f.session != "", f.saveScripts
 	var resumed *ptc.Report // the resumed run's report (Resume gives the result only)
 	exOpts.OnReport = func(_ context.Context, _ registry.Call, r *ptc.Report) { resumed = r }
 	ex, err = ptc.New(pipeline.New(&opts), exOpts)

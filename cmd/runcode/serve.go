@@ -29,6 +29,7 @@ import (
 type serveFlags struct {
 	tools, root, mode, addr, isolation, debugAddr string
 	store                                         string
+	saveScripts                                   bool
 	budgets                                       budgetFlags
 	workers                                       int
 	memoryCeiling                                 byteSize
@@ -70,6 +71,7 @@ func serveCommand(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	f.gc.register(fs)
 	f.http.register(fs)
 	fs.StringVar(&f.store, "store", "", storeFlagHelp+"; replicas on one postgres:// store resume each other's runs (default: paused runs are kept in memory, until serve stops)")
+	fs.BoolVar(&f.saveScripts, "save-scripts", false, "let programs save scripts into --store with scripts.$save: each becomes the tool script__NAME of every client (docs/run_code.md)")
 	fs.StringVar(&f.debugAddr, "debug-addr", "", "serve Go's goroutine and heap profiles as text at http://`ADDR`/debug/pprof/goroutine and /debug/pprof/heap, on a listener of their own (for operators: keep ADDR on a loopback address)")
 	f.log.register(fs)
 	exts := registerServeExtensions(fs)
@@ -148,6 +150,8 @@ func serveCommand(ctx context.Context, args []string, stdin io.Reader, stdout, s
 		}
 		po := f.budgets.options(pool)
 		po.OnLog = prog.Log
+		po.Sessions = true // every MCP session is one
+		var pex *ptc.Executor
 		if f.store != "" {
 			st, serr := openStore(ctx, f.store)
 			if serr != nil {
@@ -155,9 +159,17 @@ func serveCommand(ctx context.Context, args []string, stdin io.Reader, stdout, s
 			}
 			defer st.Close()
 			po.Store = st
+			po.SaveScripts = f.saveScripts
+			saved, stopSync, serr := syncScripts(ctx, st, scope, func() *ptc.Executor { return pex }, stderr)
+			if serr != nil {
+				return usageError(stderr, "serve", fmt.Errorf("--store: reading the saved scripts: %v", serr))
+			}
+			defer stopSync()
+			po.OnScriptSaved = saved
 		}
 		exts.ptc(po)
-		ex, err = ptc.New(p, po)
+		pex, err = ptc.New(p, po)
+		ex = pex
 	}
 	if err != nil {
 		return usageError(stderr, "serve", err)
@@ -193,6 +205,9 @@ func (f *serveFlags) check() string {
 	}
 	if f.store != "" && registry.Mode(f.mode) == registry.ModeNative {
 		return "--store keeps paused run_code runs: it needs --mode ptc or both"
+	}
+	if f.saveScripts && f.store == "" {
+		return "--save-scripts needs --store: saved scripts are kept there"
 	}
 	if msg := f.log.check(); msg != "" {
 		return msg
@@ -371,6 +386,13 @@ func (s *servedScope) onChange(f func()) {
 	f()
 }
 
+// changed runs what onChange set, if anything.
+func (s *servedScope) changed() {
+	if f := s.hook.Load(); f != nil {
+		(*f)()
+	}
+}
+
 // serveScope builds serve's scope: the manifest's tools and mcpServers, or the
 // workspace tools. Unlike the one-shot commands, a server that does not start is
 // reported on stderr and the others are served; logger gets what the client logs.
@@ -399,11 +421,7 @@ func serveScope(ctx context.Context, manifestPath, root string, mode registry.Mo
 	if _, err := m.Register(s.scope); err != nil {
 		return nil, nil, err
 	}
-	co := &mcpbridge.ClientOptions{Logger: logger, OnChange: func(string) {
-		if f := s.hook.Load(); f != nil {
-			(*f)()
-		}
-	}}
+	co := &mcpbridge.ClientOptions{Logger: logger, OnChange: func(string) { s.changed() }}
 	exts.client(co)
 	client := mcpbridge.NewClient(s.scope, co)
 	s.approval = approvalPolicy(m, client)

@@ -1,0 +1,126 @@
+package ptc
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/runcode-go/runcode/bindings"
+	"github.com/runcode-go/runcode/runtime"
+)
+
+// ExampleCall is one call of the run that saved a script, kept with the script as an
+// example of what it does (runcode scripts show prints it).
+type ExampleCall struct {
+	Tool string          `json:"tool"`
+	Args json.RawMessage `json:"args"`
+	// Result is the call's value, or Error its failure's message. A value or arguments
+	// over exampleBytes are kept as a string that says how large they were.
+	Result json.RawMessage `json:"result,omitempty"`
+	Error  string          `json:"error,omitempty"`
+}
+
+// The bounds of a script's example: its first calls, each value cut past a size.
+const (
+	exampleCalls = 10
+	exampleBytes = 1 << 10
+)
+
+// example is the example of a script saved by a run that made calls: the ones that had
+// ended, in order, bounded.
+func example(calls []*bindings.SubCall) []ExampleCall {
+	var out []ExampleCall
+	for _, c := range calls {
+		if c.Result == nil {
+			continue
+		}
+		if len(out) == exampleCalls {
+			break
+		}
+		ex := ExampleCall{Tool: c.Name, Args: exampleValue(c.Args.String())}
+		if c.Result.Error != nil {
+			ex.Error = c.Result.Error.Message
+		} else if v := c.Result.Value.String(); v != "" {
+			ex.Result = exampleValue(v)
+		}
+		out = append(out, ex)
+	}
+	return out
+}
+
+func exampleValue(v string) json.RawMessage {
+	if len(v) <= exampleBytes {
+		return json.RawMessage(v)
+	}
+	note, _ := json.Marshal(fmt.Sprintf("(a value of %d bytes, not kept)", len(v)))
+	return note
+}
+
+// saveStart answers scripts.$save in a run: it checks and keeps the script (SaveScript),
+// with the calls the run made before as its example, and resolves to {tool}.
+func (b *step) saveStart(run *bindings.Run, runID string) runtime.StartFunc {
+	return func(ctx context.Context, _ string, args json.RawMessage, done func(json.RawMessage, error)) {
+		go func() {
+			s, err := b.saveScript(ctx, run, runID, args)
+			if err != nil {
+				done(nil, &runtime.CallError{Message: "scripts.$save: " + err.Error()})
+				return
+			}
+			out, _ := json.Marshal(map[string]string{"tool": ScriptPrefix + s.Name})
+			done(out, nil)
+		}()
+	}
+}
+
+func (b *step) saveScript(ctx context.Context, run *bindings.Run, runID string, args json.RawMessage) (Script, error) {
+	var list []json.RawMessage // a $ member's arguments come as an array
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(args, &list) != nil || len(list) != 1 || json.Unmarshal(list[0], &fields) != nil || fields == nil {
+		return Script{}, errors.New("takes one argument, an object {name, description, inputSchema?, code}")
+	}
+	var in struct{ Name, Description, Code string }
+	for k, raw := range fields {
+		var dst *string
+		switch k {
+		case "name":
+			dst = &in.Name
+		case "description":
+			dst = &in.Description
+		case "code":
+			dst = &in.Code
+		case "inputSchema":
+			continue
+		default:
+			return Script{}, fmt.Errorf("unknown property %q; a script has name, description, inputSchema and code", k)
+		}
+		if json.Unmarshal(raw, dst) != nil {
+			return Script{}, fmt.Errorf("%s must be a string", k)
+		}
+	}
+	if strings.TrimSpace(in.Code) == "" {
+		return Script{}, errors.New("a script needs code")
+	}
+	schema := fields["inputSchema"]
+	if string(schema) == "null" {
+		schema = nil
+	}
+	s := Script{Name: in.Name, Description: in.Description, InputSchema: schema, Code: in.Code,
+		Author: "run " + runID, Example: example(run.Calls())}
+	if err := SaveScript(ctx, b.e.store, b.set, s); err != nil {
+		return Script{}, err
+	}
+	if f := b.e.o.OnScriptSaved; f != nil {
+		f(s)
+	}
+	return s, nil
+}
+
+// scriptsNamespace is the global scripts of runs whose executor lets programs save
+// scripts; each run binds it with WithStart.
+func scriptsNamespace() (*runtime.Namespace, error) {
+	return runtime.NewNamespace("scripts", []string{"$save"}, func(_ context.Context, _ string, _ json.RawMessage, done func(json.RawMessage, error)) {
+		done(nil, errors.New("scripts.$save outside a run"))
+	}, &runtime.NamespaceOptions{Noun: "script"})
+}
