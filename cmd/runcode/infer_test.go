@@ -52,4 +52,3 @@ func TestKeptResultCLI(t *testing.T) {
 		t.Errorf("reading it back: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 }
-
