@@ -184,6 +184,9 @@ type Run struct {
 	stalled  []func(json.RawMessage, error)
 	released bool // the run is over: stalled calls are answered at once
 	paused   sync.Once
+	// drawn counts the clock and random draws the last call's entry had seen (VM
+	// goroutine only: calls start there, one at a time).
+	drawn [2]int
 }
 
 // Begin starts the bridge for one run of a program under ctx; [Tools.Bind] gives the

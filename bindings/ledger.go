@@ -57,8 +57,12 @@ type Entry struct {
 	Outcome *Outcome `json:"outcome,omitempty"`
 	// Message is the approval text of a pending call.
 	Message string `json:"message,omitempty"`
-	// Draws are the clock and random values the program had drawn before the call
-	// (runtime.CallDraws), so that a run resumed after a crash sees them again.
+	// Draws are the clock and random values the program drew after the previous call
+	// began and before this one did (runtime.CallDraws, less what the entries before
+	// hold), so that a run resumed after a crash sees them again: the entries' draws in
+	// Seq order are every draw the program made before its last call. Each entry holds
+	// only its own, so recording a call costs what the program drew since the last, not
+	// everything it ever drew.
 	Draws *runtime.Draws `json:"draws,omitempty"`
 }
 
@@ -107,6 +111,7 @@ func interrupted(name string) *runtime.Failure {
 // or neither: the call is dispatched, and has been recorded as started.
 func (r *Run) replay(ctx context.Context, seq int, rec *SubCall) (*pipeline.Result, *runtime.Failure) {
 	l := r.ledger
+	fresh := r.drawnSince(runtime.CallDraws(ctx))
 	if seq <= len(l.Entries) {
 		e := &l.Entries[seq-1]
 		if e.Tool != rec.Name || e.ID != rec.ID || !e.Args.Equal(rec.Args) {
@@ -129,12 +134,30 @@ func (r *Run) replay(ctx context.Context, seq int, rec *SubCall) (*pipeline.Resu
 			return nil, internalFailure(fmt.Errorf("recorded call %s has the unknown state %q", e.ID, e.State))
 		}
 	}
-	e := Entry{Seq: seq, ID: rec.ID, Tool: rec.Name, Args: rec.Args, State: EntryStarted, Draws: runtime.CallDraws(ctx)}
+	e := Entry{Seq: seq, ID: rec.ID, Tool: rec.Name, Args: rec.Args, State: EntryStarted, Draws: fresh}
 	r.keep(e)
 	if err := r.record(e); err != nil {
 		return nil, internalFailure(err)
 	}
 	return nil, nil
+}
+
+// drawnSince returns the draws of all (a call's CallDraws) that the previous call's did
+// not hold, and remembers all's for the next call. Nil when the run records no draws.
+// Calls start one at a time, in Seq order.
+func (r *Run) drawnSince(all *runtime.Draws) *runtime.Draws {
+	if all == nil {
+		return nil
+	}
+	d := &runtime.Draws{Clock: all.Clock[min(r.drawn[0], len(all.Clock)):], Random: all.Random[min(r.drawn[1], len(all.Random)):]}
+	r.drawn = [2]int{len(all.Clock), len(all.Random)}
+	if len(d.Clock) == 0 {
+		d.Clock = nil
+	}
+	if len(d.Random) == 0 {
+		d.Random = nil
+	}
+	return d
 }
 
 // keep makes e the run's entry e.Seq (see Run.Entries).

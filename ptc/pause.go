@@ -265,24 +265,20 @@ func (sr *storedRun) putEntry(ctx context.Context, st store.Store, e bindings.En
 }
 
 // draws are the values the attempt replays: the longest record of them, the paused
-// run's or, after a crash, the last recorded call's.
+// run's or, after a crash, the draws before its last recorded call (its entries', in
+// order).
 func (sr *storedRun) draws() *runtime.Draws {
-	best := sr.rec.Draws
-	size := func(d *runtime.Draws) int {
-		if d == nil {
-			return -1
-		}
-		return len(d.Clock) + len(d.Random)
-	}
+	var calls runtime.Draws
 	for i := range sr.entries {
-		if d := sr.entries[i].Draws; size(d) > size(best) {
-			best = d
+		if d := sr.entries[i].Draws; d != nil {
+			calls.Clock = append(calls.Clock, d.Clock...)
+			calls.Random = append(calls.Random, d.Random...)
 		}
 	}
-	if best == nil {
-		return &runtime.Draws{}
+	if p := sr.rec.Draws; p != nil && len(p.Clock)+len(p.Random) >= len(calls.Clock)+len(calls.Random) {
+		return p
 	}
-	return best
+	return &calls
 }
 
 // finish forgets a run that ended (completed or failed): nothing can resume it.

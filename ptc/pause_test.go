@@ -336,7 +336,11 @@ func TestRecoverAfterACrash(t *testing.T) {
 			done := make(chan struct{})
 			go func() {
 				defer close(done)
-				args, _ := json.Marshal(map[string]string{"code": `await tools.note({}); await tools.slow({}); return "finished"`, "description": "d"})
+				// The calls' arguments carry values the program drew before each, so the
+				// recovered run replays them or diverges: each call's entry holds the
+				// draws made since the call before.
+				args, _ := json.Marshal(map[string]string{"code": `const a = [Date.now(), Math.random()]; await tools.note({a});
+const b = [Date.now(), Math.random(), Math.random(), Date.now()]; await tools.slow({b}); return "finished"`, "description": "d"})
 				_, rep = ex.Run(ctx, set, pipeline.RawCall{ID: "call-1", Arguments: string(args)})
 			}()
 			<-started
