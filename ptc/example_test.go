@@ -8,6 +8,7 @@ import (
 	"github.com/runcode-go/runcode/ptc"
 	"github.com/runcode-go/runcode/registry"
 	"github.com/runcode-go/runcode/runtime"
+	"github.com/runcode-go/runcode/store"
 )
 
 // ExampleExecutor embeds run_code: register tools in a scope in mode ptc, resolve the set for a
@@ -130,4 +131,54 @@ func ExampleExecutor_Resume() {
 	// ask a person: refund({"order":"A1"})? Refunds need a manager.
 	// refunding
 	// refunded
+}
+
+// ExampleScriptSync saves a program as a script, registers it as the tool
+// script__top_customer with a ScriptSync, and runs a program that calls it.
+func ExampleScriptSync() {
+	ctx := context.Background()
+	scope := registry.New()
+	scope.SetMode(registry.ModePTC)
+	scope.Register(&registry.Tool{
+		Name:        "customers",
+		Description: "List the customers with what they spent.",
+		Execute: func(context.Context, *registry.Call) (any, error) {
+			return []map[string]any{{"name": "Ada", "spent": 30}, {"name": "Bob", "spent": 90}}, nil
+		},
+	})
+	pool, err := runtime.NewPool(&runtime.PoolOptions{Size: 1})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer pool.Close()
+	st := store.NewMemory()
+
+	set, _ := scope.Resolve(ctx, registry.Step{})
+	err = ptc.SaveScript(ctx, st, set, ptc.Script{
+		Name:        "top_customer",
+		Description: "The customer who spent the most.",
+		Code:        `const all = await tools.customers({}); return all.sort((a, b) => b.spent - a.spent)[0].name`,
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	var ex *ptc.Executor
+	sync := ptc.NewScriptSync(st, scope, func() *ptc.Executor { return ex })
+	if _, err := sync.Sync(ctx); err != nil {
+		fmt.Println(err)
+		return
+	}
+	ex, err = ptc.New(pipeline.New(nil), &ptc.Options{Pool: pool, Store: st})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	set, _ = scope.Resolve(ctx, registry.Step{})
+	res, _ := ex.Run(ctx, set, pipeline.RawCall{ID: "call-1",
+		Arguments: `{"description": "Who spent most", "code": "return 'top: ' + await tools.script__top_customer({})"}`})
+	fmt.Println(res.Content[0].Text)
+	// Output:
+	// top: Bob
 }
