@@ -19,6 +19,10 @@ type Draws struct {
 	Random []float64 `json:"random,omitempty"`
 }
 
+// MaxDraws bounds the clock readings a run records, and the random numbers
+// (RunOptions.Draws).
+const MaxDraws = jsvm.MaxDraws
+
 // WithDraws returns ctx carrying d for [CallDraws]. A host that forwards a run's calls
 // (a worker's parent) uses it to hand the draws it was told about to the StartFunc.
 func WithDraws(ctx context.Context, d *Draws) context.Context {

@@ -156,3 +156,35 @@ func TestNestedRunOnAFullPool(t *testing.T) {
 		t.Fatalf("run = %v, %v; want 42", res.Text(), err)
 	}
 }
+
+// A run records at most MaxDraws clock readings: a program that reads the clock more
+// often (a busy wait) still runs, its replay gives back the recorded ones and then the
+// real clock, and a replay given more than MaxDraws values gives them all back.
+func TestDrawsBounded(t *testing.T) {
+	p := newTestPool(t, nil)
+	code := fmt.Sprintf(`const a = []; for (let i = 0; i < %d; i++) a.push(Date.now()); return [a[0], a[%d], a[a.length - 1]]`, MaxDraws+1000, MaxDraws-1)
+	first := runCode(t, p, code, &RunOptions{Draws: &Draws{}})
+	if first.Failure != nil || len(first.Draws.Clock) != MaxDraws {
+		t.Fatalf("%s; %d clock readings recorded, want %d", first.Text(), len(first.Draws.Clock), MaxDraws)
+	}
+	// A replay of recorded values long past: the first MaxDraws are those, the rest real.
+	old := make([]int64, MaxDraws)
+	for i := range old {
+		old[i] = int64(i+1) * 1e6 // 1970, a millisecond apart
+	}
+	res := runCode(t, p, code, &RunOptions{Draws: &Draws{Clock: old}})
+	var got [3]int64
+	if res.Failure != nil || json.Unmarshal(res.Value, &got) != nil {
+		t.Fatalf("replay: %s", res.Text())
+	}
+	if got[0] != 1 || got[1] != MaxDraws || got[2] < time.Now().Add(-time.Hour).UnixMilli() {
+		t.Errorf("replay read %v, want 1, %d and then the real clock", got, MaxDraws)
+	}
+	// Replayed values beyond MaxDraws (from elsewhere) are all given back, then the real clock.
+	long := append(old, old...)
+	res = runCode(t, p, fmt.Sprintf(`const a = []; for (let i = 0; i < %d; i++) a.push(Date.now()); return [a[%d], a[a.length - 1]]`, 2*MaxDraws+10, 2*MaxDraws-1), &RunOptions{Draws: &Draws{Clock: long}})
+	var got2 [2]int64
+	if res.Failure != nil || json.Unmarshal(res.Value, &got2) != nil || got2[0] != MaxDraws || got2[1] < time.Now().Add(-time.Hour).UnixMilli() {
+		t.Errorf("a long replay read %s, want %d and then the real clock", res.Text(), MaxDraws)
+	}
+}

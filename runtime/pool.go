@@ -96,8 +96,11 @@ type RunOptions struct {
 	// draws (Result.Draws) and give back the ones Draws holds first, in order: a run
 	// resumed by replay passes its earlier attempt's Result.Draws so that its program
 	// sees the same world and makes the same calls. Each call's StartFunc context then
-	// carries the draws made before the call ([CallDraws]). Nil means the real clock and
-	// random source, unrecorded.
+	// carries the draws made before the call ([CallDraws]). A run records the first
+	// [MaxDraws] clock readings and the first MaxDraws random numbers (a busy wait reads
+	// the clock millions of times); past them its program still draws, unrecorded, so a
+	// replay sees real values there. Nil means the real clock and random source,
+	// unrecorded.
 	Draws *Draws
 }
 

@@ -16,12 +16,18 @@ type Draws struct {
 	Random []float64
 }
 
-// recorder replays a run's earlier draws and records every draw. The VM goroutine draws;
-// snapshot may be called from any goroutine.
+// MaxDraws bounds the clock readings a run records, and the random numbers: a program
+// that reads the clock in a loop (a busy wait) draws millions. Past it the run still
+// draws, unrecorded, so a replay gives back the first MaxDraws and then real values.
+const MaxDraws = 1 << 16
+
+// recorder replays a run's earlier draws and records the first MaxDraws of each kind.
+// The VM goroutine draws; snapshot may be called from any goroutine.
 type recorder struct {
 	replay Draws // values to give back first
 	mu     sync.Mutex
-	got    Draws // every value given, replayed ones first
+	got    Draws  // the values given, replayed ones first, up to MaxDraws of each
+	n      [2]int // the clock readings and random numbers drawn
 }
 
 func newRecorder(replay *Draws) *recorder {
@@ -34,24 +40,30 @@ func (d *recorder) install(vm *goja.Runtime) {
 		d.mu.Lock()
 		defer d.mu.Unlock()
 		var ns int64
-		if n := len(d.got.Clock); n < len(d.replay.Clock) {
+		if n := d.n[0]; n < len(d.replay.Clock) {
 			ns = d.replay.Clock[n]
 		} else {
 			ns = time.Now().UnixNano()
 		}
-		d.got.Clock = append(d.got.Clock, ns)
+		d.n[0]++
+		if len(d.got.Clock) < MaxDraws {
+			d.got.Clock = append(d.got.Clock, ns)
+		}
 		return time.Unix(0, ns)
 	})
 	vm.SetRandSource(func() float64 {
 		d.mu.Lock()
 		defer d.mu.Unlock()
 		var f float64
-		if n := len(d.got.Random); n < len(d.replay.Random) {
+		if n := d.n[1]; n < len(d.replay.Random) {
 			f = d.replay.Random[n]
 		} else {
 			f = rand.Float64()
 		}
-		d.got.Random = append(d.got.Random, f)
+		d.n[1]++
+		if len(d.got.Random) < MaxDraws {
+			d.got.Random = append(d.got.Random, f)
+		}
 		return f
 	})
 }

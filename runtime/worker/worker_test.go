@@ -608,6 +608,19 @@ func TestCallLeftCrossesTheProcess(t *testing.T) {
 	}
 }
 
+// A program that reads the clock in a loop records only runtime.MaxDraws readings, so
+// its done frame stays small (it was over the frame limit at a few seconds of busy wait).
+func TestBusyWaitDrawsBounded(t *testing.T) {
+	p := newTestPool(t, 1)
+	res := runCode(t, p, "let n = 0; for (let i = 0; i < 500000; i++) n += Date.now() > 0 ? 1 : 0; return n", &runtime.RunOptions{Draws: &runtime.Draws{}})
+	if res.Failure != nil || string(res.Value) != "500000" || res.Draws == nil {
+		t.Fatalf("%s; draws %v", res.Text(), res.Draws)
+	}
+	if n := len(res.Draws.Clock); n != runtime.MaxDraws {
+		t.Errorf("%d clock readings recorded, want %d", n, runtime.MaxDraws)
+	}
+}
+
 // A completion that truncation cuts comes back whole too when the run asks to keep it.
 func TestKeepFullValueCrossesTheProcess(t *testing.T) {
 	p := newTestPool(t, 1)
