@@ -127,6 +127,13 @@ type Options struct {
 	// ResultTTL is how long a kept result can be read. Zero means DefaultResultTTL (one
 	// hour); negative is an error.
 	ResultTTL time.Duration
+	// OnTypes, if set, is called after a run whose results changed a type learned from
+	// results (see [Types]; not with NoInferredTypes): the SDK section, and so
+	// run_code's description, that a set renders from now on may differ, so that a
+	// server offers the new one (mcpbridge.Server.Sync; runcode serve does so, at most
+	// once a second). It is called on the run's goroutine, once per run that changed a
+	// type, and must not block. Nil means none.
+	OnTypes func()
 }
 
 // Executor is the run_code executor. It is immutable and safe for concurrent use.
