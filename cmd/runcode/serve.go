@@ -156,6 +156,10 @@ func serveCommand(ctx context.Context, args []string, stdin io.Reader, stdout, s
 			defer st.Close()
 			po.Store = st
 		}
+		// Learned output types change the SDK in run_code's description.
+		types := &coalescer{delay: typesSyncDelay, f: scope.changed}
+		defer types.stop()
+		po.OnTypes = types.trigger
 		exts.ptc(po)
 		ex, err = ptc.New(p, po)
 	}
