@@ -138,14 +138,20 @@ func (t *Types) Observe(ctx context.Context, set *registry.ResolvedToolSet, name
 }
 
 // learn observes the results of the run's calls for the types of tools that declare
-// none. A store that cannot keep a type only loses it for later processes.
+// none, and tells Options.OnTypes when a type changed. A store that cannot keep a type
+// only loses it for later processes.
 func (e *Executor) learn(ctx context.Context, set *registry.ResolvedToolSet, calls []*bindings.SubCall) {
 	if e.types == nil {
 		return
 	}
+	changed := false
 	for _, c := range calls {
 		if c.Result != nil && c.Result.Error == nil && !c.Replayed && !c.NeverStarted && !c.AbandonedRunning {
-			_, _ = e.types.Observe(ctx, set, c.Name, c.Result.Value)
+			ch, _ := e.types.Observe(ctx, set, c.Name, c.Result.Value)
+			changed = changed || ch
 		}
+	}
+	if changed && e.o.OnTypes != nil {
+		e.o.OnTypes()
 	}
 }

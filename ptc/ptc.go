@@ -129,6 +129,25 @@ type Options struct {
 	// cache by text; if it fails, search ranks lexically. Nil (the default) means
 	// lexical ranking only: deterministic, no network.
 	Embedder sdkgen.Embedder
+	// MaxResults and MaxResultBytes bound, per session, the results kept because they
+	// were over their run's output budget (with Store; docs/run_code.md): keeping one
+	// past either bound evicts the session's oldest first, and a result over
+	// MaxResultBytes (or over store.MaxDataBytes) is not kept. A result belongs to the
+	// session of the run that kept it (pipeline.WithSession); the runs that name none
+	// share one group of their own per store. Zero means DefaultMaxResults (16) and
+	// DefaultMaxResultBytes (64 MiB); negative is an error.
+	MaxResults     int
+	MaxResultBytes int64
+	// ResultTTL is how long a kept result can be read. Zero means DefaultResultTTL (one
+	// hour); negative is an error.
+	ResultTTL time.Duration
+	// OnTypes, if set, is called after a run whose results changed a type learned from
+	// results (see [Types]; not with NoInferredTypes): the SDK section, and so
+	// run_code's description, that a set renders from now on may differ, so that a
+	// server offers the new one (mcpbridge.Server.Sync; runcode serve does so, at most
+	// once a second). It is called on the run's goroutine, once per run that changed a
+	// type, and must not block. Nil means none.
+	OnTypes func()
 }
 
 // Executor is the run_code executor. It is immutable and safe for concurrent use.
@@ -175,6 +194,8 @@ func New(p *pipeline.Pipeline, opts *Options) (*Executor, error) {
 		return nil, fmt.Errorf("ptc: PauseTTL must not be negative, got %v", o.PauseTTL)
 	case o.StateValueBytes < 0 || o.StateBytes < 0:
 		return nil, fmt.Errorf("ptc: StateValueBytes and StateBytes must not be negative, got %d and %d", o.StateValueBytes, o.StateBytes)
+	case o.MaxResults < 0 || o.MaxResultBytes < 0 || o.ResultTTL < 0:
+		return nil, fmt.Errorf("ptc: MaxResults, MaxResultBytes and ResultTTL must not be negative, got %d, %d and %v", o.MaxResults, o.MaxResultBytes, o.ResultTTL)
 	}
 	e := &Executor{p: p, o: o, store: o.Store, durable: o.Store != nil}
 	if e.store == nil {

@@ -167,6 +167,10 @@ func serveCommand(ctx context.Context, args []string, stdin io.Reader, stdout, s
 			defer stopSync()
 			po.OnScriptSaved = saved
 		}
+		// Learned output types change the SDK in run_code's description.
+		types := &coalescer{delay: typesSyncDelay, f: scope.changed}
+		defer types.stop()
+		po.OnTypes = types.trigger
 		exts.ptc(po)
 		pex, err = ptc.New(p, po)
 		ex = pex
