@@ -41,12 +41,17 @@ func TestServeSavedScripts(t *testing.T) {
 		}
 		return res.Tools[0].Description
 	}
-	awaitChange := func(what string) {
+	// awaitTool waits for tools/list_changed notifications until run_code's description
+	// declares name (learned output types send them too).
+	awaitTool := func(name, after string) {
 		t.Helper()
-		select {
-		case <-changed:
-		case <-time.After(time.Minute):
-			t.Fatalf("no tools/list_changed after %s", what)
+		deadline := time.After(time.Minute)
+		for !strings.Contains(description(), name) {
+			select {
+			case <-changed:
+			case <-deadline:
+				t.Fatalf("%s is not declared a minute after %s", name, after)
+			}
 		}
 	}
 	if d := description(); !strings.Contains(d, "declare const state") || !strings.Contains(d, "declare const scripts") || strings.Contains(d, "script__spent_over") {
@@ -59,10 +64,7 @@ func TestServeSavedScripts(t *testing.T) {
 	if err != nil || res.IsError || textOf(res) != "{\n  \"tool\": \"script__spent_over\"\n}" {
 		t.Fatalf("saving: %q, %v", textOf(res), err)
 	}
-	awaitChange("a program saved a script")
-	if d := description(); !strings.Contains(d, "script__spent_over") {
-		t.Errorf("after the save, run_code's description lacks the script:\n%s", d)
-	}
+	awaitTool("script__spent_over", "a program saved it")
 	res, err = callRunCode(t.Context(), cs, `return await tools.script__spent_over({min: 50})`)
 	if err != nil || res.IsError || textOf(res) != "[\n  \"Bob\",\n  \"Cy\"\n]" {
 		t.Errorf("calling the script: %q, %v", textOf(res), err)
@@ -72,7 +74,7 @@ func TestServeSavedScripts(t *testing.T) {
 	if code, out, errOut := runCLI(t, "scripts", "save", "first_customer", "--store", db, "--description", "The first customer's name.", "--tools", manifest, prog); code != exitOK {
 		t.Fatalf("scripts save: %d %q %q", code, out, errOut)
 	}
-	awaitChange("another process saved a script")
+	awaitTool("script__first_customer", "another process saved it")
 	res, err = callRunCode(t.Context(), cs, `return await tools.script__first_customer({})`)
 	if err != nil || res.IsError || textOf(res) != "Ada" {
 		t.Errorf("calling the script another process saved: %q, %v", textOf(res), err)
