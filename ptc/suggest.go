@@ -83,10 +83,15 @@ type seenShape struct {
 // returns the suggestion to save it, or nil: when the run has no session, the
 // program's shape is new to the session or its literals never differed, or the store
 // failed (a suggestion never fails a run).
-func (e *Executor) suggest(ctx context.Context, s *sessionState, code, description string, calls []*bindings.SubCall) *ScriptSuggestion {
+func (e *Executor) suggest(ctx context.Context, s *sessionState, code, description string, calls []*bindings.SubCall) (sug *ScriptSuggestion) {
 	if s == nil {
 		return nil
 	}
+	defer func() {
+		if recover() != nil { // a bug here must not fail a run that went well
+			sug = nil
+		}
+	}()
 	shape, err := runtime.ShapeOf(code, &runtime.PrepareOptions{MaxBytes: e.o.ProgramBytes})
 	if err != nil || len(shape.Literals) > maxShapeLiterals {
 		return nil

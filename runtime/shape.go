@@ -41,7 +41,7 @@ type Literal struct {
 	Start, End int
 }
 
-// ShapeOf checks code as Prepare does and returns its Shape. The literals it takes
+// ShapeOf parses code as Prepare does and returns its Shape. The literals it takes
 // out are strings (a template literal without substitutions or tag counts as one;
 // the text of a template with substitutions stays in the skeleton), finite numbers,
 // with a minus sign before one folded in, and booleans; null, regular expressions and
@@ -49,7 +49,8 @@ type Literal struct {
 // stays too: an object key, in a literal or a destructuring pattern; a member in
 // brackets (tools["x"], rows[0]); a class member's key; a statement that is only a
 // string (a directive). A program that does not parse fails with the same *Failure as
-// Prepare. Like References it is off the run path: it parses the program again.
+// Prepare. It is meant for programs that ran, off the run path: it parses the program
+// again, and does not make the other checks of Prepare.
 func ShapeOf(code string, opts *PrepareOptions) (*Shape, error) {
 	s, err := jsprep.ShapeOf(code, opts.maxBytes())
 	if err != nil {

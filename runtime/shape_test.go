@@ -144,3 +144,41 @@ func TestShapeFailure(t *testing.T) {
 		t.Errorf("ShapeOf: %v, want Prepare's %v", err, want)
 	}
 }
+
+// FuzzShape: ShapeOf never panics; its literals lie in its code, in order; and a
+// program Prepare accepts still does with every literal made input.v.
+func FuzzShape(f *testing.F) {
+	for _, seed := range []string{
+		"const city = \"Paris\"; return await tools.get({city, days: 3})",
+		"const n: number = -2; return typeof-5 in\"x\"in o",
+		"return [`a`, `b${c}`, 1_000, 0x1F, true, null, /re/g, 10n, 1e999]",
+		"\"use strict\"; class C { 'm'() {} f = 5 } return a[-1] ?? { [\"k\"]: 'v' }",
+		"```ts\nconst x: string = 'a'\n```",
+		"enum E { A = 'a' } return E.A",
+		"})(); (() => {",
+		"\x00\xff`${",
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, code string) {
+		s, err := ShapeOf(code, nil)
+		if err != nil {
+			return
+		}
+		at := 0
+		with := map[int]string{}
+		for i, l := range s.Literals {
+			if s.Code != "" && (l.Start < at || l.End > len(s.Code) || l.Start >= l.End) {
+				t.Fatalf("ShapeOf(%q): literal %d spans %d to %d in %d bytes after %d", code, i, l.Start, l.End, len(s.Code), at)
+			}
+			at = l.End
+			with[i] = "input.v"
+		}
+		if _, err := Prepare(code, nil); err != nil || s.Code == "" {
+			return
+		}
+		if _, err := Prepare(s.Replace(with), nil); err != nil {
+			t.Fatalf("ShapeOf(%q).Replace: %q does not prepare: %v", code, s.Replace(with), err)
+		}
+	})
+}
