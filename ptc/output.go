@@ -46,6 +46,10 @@ type Report struct {
 	RunID string
 	// Paused is set when the run paused for approval (also pipeline.Result.Pause).
 	Paused *pipeline.Pause
+	// SuggestScript is set when the program ended ok in an earlier run of the session
+	// with other values for some of its literals: a script to save, whose input they
+	// are (docs/run_code.md, "Suggested scripts"). Nil otherwise.
+	SuggestScript *ScriptSuggestion
 }
 
 // fromTools is what calls handed their program, in bytes (Report.FromTools).

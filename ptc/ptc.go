@@ -555,6 +555,9 @@ func (b *step) runProgram(ctx context.Context, call *registry.Call, code, descri
 			sr.finish(ctx, b.e.store)
 			return nil, err
 		}
+		if b.globals == nil { // a saved script's own run is not the model's program
+			rep.SuggestScript = b.e.suggest(ctx, sr.rec.Session, code, description, rep.Calls)
+		}
 	}
 	sr.finish(ctx, b.e.store)
 	return res, nil

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"slices"
@@ -40,4 +41,16 @@ func noToolsHint(code string, rep *ptc.Report, set *registry.ResolvedToolSet) st
 	}
 	slices.Sort(names)
 	return fmt.Sprintf("the program called tools.%s, but no --tools manifest was given: only the workspace tools over --root are loaded (%s); pass --tools MANIFEST", member, strings.Join(names, ", "))
+}
+
+// suggestHint is what runcode run adds on stderr when the run suggests saving its
+// program as a script (ptc.Report.SuggestScript): the script's name and inputs, and
+// where the rest is.
+func suggestHint(s *ptc.ScriptSuggestion) string {
+	var schema struct {
+		Required []string `json:"required"`
+	}
+	_ = json.Unmarshal(s.InputSchema, &schema)
+	return fmt.Sprintf("suggested script %s(%s): this program ran ok before in this session with other values for them; "+
+		"--json gives the script as suggestScript (inputSchema, input, code) for runcode scripts save", s.Name, strings.Join(schema.Required, ", "))
 }

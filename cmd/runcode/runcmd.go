@@ -244,6 +244,9 @@ func (f *runFlags) execute(ctx context.Context, code string, stdin io.Reader, st
 	if rep != nil && rep.Failure != nil && rep.Failure.Kind == runtime.KindOutputLimit {
 		fmt.Fprintf(stderr, "runcode run: %s\n", outputLimitHint(&f.budgets))
 	}
+	if rep != nil && rep.SuggestScript != nil && !f.json {
+		fmt.Fprintf(stderr, "runcode run: %s\n", suggestHint(rep.SuggestScript))
+	}
 	if f.tools == "" {
 		if hint := noToolsHint(code, rep, set); hint != "" {
 			fmt.Fprintf(stderr, "runcode run: %s\n", hint)
@@ -267,6 +270,9 @@ type jsonReport struct {
 	// Bytes says how much the run's tools handed the program and how much of it went
 	// back to the model (ptc.Report.FromTools and ToModel).
 	Bytes *jsonBytes `json:"bytes,omitempty"`
+	// SuggestScript is ptc.Report.SuggestScript: the program ran ok before in the
+	// session with other values, and could be saved as a script.
+	SuggestScript *ptc.ScriptSuggestion `json:"suggestScript,omitempty"`
 }
 
 type jsonBytes struct {
@@ -316,6 +322,7 @@ func report(res *pipeline.Result, rep *ptc.Report, text string) jsonReport {
 	out.Paused = res.Pause
 	if rep != nil {
 		out.Bytes = &jsonBytes{FromTools: rep.FromTools, ToModel: rep.ToModel}
+		out.SuggestScript = rep.SuggestScript
 		for _, c := range rep.Calls {
 			if c.NeverStarted {
 				continue // not a call that ran
