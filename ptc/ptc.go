@@ -114,6 +114,12 @@ type Options struct {
 	// means no scripts global. The host registers saved scripts as tools (ScriptTools,
 	// ScriptSync).
 	SaveScripts bool
+	// SuggestScripts makes a run of a session whose program ended ok before in the
+	// session, with other values for some of its literals, suggest saving it as a script
+	// (Report.SuggestScript; docs/run_code.md, "Suggested scripts"). It costs each ok
+	// run of a session a parse of its program and a write to the store. False (the
+	// default) means no suggestions.
+	SuggestScripts bool
 	// OnScriptSaved, if set, is called with each script a program saved, once it is
 	// kept (a host registers it as a tool at once rather than at its next sync). It must
 	// not block for long. Nil means none.
@@ -555,7 +561,7 @@ func (b *step) runProgram(ctx context.Context, call *registry.Call, code, descri
 			sr.finish(ctx, b.e.store)
 			return nil, err
 		}
-		if b.globals == nil { // a saved script's own run is not the model's program
+		if b.e.o.SuggestScripts && b.globals == nil { // a saved script's own run is not the model's program
 			rep.SuggestScript = b.e.suggest(ctx, sr.rec.Session, code, description, rep.Calls)
 		}
 	}

@@ -22,6 +22,7 @@ import (
 func TestSuggestScript(t *testing.T) {
 	e := newEnv(t)
 	e.ptc.Store = store.NewMemory()
+	e.ptc.SuggestScripts = true
 	e.register(&registry.Tool{Name: "weather", Description: "The weather in a city.",
 		Execute: func(_ context.Context, c *registry.Call) (any, error) {
 			if c.Args.Any().(map[string]any)["city"] == "Nowhere" {
@@ -29,11 +30,14 @@ func TestSuggestScript(t *testing.T) {
 			}
 			return map[string]any{"temp": 21}, nil
 		}})
+	e.ptc.SuggestScripts = false
+	off, offSet := e.executor()
+	e.ptc.SuggestScripts = true
 	ex, set := e.executor()
 	program := func(city string, days int) string {
 		return "// the forecast\nconst city = \"" + city + "\";\nconst w = await tools.weather({city, days: " + strconv.Itoa(days) + "});\nreturn w.temp > 20 ? \"warm\" : \"cold\";"
 	}
-	run := func(session, code, description string) *ScriptSuggestion {
+	runOn := func(ex *Executor, set *registry.ResolvedToolSet, session, code, description string) *ScriptSuggestion {
 		t.Helper()
 		args, _ := json.Marshal(map[string]string{"code": code, "description": description})
 		res, rep := ex.Run(pipeline.WithSession(context.Background(), session), set, pipeline.RawCall{ID: "call-1", Arguments: string(args)})
@@ -41,6 +45,16 @@ func TestSuggestScript(t *testing.T) {
 			t.Fatalf("no report: %s", resultText(res))
 		}
 		return rep.SuggestScript
+	}
+	run := func(session, code, description string) *ScriptSuggestion {
+		t.Helper()
+		return runOn(ex, set, session, code, description)
+	}
+	// Without Options.SuggestScripts, no run suggests anything.
+	for _, city := range []string{"Oslo", "Lima"} {
+		if s := runOn(off, offSet, "off", program(city, 2), "Weather"); s != nil {
+			t.Errorf("without SuggestScripts, a run suggested %+v", s)
+		}
 	}
 	steps := []struct {
 		name, session, code, description string
@@ -144,6 +158,7 @@ func TestSuggestShapesBounded(t *testing.T) {
 	e := newEnv(t)
 	st := store.NewMemory()
 	e.ptc.Store = st
+	e.ptc.SuggestScripts = true
 	ex, _ := e.executor()
 	now := time.Now().UTC().Truncate(time.Second)
 	ex.clock = func() time.Time { return now }

@@ -204,7 +204,7 @@ func (f *runFlags) execute(ctx context.Context, code string, stdin io.Reader, st
 	exOpts := f.budgets.options(pool)
 	exOpts.FileName = f.file
 	exOpts.Store = st
-	exOpts.Sessions, exOpts.SaveScripts = f.session != "", f.saveScripts
+	exOpts.Sessions, exOpts.SaveScripts, exOpts.SuggestScripts = f.session != "", f.saveScripts, f.session != ""
 	var resumed *ptc.Report // the resumed run's report (Resume gives the result only)
 	exOpts.OnReport = func(_ context.Context, _ registry.Call, r *ptc.Report) { resumed = r }
 	ex, err = ptc.New(pipeline.New(&opts), exOpts)
