@@ -199,6 +199,7 @@ func (r *VM) exec() {
 		}
 	}()
 	r.scope.settleNamed(r.prg.Code)
+	r.guardBuffers(r.prg.Code)
 	r.removeGoError()
 	r.enter()
 	v, err := r.vm.RunProgram(r.prg.Compiled)
