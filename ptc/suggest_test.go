@@ -142,7 +142,7 @@ return tools.fmt("x", 3)`, nil)
 		{"", nil, "list_orders_send_mail"},
 	}
 	for _, tt := range tests {
-		if got := suggestName(tt.description, tt.values, calls); got != tt.want || !scriptName.MatchString(got) {
+		if got := suggestName(tt.description, tt.values, calls); got != tt.want || !validScriptName(got) {
 			t.Errorf("suggestName(%q, %q) = %q, want %q", tt.description, tt.values, got, tt.want)
 		}
 	}

@@ -24,6 +24,7 @@ func TestHostilePrograms(t *testing.T) {
 		{name: "giant repeat", code: "'x'.repeat(1e9)", kinds: []Kind{KindException}},
 		{name: "giant fill", code: "new Array(1e9).fill(0)", kinds: []Kind{KindException}},
 		{name: "giant join", code: "Array(3e8).join('abc')", kinds: []Kind{KindException}},
+		{name: "giant typed array", code: "new Float64Array(3e8)", kinds: []Kind{KindException}},
 		{name: "runaway recursion", code: "function r() { return r() + 1 }; r()", kinds: []Kind{KindException, KindTimeout}}, // a loaded machine can spend the budget first
 		{name: "catastrophic backtracking", code: "return /(a+)+(?=b)/.test('a'.repeat(20))", kinds: []Kind{KindTimeout}, limit: &Limits{Compute: 20 * time.Millisecond}},
 		{name: "log flood", code: "while (true) console.log('flood')", kinds: []Kind{KindOutputLimit}},

@@ -20,7 +20,8 @@ type Limits struct {
 	// HeapBytes bounds the live heap the run's own allocations hold (in process, measured
 	// through the heap profile; a worker process also has a hard limit sized from it).
 	// It also sizes the guards on allocation-heavy built-ins (a single string can hold at
-	// most HeapBytes/4 characters, a single fill/join/sort at most HeapBytes/16 elements).
+	// most HeapBytes/4 characters, a single fill/join/sort at most HeapBytes/16 elements,
+	// a single ArrayBuffer or typed array at most HeapBytes bytes).
 	// Zero means 512 MiB.
 	HeapBytes int64
 	// StackDepth bounds the JavaScript call stack; deeper recursion fails the run with

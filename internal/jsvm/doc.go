@@ -12,8 +12,8 @@
 //     formatting, decoding host results, lossless-JSON completion and the output ledger
 //     with its truncation mode;
 //   - the budgets: compute time, wall clock, output bytes, call-stack depth, a few guards
-//     that turn a confused model's mistakes ('x'.repeat(1e10), a huge join or fill) into a
-//     catchable RangeError (guards.go), and the process's heap governor, which attributes
+//     that turn a confused model's mistakes ('x'.repeat(1e10), a huge join or fill, a 1 GB
+//     typed array) into a catchable RangeError (guards.go), and the process's heap governor, which attributes
 //     live memory to runs through marker frames in the heap profile (memory.go).
 //
 // It defines its own small types (Limits, Namespace, Job, Outcome, Failure) and imports

@@ -51,7 +51,9 @@ type VM struct {
 
 // warmPrg materializes what every run needs (the async function and Promise machinery)
 // while the VM is built in the background, not on the run's clock.
-var warmPrg = goja.MustCompile("warm.js", "(async () => {})()", true)
+// Compiled on first use, as the preludes are: not at package init, which every start of
+// the binary pays.
+var warmPrg = compileOnce("warm.js", "(async () => {})()")
 
 // intrinsics are captured before any program runs, so programs cannot redirect what the
 // runtime itself calls.
@@ -73,7 +75,7 @@ func newVM(h *Host) (*VM, error) {
 	if err := r.installGlobals(); err != nil {
 		return nil, fmt.Errorf("runtime: building a VM: %w", err)
 	}
-	if _, err := r.vm.RunProgram(warmPrg); err != nil {
+	if _, err := r.vm.RunProgram(warmPrg()); err != nil {
 		return nil, fmt.Errorf("runtime: building a VM: %w", err)
 	}
 	return r, nil
@@ -199,6 +201,7 @@ func (r *VM) exec() {
 		}
 	}()
 	r.scope.settleNamed(r.prg.Code)
+	r.guardBuffers(r.prg.Code)
 	r.removeGoError()
 	r.enter()
 	v, err := r.vm.RunProgram(r.prg.Compiled)

@@ -85,7 +85,7 @@ func ParseQuery(query string) Query {
 			continue
 		}
 		if !IsStopWord(words[i]) && !isNumber(words[i]) {
-			cs, _ = addConcept(cs, stems[i], synonyms.byStem[stems[i]], nil)
+			cs, _ = addConcept(cs, stems[i], synonyms().byStem[stems[i]], nil)
 			if a := actionOf(words[i], stems[i]); !said && a != 0 {
 				q.Action, said = a, true
 			}
@@ -208,7 +208,7 @@ func addConcept(cs []concept, own string, groups []int, extra []string) ([]conce
 		if !slices.Contains(c.groups, g) {
 			c.groups = append(c.groups, g)
 		}
-		for _, s := range synonyms.groups[g].terms {
+		for _, s := range synonyms().groups[g].terms {
 			c.w[s] = max(c.w[s], SynonymWeight)
 		}
 	}
@@ -227,7 +227,7 @@ func matchPhrase(stems []string) (n int, groups []int) {
 	if len(stems) == 0 {
 		return 0, nil
 	}
-	for _, p := range synonyms.byPhrase[stems[0]] {
+	for _, p := range synonyms().byPhrase[stems[0]] {
 		if len(p.stems) > len(stems) || !slices.Equal(p.stems, stems[:len(p.stems)]) {
 			continue
 		}

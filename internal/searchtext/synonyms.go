@@ -2,6 +2,7 @@ package searchtext
 
 import (
 	"strings"
+	"sync"
 )
 
 // SynonymWeight is the weight of a term a query implies through the synonym table,
@@ -138,9 +139,10 @@ type group struct {
 	action  Action // of an action group tagged read: or change:
 }
 
-// synonyms is the table, parsed once: groups, the groups of each single-word stem, and
-// the phrases by their first stem.
-var synonyms = parseTable(synonymTable)
+// synonyms is the table, parsed on first use (not at package init, which every start of
+// the binary pays, a worker's included): groups, the groups of each single-word stem,
+// and the phrases by their first stem.
+var synonyms = sync.OnceValue(func() *table { return parseTable(synonymTable) })
 
 type table struct {
 	groups   []group
@@ -228,7 +230,7 @@ const (
 func wordAction(groups []int) Action {
 	var a Action
 	for _, g := range groups {
-		ga := synonyms.groups[g].action
+		ga := synonyms().groups[g].action
 		if ga == 0 {
 			return 0
 		}
@@ -261,11 +263,11 @@ func NameAction(words []string, st *Stemmer) Action {
 func actionOf(word, stem string) Action {
 	for _, suf := range nounSuffixes {
 		base, ok := strings.CutSuffix(word, suf)
-		if ok && len(base) >= 3 && (wordAction(synonyms.byStem[Stem(base)]) != 0 || wordAction(synonyms.byStem[Stem(base+"e")]) != 0) {
+		if ok && len(base) >= 3 && (wordAction(synonyms().byStem[Stem(base)]) != 0 || wordAction(synonyms().byStem[Stem(base+"e")]) != 0) {
 			return 0
 		}
 	}
-	return wordAction(synonyms.byStem[stem])
+	return wordAction(synonyms().byStem[stem])
 }
 
 var nounSuffixes = []string{"ment", "ments", "ion", "ions", "er", "ers", "or", "ors", "al", "als"}

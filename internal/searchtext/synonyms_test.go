@@ -9,10 +9,10 @@ import (
 // TestSynonymTable checks the table's shape: every group relates two or more words,
 // and the table stays small and general (a few dozen groups, none of them long).
 func TestSynonymTable(t *testing.T) {
-	if n := len(synonyms.groups); n < 30 || n > 120 {
+	if n := len(synonyms().groups); n < 30 || n > 120 {
 		t.Errorf("the table has %d groups; it is meant to be a few dozen", n)
 	}
-	for i, g := range synonyms.groups {
+	for i, g := range synonyms().groups {
 		if n := len(g.terms) + len(g.phrases); n < 2 {
 			t.Errorf("group %d (%v %v) relates fewer than two words", i, g.terms, g.phrases)
 		}

@@ -32,7 +32,7 @@ func ExampleNewSelf() {
 	fmt.Println(res.Text())
 
 	// A program written to exhaust its process fails its own run; the host goes on.
-	res, err = pool.Run(context.Background(), `const b = new ArrayBuffer(3e10)`, nil)
+	res, err = pool.Run(context.Background(), `const b = []; for (;;) b.push(new ArrayBuffer(48 << 20))`, nil)
 	if err != nil {
 		panic(err)
 	}

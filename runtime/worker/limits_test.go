@@ -127,8 +127,9 @@ func TestRunHeapSizesHardLimit(t *testing.T) {
 	// Past the pool's hard limit, within the run's own budget. Zeroing 600 MB can take
 	// longer than the test pool's 300 ms compute budget on a loaded machine; this is about
 	// memory, so the run gets time. With the pool's budget the allocation is refused before
-	// it ends the run at the worker's memory limit.
-	const code = "const a = new ArrayBuffer(6e8); return a.byteLength"
+	// it ends the run at the worker's memory limit. The name is computed: a named
+	// ArrayBuffer over the budget meets the guard's RangeError before any limit.
+	const code = "const a = new globalThis['Array' + 'Buffer'](6e8); return a.byteLength"
 	if res := runCode(t, p, code, nil); res.Failure == nil || res.Failure.Kind != runtime.KindMemoryLimit {
 		t.Errorf("600 MB with the pool's 64 MiB budget = %q, want memory-limit", res.Text())
 	}
