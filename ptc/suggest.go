@@ -246,7 +246,7 @@ var stopWords = map[string]bool{
 	"are": true, "my": true, "our": true, "their": true, "its": true, "this": true, "that": true, "these": true, "those": true,
 }
 
-// suggestName makes a script name (scriptName's rule) from the description's words,
+// suggestName makes a script name (validScriptName's rule) from the description's words,
 // less stop words and the words of the values that vary (a description says "weather
 // for Paris", the script is for any city), or else from the names of the tools the
 // program called, or else "script".
