@@ -118,6 +118,11 @@ func SaveScript(ctx context.Context, st store.Store, set *registry.ResolvedToolS
 		if json.Unmarshal(s.InputSchema, &obj) != nil {
 			return errors.New("a script's input schema must be a JSON object")
 		}
+		// Registered as it will be: a schema the registry cannot compile would make every
+		// host that offers the store's scripts fail to start.
+		if _, err := registry.New().Register(scriptTool(s, nil)); err != nil {
+			return fmt.Errorf("a script's input schema: %v", err)
+		}
 	}
 	problems, _, _, err := CheckProgram(s.Code, s.Name, set)
 	if err != nil {

@@ -233,3 +233,19 @@ func TestScriptSync(t *testing.T) {
 		t.Errorf("after deleting: %q", got)
 	}
 }
+
+// TestSaveScriptRefusesBadSchema: an input schema the registry cannot compile is refused
+// at save, not left to fail every host that offers the store's scripts.
+func TestSaveScriptRefusesBadSchema(t *testing.T) {
+	e := newEnv(t)
+	st := store.NewMemory()
+	set := testreg.ResolveIn(t, e.scope)
+	err := SaveScript(context.Background(), st, set, Script{Name: "bad_schema", Description: "A script.", Code: "return 1",
+		InputSchema: json.RawMessage(`{"type": 5}`)})
+	if err == nil || !strings.HasPrefix(err.Error(), "a script's input schema: ") {
+		t.Errorf("SaveScript = %v, want the schema refused", err)
+	}
+	if scripts, _ := Scripts(context.Background(), st); len(scripts) != 0 {
+		t.Errorf("the store keeps %v", scripts)
+	}
+}
