@@ -9,6 +9,7 @@ import (
 
 	"github.com/runcode-go/runcode/bindings"
 	"github.com/runcode-go/runcode/runtime"
+	"github.com/runcode-go/runcode/store"
 )
 
 // ExampleCall is one call of the run that saved a script, kept with the script as an
@@ -107,7 +108,10 @@ func (b *step) saveScript(ctx context.Context, run *bindings.Run, runID string, 
 		schema = nil
 	}
 	s := Script{Name: in.Name, Description: in.Description, InputSchema: schema, Code: in.Code,
-		Author: "run " + runID, Example: example(run.Calls())}
+		Author: programAuthor + runID, Example: example(run.Calls())}
+	if err := programMaySave(ctx, b.e.store, s.Name); err != nil {
+		return Script{}, err
+	}
 	if err := SaveScript(ctx, b.e.store, b.set, s); err != nil {
 		return Script{}, err
 	}
@@ -115,6 +119,37 @@ func (b *step) saveScript(ctx context.Context, run *bindings.Run, runID string, 
 		f(s)
 	}
 	return s, nil
+}
+
+// programAuthor begins the author of a script a program saved; the run's id follows.
+const programAuthor = "run "
+
+// MaxProgramScripts bounds the scripts a store keeps when a program saves one more: a
+// program that saves in a loop must not grow the store, and the SDK of every client,
+// without end.
+const MaxProgramScripts = 256
+
+// programMaySave refuses a program's save that would replace a script the application
+// saved, or add one to a store that keeps MaxProgramScripts already. (Two programs
+// saving at once may pass the count together; the bound is on programs that save in a
+// loop, one call at a time.)
+func programMaySave(ctx context.Context, st store.Store, name string) error {
+	scripts, err := Scripts(ctx, st)
+	if err != nil {
+		return err
+	}
+	for _, old := range scripts {
+		if old.Name == name {
+			if !strings.HasPrefix(old.Author, programAuthor) {
+				return fmt.Errorf("the application saved a script named %q; a program may not replace it: choose another name", name)
+			}
+			return nil
+		}
+	}
+	if len(scripts) >= MaxProgramScripts {
+		return fmt.Errorf("the store keeps %d scripts, the most a program may save beside; delete some first (runcode scripts delete)", len(scripts))
+	}
+	return nil
 }
 
 // scriptsNamespace is the global scripts of runs whose executor lets programs save

@@ -19,6 +19,9 @@ import (
 	"github.com/runcode-go/runcode/store"
 )
 
+// maxScriptDescription bounds a script's description, which the SDK carries.
+const maxScriptDescription = 2048
+
 // ScriptPrefix begins the tool name of a saved script: script__<name>.
 const ScriptPrefix = "script__"
 
@@ -112,6 +115,8 @@ func SaveScript(ctx context.Context, st store.Store, set *registry.ResolvedToolS
 		return fmt.Errorf("a script's name is 1 to 64 of a-z, 0-9 and _, got %q", s.Name)
 	case strings.TrimSpace(s.Description) == "":
 		return errors.New("a script needs a description: it is how search finds it")
+	case len(s.Description) > maxScriptDescription:
+		return fmt.Errorf("a script's description is at most %d bytes, got %d: it is part of every client's SDK", maxScriptDescription, len(s.Description))
 	}
 	if len(s.InputSchema) > 0 {
 		var obj map[string]any

@@ -249,3 +249,44 @@ func TestSaveScriptRefusesBadSchema(t *testing.T) {
 		t.Errorf("the store keeps %v", scripts)
 	}
 }
+
+// TestProgramSaveBounds: a program may not replace a script the application saved, nor
+// add one past MaxProgramScripts (it may replace its own), and no save takes a
+// description over 2048 bytes.
+func TestProgramSaveBounds(t *testing.T) {
+	e := newEnv(t)
+	st := store.NewMemory()
+	e.ptc.Store = st
+	e.ptc.SaveScripts = true
+	ex, set := e.executor()
+	ctx := context.Background()
+	if err := SaveScript(ctx, st, set, Script{Name: "curated", Description: "Kept by a person.", Code: "return 1", Author: "ada"}); err != nil {
+		t.Fatal(err)
+	}
+	save := func(name string) string {
+		t.Helper()
+		res, _ := ex.Run(ctx, set, runCodeCall(`try { return (await scripts.$save({name: "`+name+`", description: "A script.", code: "return 2"})).tool } catch (e) { return e.message }`))
+		return resultText(res)
+	}
+	if got, want := save("curated"), `scripts.$save: the application saved a script named "curated"; a program may not replace it: choose another name`; got != want {
+		t.Errorf("replacing the application's script: %q, want %q", got, want)
+	}
+	if got := save("mine"); got != "script__mine" {
+		t.Fatalf("a first save: %q", got)
+	}
+	for i := 2; i < MaxProgramScripts; i++ {
+		if err := SaveScript(ctx, st, set, Script{Name: "filler_" + strconv.Itoa(i), Description: "Filler.", Code: "return 1"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, want := save("one_more"), "scripts.$save: the store keeps 256 scripts, the most a program may save beside; delete some first (runcode scripts delete)"; got != want {
+		t.Errorf("past the bound: %q, want %q", got, want)
+	}
+	if got := save("mine"); got != "script__mine" {
+		t.Errorf("replacing its own at the bound: %q", got)
+	}
+	err := SaveScript(ctx, st, set, Script{Name: "wordy", Description: strings.Repeat("x", 2049), Code: "return 1"})
+	if want := "a script's description is at most 2048 bytes, got 2049: it is part of every client's SDK"; err == nil || err.Error() != want {
+		t.Errorf("a long description: %v, want %q", err, want)
+	}
+}
