@@ -170,6 +170,7 @@ type Executor struct {
 	clock   func() time.Time   // time.Now unless a test sets it
 	types   *Types             // nil with Options.NoInferredTypes
 	scripts *runtime.Namespace // scripts.$save, with Options.SaveScripts; nil otherwise
+	saving  sync.Mutex         // held by a program's save (saveScript)
 }
 
 var _ pipeline.Executor = (*Executor)(nil)

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/runcode-go/runcode/bindings"
@@ -82,7 +84,8 @@ func (b *step) saveScript(ctx context.Context, run *bindings.Run, runID string, 
 		return Script{}, errors.New("takes one argument, an object {name, description, inputSchema?, code}")
 	}
 	var in struct{ Name, Description, Code string }
-	for k, raw := range fields {
+	for _, k := range slices.Sorted(maps.Keys(fields)) { // the first problem by name, every time
+		raw := fields[k]
 		var dst *string
 		switch k {
 		case "name":
@@ -103,16 +106,24 @@ func (b *step) saveScript(ctx context.Context, run *bindings.Run, runID string, 
 	if strings.TrimSpace(in.Code) == "" {
 		return Script{}, errors.New("a script needs code")
 	}
+	if len(in.Code) > maxProgramScriptBytes {
+		return Script{}, fmt.Errorf("code is at most %d bytes, got %d", maxProgramScriptBytes, len(in.Code))
+	}
 	schema := fields["inputSchema"]
 	if string(schema) == "null" {
 		schema = nil
 	}
 	s := Script{Name: in.Name, Description: in.Description, InputSchema: schema, Code: in.Code,
 		Author: programAuthor + runID, Example: example(run.Calls())}
-	if err := programMaySave(ctx, b.e.store, s.Name); err != nil {
-		return Script{}, err
+	// One save at a time: each reads every script the store keeps, and a program that
+	// saves in parallel must not make the host read them all at once, many times over.
+	b.e.saving.Lock()
+	err := programMaySave(ctx, b.e.store, s.Name)
+	if err == nil {
+		err = SaveScript(ctx, b.e.store, b.set, s)
 	}
-	if err := SaveScript(ctx, b.e.store, b.set, s); err != nil {
+	b.e.saving.Unlock()
+	if err != nil {
 		return Script{}, err
 	}
 	if f := b.e.o.OnScriptSaved; f != nil {
@@ -128,6 +139,10 @@ const programAuthor = "run "
 // program that saves in a loop must not grow the store, and the SDK of every client,
 // without end.
 const MaxProgramScripts = 256
+
+// maxProgramScriptBytes bounds the code of a script a program saves: with
+// MaxProgramScripts, what programs can add to a store.
+const maxProgramScriptBytes = 64 << 10
 
 // programMaySave refuses a program's save that would replace a script the application
 // saved, or add one to a store that keeps MaxProgramScripts already. (Two programs

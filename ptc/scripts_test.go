@@ -149,7 +149,8 @@ try { await scripts.$save({ name: "bad", description: "Calls what is not there."
 let unnamed;
 try { await scripts.$save({ name: "Bad Name", description: "x", code: "return 1" }) } catch (e) { unnamed = e.message }
 const bad = [];
-for (const args of [[{ name: "x", description: "d", code: 1 }], ["x"], [{ name: "x", description: "d", code: "return 1", extra: true }], []]) {
+for (const args of [[{ name: "x", description: "d", code: 1 }], ["x"], [{ name: "x", description: "d", code: "return 1", extra: true }], [],
+    [{ name: 1, description: 2, code: 3 }], [{ name: "big", description: "d", code: "x".repeat(70000) }]]) {
   try { await scripts.$save(...args) } catch (e) { bad.push(e.message) }
 }
 return { saved, refused, unnamed, bad }`))
@@ -163,7 +164,9 @@ return { saved, refused, unnamed, bad }`))
     "scripts.$save: code must be a string",
     "scripts.$save: takes one argument, an object {name, description, inputSchema?, code}",
     "scripts.$save: unknown property \"extra\"; a script has name, description, inputSchema and code",
-    "scripts.$save: takes one argument, an object {name, description, inputSchema?, code}"
+    "scripts.$save: takes one argument, an object {name, description, inputSchema?, code}",
+    "scripts.$save: code must be a string",
+    "scripts.$save: code is at most 65536 bytes, got 70000"
   ]
 }`
 	if got := resultText(res); got != want {
