@@ -23,11 +23,10 @@ import (
 //
 // The buffer constructors are wrapped when a run starts, and only those the program's
 // text names: goja builds each constructor the first time it is read, and building the
-// twelve in every VM would double what a VM costs (measured: 950 allocations instead of
-// 500, an idle VM of 61.7 KB instead of 32.5 KB). A program that reaches one without naming it (a computed global name, eval
-// of built text) gets goja's own; a buffer over the budget then ends the run with
-// memory-limit (in a worker, the worker; in process, a store larger than the machine's
-// memory ends the process).
+// twelve in every VM would double what a VM costs (BENCHMARKS.md). A program that
+// reaches one without naming it (a computed global name, eval of built text) gets goja's
+// own; a buffer over the budget then ends the run with memory-limit (in a worker, the
+// worker; in process, a store larger than the machine's memory ends the process).
 //
 // Deep recursion is bounded by goja's own call-stack limit (Limits.StackDepth). Nothing
 // here defends an in-process host against a program written to exhaust it: a worker
