@@ -26,7 +26,7 @@ type gcPercent struct {
 
 // register adds --gc-percent to fs.
 func (g *gcPercent) register(fs *flag.FlagSet) {
-	fs.Var(g, "gc-percent", fmt.Sprintf("the Go collector's GOGC `PERCENT` where programs run, a positive integer: each worker process's with --isolation process (default %d), this process's in process (default: GOGC as the environment sets it); a higher percent collects less often and holds more garbage; runs are charged only what they hold live", worker.DefaultGCPercent))
+	fs.Var(g, "gc-percent", fmt.Sprintf("the Go collector's GOGC `PERCENT` where programs run, a positive integer: each worker process's with --isolation process (default %d, past a run's first 2 ms; Go's 100 before), this process's in process (default: GOGC as the environment sets it); a higher percent collects less often and holds more garbage; runs are charged only what they hold live", worker.DefaultGCPercent))
 }
 
 func (g *gcPercent) Set(text string) error {

@@ -46,7 +46,7 @@ func TestGCPercentFlagErrors(t *testing.T) {
 func TestGCPercentHelp(t *testing.T) {
 	for _, cmd := range []string{"run", "serve", "bench"} {
 		code, stdout, _ := runCLI(t, cmd, "--help")
-		if code != exitOK || !strings.Contains(stdout, "-gc-percent PERCENT") || !strings.Contains(stdout, "(default 400)") {
+		if code != exitOK || !strings.Contains(stdout, "-gc-percent PERCENT") || !strings.Contains(stdout, "(default 400, past a run's first 2 ms") {
 			t.Errorf("%s --help (exit %d) does not document --gc-percent:\n%s", cmd, code, stdout)
 		}
 	}

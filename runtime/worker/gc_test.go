@@ -4,8 +4,12 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	goruntime "runtime"
+	"runtime/debug"
+	"runtime/metrics"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/runcode-go/runcode/runtime"
 )
@@ -23,9 +27,10 @@ func TestGCPercentOption(t *testing.T) {
 	}
 }
 
-// TestWorkerGCPercent: a worker runs its collector at the percent of its init frame (the
-// default for zero), as its Go runtime reports it back in ready; a negative one is a
-// protocol violation, and the worker exits without answering.
+// TestWorkerGCPercent: a worker takes the percent of its init frame (the default for zero)
+// as the one its runs widen to, and says so in ready; a negative one is a protocol
+// violation, and the worker exits without answering. TestWidenLater shows the runtime
+// runs at it.
 func TestWorkerGCPercent(t *testing.T) {
 	for _, tt := range []struct{ asked, want int }{{0, DefaultGCPercent}, {250, 250}, {1000, 1000}} {
 		ready, stderr := initWorker(t, tt.asked)
@@ -82,5 +87,46 @@ func TestPoolChecksGCPercent(t *testing.T) {
 	defer p.Close()
 	if got := runCode(t, p, "return 'ok'", nil).Text(); got != "ok" {
 		t.Errorf("run = %q", got)
+	}
+}
+
+// gcPercent is the collector's GOGC as the Go runtime reports it.
+func gcPercent() int {
+	s := []metrics.Sample{{Name: "/gc/gogc:percent"}}
+	metrics.Read(s)
+	return int(s[0].Value.Uint64())
+}
+
+// TestWidenLater: a run gets the wide GC percent once gcAfter has passed and every CPU
+// once wideAfter has; narrow puts back the narrow percent and one P; a run that ends
+// first never widens.
+func TestWidenLater(t *testing.T) {
+	savedProcs, savedGC := goruntime.GOMAXPROCS(0), debug.SetGCPercent(100)
+	defer func() {
+		goruntime.GOMAXPROCS(savedProcs)
+		debug.SetGCPercent(savedGC)
+	}()
+	defer func(p, w, n int) { wideProcs, wideGC, narrowGC = p, w, n }(wideProcs, wideGC, narrowGC)
+	wideProcs, wideGC, narrowGC = 2, 250, 60
+	goruntime.GOMAXPROCS(1)
+	debug.SetGCPercent(narrowGC)
+
+	narrow := widenLater()
+	narrow()
+	time.Sleep(wideAfter + 10*time.Millisecond)
+	if got, procs := gcPercent(), goruntime.GOMAXPROCS(0); got != 60 || procs != 1 {
+		t.Errorf("a run that ended at once: GC percent %d and GOMAXPROCS %d after wideAfter, want 60 and 1", got, procs)
+	}
+
+	narrow = widenLater()
+	for deadline := time.Now().Add(10 * time.Second); gcPercent() != 250 || goruntime.GOMAXPROCS(0) != 2; {
+		if time.Now().After(deadline) {
+			t.Fatalf("a long run: GC percent %d and GOMAXPROCS %d after 10s, want 250 and 2", gcPercent(), goruntime.GOMAXPROCS(0))
+		}
+		time.Sleep(time.Millisecond)
+	}
+	narrow()
+	if got, procs := gcPercent(), goruntime.GOMAXPROCS(0); got != 60 || procs != 1 {
+		t.Errorf("after narrow: GC percent %d and GOMAXPROCS %d, want 60 and 1", got, procs)
 	}
 }

@@ -10,13 +10,6 @@ func heapInUse() int64 {
 	return int64(s[0].Value.Uint64() - s[1].Value.Uint64())
 }
 
-// gcPercent is the collector's GOGC as the Go runtime reports it.
-func gcPercent() int {
-	s := []metrics.Sample{{Name: "/gc/gogc:percent"}}
-	metrics.Read(s)
-	return int(s[0].Value.Uint64())
-}
-
 // memLimits are a worker's memory limits: what it measured when warm and set for runs with
 // a heap budget up to heap (see applyLimits), and the budget of the run they now fit.
 // Serve's goroutine only.

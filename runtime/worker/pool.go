@@ -40,7 +40,10 @@ type Options struct {
 	// StartTimeout bounds how long a new worker may take to become ready. Zero means 10s.
 	StartTimeout time.Duration
 	// GCPercent is each worker's GOGC: how much garbage its collector lets accumulate
-	// between cycles, as a percentage of the live heap. Zero means DefaultGCPercent. A
+	// between cycles, as a percentage of the live heap, once a run has lasted 2 ms (before
+	// that, and between runs, the lower of it and Go's default 100: a short run makes
+	// little garbage, and at 400 Go's smallest heap goal is 16 MB, which a fresh worker
+	// would touch page by page). Zero means DefaultGCPercent. A
 	// worker's runs are alone in its process and its collector also has a memory limit of
 	// the heap budget over what the warm worker maps (see Serve), so a higher percent
 	// trades memory within that limit for less collector CPU; runs are charged what they

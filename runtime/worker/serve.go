@@ -72,13 +72,15 @@ func Serve(r io.Reader, w io.Writer) error {
 	s.mem = applyLimits(s.limits.HeapBytes)
 	// The memory limit above bounds the heap, so the collector may wait for more garbage
 	// than the default between cycles: the runs are alone in this process, and the
-	// governor judges what they hold after a collection, not the garbage.
-	gc := m.GCPercent
-	if gc == 0 {
-		gc = DefaultGCPercent
-	}
-	debug.SetGCPercent(gc)
-	if err := s.send(&message{T: tReady, PID: os.Getpid(), VMBytes: s.mem.vm, ASLimit: s.mem.as, GCPercent: gcPercent()}); err != nil {
+	// governor judges what they hold after a collection, not the garbage. That pays off
+	// in a run that makes garbage for long, so a run gets it when it widens (see
+	// widenLater); short runs make little, and collect at Go's default or lower. At 400,
+	// Go's smallest heap goal is 16 MB, which a fresh worker would fault in page by page
+	// over its first few hundred short runs instead of reusing 4 MB.
+	wideGC = cmp.Or(m.GCPercent, DefaultGCPercent)
+	narrowGC = min(wideGC, 100)
+	debug.SetGCPercent(narrowGC)
+	if err := s.send(&message{T: tReady, PID: os.Getpid(), VMBytes: s.mem.vm, ASLimit: s.mem.as, GCPercent: wideGC}); err != nil {
 		return err
 	}
 	defer s.stop()
@@ -281,32 +283,53 @@ func (s *server) argBytes() int {
 // at most a few hundred bytes).
 const callFrameRoom = 64 << 10
 
-// wideAfter is how long a run keeps one P before it gets every CPU (see Serve).
-const wideAfter = 20 * time.Millisecond
+// A run keeps the narrow GC percent for gcAfter and one P for wideAfter; past each it gets
+// the wide one (see Serve and widenLater).
+const (
+	gcAfter   = 2 * time.Millisecond
+	wideAfter = 20 * time.Millisecond
+)
 
 // wideProcs is the GOMAXPROCS the Go runtime chose for the worker (it follows the CPUs
-// the process may use, cgroup quota included), which a long run widens to.
-var wideProcs = 1
+// the process may use, cgroup quota included), which a long run widens to. wideGC is the
+// worker's GC percent (the init frame's), which a run past gcAfter gets, and narrowGC the
+// percent of shorter runs.
+var wideProcs, wideGC, narrowGC = 1, DefaultGCPercent, 100
 
-// widenLater gives the process every CPU once wideAfter has passed, unless the returned
-// narrow is called first; narrow puts it back on one P either way.
+// widenLater gives the process the wide GC percent once gcAfter has passed and every CPU
+// once wideAfter has, unless the returned narrow is called first; narrow puts back the
+// narrow percent and one P either way.
 func widenLater() (narrow func()) {
 	var (
 		mu    sync.Mutex
 		ended bool
+		stage int // 1 once the GC percent is wide, 2 once the CPUs are too
+		timer *time.Timer
 	)
-	wide := time.AfterFunc(wideAfter, func() {
+	mu.Lock()
+	defer mu.Unlock()
+	timer = time.AfterFunc(gcAfter, func() {
 		mu.Lock()
 		defer mu.Unlock()
-		if !ended {
-			goruntime.GOMAXPROCS(wideProcs)
+		if ended {
+			return
 		}
+		if stage++; stage == 1 {
+			debug.SetGCPercent(wideGC)
+			timer.Reset(wideAfter - gcAfter)
+			return
+		}
+		goruntime.GOMAXPROCS(wideProcs)
 	})
 	return func() {
 		mu.Lock()
 		defer mu.Unlock()
 		ended = true
-		if !wide.Stop() {
+		timer.Stop()
+		if stage >= 1 {
+			debug.SetGCPercent(narrowGC)
+		}
+		if stage >= 2 {
 			goruntime.GOMAXPROCS(1)
 		}
 	}
