@@ -44,11 +44,17 @@ func newRunner(o runnerOptions) (ptc.Runner, func() error, error) {
 		return pool, pool.Close, nil
 	case isolationProcess:
 		wo := workerOptions(o)
-		release := func() {}
+		// Sharing the CPUs changes GOMAXPROCS, a stop-the-world that in a fresh process
+		// also faults in the collector's span sets (milliseconds); it runs while the first
+		// worker starts, which leaves this process waiting anyway.
+		shared := make(chan func(), 1)
 		if os.Getenv("GOMAXPROCS") == "" { // else the user chose; leave it
-			release = worker.ShareCPUs(wo.Size)
+			go func() { shared <- worker.ShareCPUs(wo.Size) }()
+		} else {
+			shared <- func() {}
 		}
 		pool, err := worker.NewSelf(wo)
+		release := <-shared
 		if err != nil {
 			release()
 			return nil, nil, err
