@@ -8,7 +8,7 @@
 //     collector's memory limit set from the heap budget and its GC percent from the host
 //     (Options.GCPercent), running one program per request;
 //   - the host's Pool, which implements the same Run as runtime.Pool (the ptc.Runner seam):
-//     it spawns workers with an empty environment, "/" as their directory, a process group
+//     it spawns workers with no environment but GOMAXPROCS=1, "/" as their directory, a process group
 //     of their own and no descriptors beyond the channel; forwards each namespace call back
 //     to the host's real namespace (so sub-call ids, events and scheduling are those of an
 //     in-process run); enforces the wall clock and cancellation from outside with SIGKILL as

@@ -97,8 +97,8 @@ func gcPercent() int {
 	return int(s[0].Value.Uint64())
 }
 
-// TestWidenLater: a run gets the wide GC percent once gcAfter has passed and every CPU
-// once wideAfter has; narrow puts back the narrow percent and one P; a run that ends
+// TestWidenLater: a run gets the wide GC percent once gcAfter has passed and the Go
+// runtime's default GOMAXPROCS once wideAfter has; narrow puts back the narrow percent and one P; a run that ends
 // first never widens.
 func TestWidenLater(t *testing.T) {
 	savedProcs, savedGC := goruntime.GOMAXPROCS(0), debug.SetGCPercent(100)
@@ -106,9 +106,10 @@ func TestWidenLater(t *testing.T) {
 		goruntime.GOMAXPROCS(savedProcs)
 		debug.SetGCPercent(savedGC)
 	}()
-	defer func(p, w, n int) { wideProcs, wideGC, narrowGC = p, w, n }(wideProcs, wideGC, narrowGC)
-	wideProcs, wideGC, narrowGC = 2, 250, 60
-	goruntime.GOMAXPROCS(1)
+	defer func(w, n int) { wideGC, narrowGC = w, n }(wideGC, narrowGC)
+	wideGC, narrowGC = 250, 60
+	goruntime.SetDefaultGOMAXPROCS()
+	wideProcs := goruntime.GOMAXPROCS(1)
 	debug.SetGCPercent(narrowGC)
 
 	narrow := widenLater()
@@ -119,9 +120,9 @@ func TestWidenLater(t *testing.T) {
 	}
 
 	narrow = widenLater()
-	for deadline := time.Now().Add(10 * time.Second); gcPercent() != 250 || goruntime.GOMAXPROCS(0) != 2; {
+	for deadline := time.Now().Add(10 * time.Second); gcPercent() != 250 || goruntime.GOMAXPROCS(0) != wideProcs; {
 		if time.Now().After(deadline) {
-			t.Fatalf("a long run: GC percent %d and GOMAXPROCS %d after 10s, want 250 and 2", gcPercent(), goruntime.GOMAXPROCS(0))
+			t.Fatalf("a long run: GC percent %d and GOMAXPROCS %d after 10s, want 250 and %d", gcPercent(), goruntime.GOMAXPROCS(0), wideProcs)
 		}
 		time.Sleep(time.Millisecond)
 	}

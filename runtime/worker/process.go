@@ -42,7 +42,7 @@ type proc struct {
 	killedCh chan struct{}    // closed when the host kills it with a reason
 }
 
-// spawn starts a worker: an empty environment, "/" as its directory, a process group of its
+// spawn starts a worker: an environment of GOMAXPROCS=1 alone, "/" as its directory, a process group of its
 // own, and no descriptors but stdin and stdout (the channel) and stderr (kept, bounded, for
 // diagnostics). Its hard memory limit is sized for runs with a heap budget up to heap. It
 // returns once the worker said ready.
@@ -74,7 +74,9 @@ func (p *Pool) spawn(heap int64) (*proc, error) {
 		exited: make(chan struct{}), gone: make(chan struct{}), stderr: &headBuffer{max: 8 << 10}, killedCh: make(chan struct{}),
 	}
 	cmd := exec.Command(p.argv[0], p.argv[1:]...)
-	cmd.Env = []string{}
+	// A worker runs on one P (see Serve): started so, the Go runtime never resizes, which
+	// in a fresh process costs milliseconds of page faults.
+	cmd.Env = []string{"GOMAXPROCS=1"}
 	cmd.Dir = "/"
 	// stderr is a pipe of our own rather than a Writer, so that waiting for the worker never
 	// waits for its stderr to end: a process the worker left behind (the race runtime's

@@ -35,7 +35,9 @@ func Serve(r io.Reader, w io.Writer) error {
 	// reader, the VM) would wake another thread. A long run would then share its one P with
 	// the garbage collector, so a run still going after wideAfter gets every CPU (see
 	// start), and the next run begins on one P again. Figures: BENCHMARKS.md, "runtime/worker design notes".
-	wideProcs = goruntime.GOMAXPROCS(1)
+	if goruntime.GOMAXPROCS(0) != 1 { // Pool starts workers with GOMAXPROCS=1
+		goruntime.GOMAXPROCS(1)
+	}
 	s := &server{fw: frameWriter{w: w, max: DefaultMaxFrame}, nss: map[string]*jsvm.Namespace{}}
 	// While a run is in flight, a read that finds no frame polls for one for a while
 	// before it waits in the poller (spinReader, spin_linux.go).
@@ -290,11 +292,10 @@ const (
 	wideAfter = 20 * time.Millisecond
 )
 
-// wideProcs is the GOMAXPROCS the Go runtime chose for the worker (it follows the CPUs
-// the process may use, cgroup quota included), which a long run widens to. wideGC is the
-// worker's GC percent (the init frame's), which a run past gcAfter gets, and narrowGC the
-// percent of shorter runs.
-var wideProcs, wideGC, narrowGC = 1, DefaultGCPercent, 100
+// wideGC is the worker's GC percent (the init frame's), which a run past gcAfter gets, and
+// narrowGC the percent of shorter runs. A run past wideAfter gets the GOMAXPROCS the Go
+// runtime would choose (it follows the CPUs the process may use, cgroup quota included).
+var wideGC, narrowGC = DefaultGCPercent, 100
 
 // widenLater gives the process the wide GC percent once gcAfter has passed and every CPU
 // once wideAfter has, unless the returned narrow is called first; narrow puts back the
@@ -319,7 +320,7 @@ func widenLater() (narrow func()) {
 			timer.Reset(wideAfter - gcAfter)
 			return
 		}
-		goruntime.GOMAXPROCS(wideProcs)
+		goruntime.SetDefaultGOMAXPROCS()
 	})
 	return func() {
 		mu.Lock()

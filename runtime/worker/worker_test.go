@@ -371,7 +371,7 @@ func TestCancel(t *testing.T) {
 	}
 }
 
-// TestIsolationOfTheProcess: the worker gets an empty environment, "/" as its directory, a
+// TestIsolationOfTheProcess: the worker gets no environment but GOMAXPROCS=1, "/" as its directory, a
 // process group of its own and only stdin, stdout and stderr.
 func TestIsolationOfTheProcess(t *testing.T) {
 	t.Setenv("RUNCODE_SECRET", "s3cret")
@@ -386,8 +386,8 @@ func TestIsolationOfTheProcess(t *testing.T) {
 	if err := json.Unmarshal(res.Value, &got); err != nil {
 		t.Fatalf("%q: %v", res.Text(), err)
 	}
-	if len(got.Env) != 0 || got.WD != "/" || !got.OwnGroup {
-		t.Errorf("worker saw %+v, want no environment, / and its own process group", got)
+	if !slices.Equal(got.Env, []string{"GOMAXPROCS=1"}) || got.WD != "/" || !got.OwnGroup {
+		t.Errorf("worker saw %+v, want no environment but GOMAXPROCS=1, / and its own process group", got)
 	}
 	// Beyond stdin, stdout and stderr, only what the Go runtime opened itself (cgroup files
 	// it reads for GOMAXPROCS, the directory being listed, an epoll descriptor): no pipe,
