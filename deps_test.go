@@ -43,6 +43,9 @@ var allowed = map[string][]string{
 	"internal/testexec": {"ptc", "native", "pipeline", "registry", "runtime"},
 	// Preparing a program: text in, a compiled program out; no VM, no pool.
 	"internal/jsprep": {"github.com/dop251/goja", "github.com/evanw/esbuild"},
+	// A program's shape for suggested scripts: analysis of a program that ran, read
+	// from goja's syntax tree as jsprep parses it, outside the runtime's imports.
+	"internal/jsshape": {"internal/jsprep", "github.com/dop251/goja"},
 	// One VM and the run on it, under runtime's public API and the worker's child; it
 	// reads the heap profile (pprof) to attribute memory to runs.
 	"internal/jsvm":     {"internal/jsprep", "internal/jsontext", "github.com/dop251/goja", "github.com/dop251/goja_nodejs", "github.com/google/pprof"},
@@ -54,7 +57,7 @@ var allowed = map[string][]string{
 	"internal/searchtext": {"github.com/kljensen/snowball"},
 	"internal/procstat":   {},
 	"bindings":            {"runtime", "pipeline", "registry", "sdkgen"},
-	"ptc":                 {"bindings", "runtime", "pipeline", "registry", "sdkgen", "store", "internal/jsontext"},
+	"ptc":                 {"bindings", "runtime", "pipeline", "registry", "sdkgen", "store", "internal/jsontext", "internal/jsshape"},
 	"workspace":           {"registry", "github.com/bmatcuk/doublestar/v4"},
 	"mcpbridge":           {"pipeline", "registry", "github.com/modelcontextprotocol/go-sdk"},
 	"internal/bench":      {"ptc", "pipeline", "registry", "runtime", "internal/jsvm", "internal/procstat"},
@@ -130,8 +133,9 @@ var testAllowed = map[string][]string{
 }
 
 // gojaAllowed is checked on top of the table: goja appears only in the internal packages
-// runtime is built over, and in bindings.
-var gojaAllowed = []string{"internal/jsprep", "internal/jsvm", "bindings"}
+// runtime is built over, in bindings, and in internal/jsshape, which reads the syntax
+// tree of a program that ran (its parser and ast, never a VM) for ptc.
+var gojaAllowed = []string{"internal/jsprep", "internal/jsvm", "internal/jsshape", "bindings"}
 
 func TestImportTable(t *testing.T) {
 	pkgs := packageImports(t)

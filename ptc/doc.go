@@ -20,7 +20,9 @@
 // run natively beside run_code.
 //
 // It does not render SDK text (package sdkgen does), run JavaScript itself (package
-// runtime does) or decide which tools are visible (package registry does).
+// runtime does; a program's shape for suggested scripts is internal/jsshape's) or decide
+// which tools are visible (package registry does).
 //
-// It may import: the standard library, bindings, runtime, pipeline, registry and sdkgen.
+// It may import: the standard library, bindings, runtime, pipeline, registry, sdkgen,
+// store, and of ours internal/jsontext and internal/jsshape.
 package ptc

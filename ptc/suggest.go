@@ -13,6 +13,7 @@ import (
 
 	"github.com/runcode-go/runcode/bindings"
 	"github.com/runcode-go/runcode/internal/jsontext"
+	"github.com/runcode-go/runcode/internal/jsshape"
 	"github.com/runcode-go/runcode/runtime"
 	"github.com/runcode-go/runcode/store"
 )
@@ -38,7 +39,7 @@ const (
 const kindShapes = "shapes"
 
 // ScriptSuggestion suggests saving a run's program as a script: the program ended ok
-// in an earlier run of the session with the same shape (runtime.ShapeOf) and other
+// in an earlier run of the session with the same shape (jsshape.Of) and other
 // values for some of its literals, which become the script's input. A
 // ScriptSuggestion is a plain value.
 type ScriptSuggestion struct {
@@ -92,7 +93,7 @@ func (e *Executor) suggest(ctx context.Context, s *sessionState, code, descripti
 			sug = nil
 		}
 	}()
-	shape, err := runtime.ShapeOf(code, &runtime.PrepareOptions{MaxBytes: e.o.ProgramBytes})
+	shape, err := jsshape.Of(code, e.o.ProgramBytes)
 	if err != nil || len(shape.Literals) > maxShapeLiterals {
 		return nil
 	}
@@ -159,7 +160,7 @@ func (e *Executor) noteShape(ctx context.Context, session, hash string, lits []s
 }
 
 // suggestion is the script that takes shape's literals at varies as its input.
-func suggestion(shape *runtime.Shape, varies []int, description string, calls []*bindings.SubCall) *ScriptSuggestion {
+func suggestion(shape *jsshape.Shape, varies []int, description string, calls []*bindings.SubCall) *ScriptSuggestion {
 	used := map[string]bool{}
 	unnamed := 0
 	with := map[int]string{}

@@ -10,9 +10,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/runcode-go/runcode/bindings"
+	"github.com/runcode-go/runcode/internal/jsshape"
 	"github.com/runcode-go/runcode/pipeline"
 	"github.com/runcode-go/runcode/registry"
-	"github.com/runcode-go/runcode/runtime"
 	"github.com/runcode-go/runcode/store"
 )
 
@@ -112,8 +112,8 @@ func TestSuggestScript(t *testing.T) {
 // usable after input.; the script's name from the description less stop words and the
 // values that vary, or from the tools called.
 func TestSuggestionNames(t *testing.T) {
-	shape, err := runtime.ShapeOf(`await tools.find({city: "a", to: {city: "b"}, "max results": 2, "9": true});
-return tools.fmt("x", 3)`, nil)
+	shape, err := jsshape.Of(`await tools.find({city: "a", to: {city: "b"}, "max results": 2, "9": true});
+return tools.fmt("x", 3)`, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

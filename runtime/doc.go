@@ -3,8 +3,7 @@
 //
 // It is the public API: the warm [Pool], [RunOptions] and [Limits], host [Namespace]s,
 // the [Result] and its [Failure] kinds, [Prepare] and the static checks ([References],
-// [Warnings], [Suggest], and [ShapeOf]: a program less its literal values, by which a
-// host recognizes the same program run again with other values). The work happens in two internal packages it converts to and
+// [Warnings], [Suggest]). The work happens in two internal packages it converts to and
 // from: internal/jsprep prepares a program (a size check, a plain-JS parse first,
 // TypeScript stripping with esbuild only when that fails, with positions mapped back
 // through a source map, and the same-line async wrapper that makes top-level await and

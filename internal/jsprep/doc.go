@@ -7,8 +7,8 @@
 // numbers (a program cannot close it), a plain-JavaScript parse first and TypeScript
 // stripping with esbuild only when that fails, source maps that map stripped positions
 // back to the model's text (never loaded from the host), syntax errors positioned in that
-// text, the static checks runcode check makes (References, Warnings, Suggest), and a
-// program's shape, its syntax tree less its literal values (ShapeOf).
+// text, the static checks runcode check makes (References, Warnings, Suggest), and
+// the parse and tree walk those checks share with internal/jsshape (Parse, Walk).
 //
 // It may import only the standard library, github.com/dop251/goja (its parser and
 // compiler) and github.com/evanw/esbuild.

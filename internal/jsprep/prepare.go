@@ -3,7 +3,6 @@ package jsprep
 import (
 	"errors"
 	"fmt"
-	"reflect"
 	"strings"
 	"unicode/utf8"
 
@@ -271,7 +270,7 @@ func checkPropertyEscapes(tree *ast.Program, code string) *Failure {
 		return nil
 	}
 	var found *ast.RegExpLiteral
-	walk(reflect.ValueOf(tree), func(n any) {
+	Walk(tree, func(n any) {
 		if re, ok := n.(*ast.RegExpLiteral); ok && found == nil && strings.ContainsAny(re.Flags, "uv") &&
 			(strings.Contains(re.Pattern, `\p{`) || strings.Contains(re.Pattern, `\P{`)) {
 			found = re

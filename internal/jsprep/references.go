@@ -77,7 +77,7 @@ func References(code, global string, maxBytes int) ([]Reference, error) {
 			}
 		}
 	}
-	walk(reflect.ValueOf(prg), func(n any) {
+	Walk(prg, func(n any) {
 		switch e := n.(type) {
 		case *ast.DotExpression:
 			if id := holder(e.Left); id != nil {
@@ -100,7 +100,7 @@ func References(code, global string, maxBytes int) ([]Reference, error) {
 		}
 	})
 	// Declarations and assignments name bindings; they are not uses.
-	walk(reflect.ValueOf(prg), func(n any) {
+	Walk(prg, func(n any) {
 		switch e := n.(type) {
 		case *ast.Binding:
 			if id, ok := e.Target.(*ast.Identifier); ok {
@@ -120,7 +120,7 @@ func References(code, global string, maxBytes int) ([]Reference, error) {
 			}
 		}
 	})
-	walk(reflect.ValueOf(prg), func(n any) {
+	Walk(prg, func(n any) {
 		switch e := n.(type) {
 		case *ast.Identifier:
 			if names[e.Name.String()] && !consumed[e] && !hidden[e] {
@@ -143,28 +143,62 @@ func References(code, global string, maxBytes int) ([]Reference, error) {
 	return out, nil
 }
 
-// parseForCheck checks code as Prepare does and parses it (TypeScript through esbuild's
-// output, its positions mapped back) for the static checks below.
+// parseForCheck checks code as Prepare does and parses it for the static checks below.
 func parseForCheck(code string, maxBytes int) (*ast.Program, error) {
 	if _, err := Prepare(code, maxBytes); err != nil {
 		return nil, err
 	}
-	code = normalize(code)
-	wrapped := WrapOpen + code + wrapClose
-	prg, err := parser.ParseFile(nil, "program.js", wrapped, 0, parser.WithDisableSourceMaps)
-	if err != nil { // TypeScript: walk esbuild's output, mapped back through its source map
-		res := api.Transform(wrapped, tsOptions)
-		if len(res.Errors) > 0 {
-			return nil, errors.New(res.Errors[0].Text)
+	p, err := Parse(code, maxBytes)
+	if err != nil {
+		return nil, err
+	}
+	return p.Tree, nil
+}
+
+// Parsed is a program parsed as Prepare parses it, for an analysis that reads its tree
+// rather than runs it. A Parsed is a plain value; its tree is not to be changed.
+type Parsed struct {
+	// Tree is the wrapped program's syntax tree. Its nodes' indices, less
+	// Tree.File.Base(), are offsets in Text; for TypeScript, Tree.File maps positions
+	// back to the model's text through esbuild's source map.
+	Tree *ast.Program
+	// Text is what Tree was parsed from: the wrapped program after intake, or for
+	// TypeScript the JavaScript esbuild stripped it to (followed by its source-map
+	// comment), in which esbuild may have put helpers before the wrapper.
+	Text string
+	// Body is the async wrapper's body in Tree; nil when the program closes the wrapper.
+	Body *ast.BlockStatement
+	// TypeScript reports whether the program needed TypeScript stripping.
+	TypeScript bool
+}
+
+// Parse parses code as Prepare does: the size bound, intake, the async wrapper, and
+// plain JavaScript first, TypeScript through esbuild's output when that fails. It makes
+// none of Prepare's other checks and compiles nothing. A program that does not parse
+// fails with the *Failure Prepare gives it.
+func Parse(code string, maxBytes int) (*Parsed, error) {
+	if f := CheckSize(code, maxBytes); f != nil {
+		return nil, f
+	}
+	text := WrapOpen + normalize(code) + wrapClose
+	prg, err := parser.ParseFile(nil, "program.js", text, 0, parser.WithDisableSourceMaps)
+	typescript := err != nil
+	if typescript { // walk esbuild's output, mapped back through its source map
+		res := api.Transform(text, tsOptions)
+		if len(res.Errors) == 0 {
+			srcMap := gojaSourceMap(string(res.Code), res.Map)
+			text = string(res.Code) + "\n//# sourceMappingURL=" + sourceMapURL + "\n"
+			prg, err = parser.ParseFile(nil, "program.ts", text, 0,
+				parser.WithSourceMapLoader(func(string) ([]byte, error) { return srcMap, nil }))
 		}
-		srcMap := gojaSourceMap(string(res.Code), res.Map)
-		prg, err = parser.ParseFile(nil, "program.ts", string(res.Code)+"\n//# sourceMappingURL="+sourceMapURL+"\n", 0,
-			parser.WithSourceMapLoader(func(string) ([]byte, error) { return srcMap, nil }))
-		if err != nil {
-			return nil, err
+		if len(res.Errors) > 0 || err != nil {
+			if _, perr := Prepare(code, maxBytes); perr != nil {
+				return nil, perr // the failure a run of it reports
+			}
+			return nil, errors.New("the program does not parse")
 		}
 	}
-	return prg, nil
+	return &Parsed{Tree: prg, Text: text, Body: wrapperBody(prg), TypeScript: typescript}, nil
 }
 
 // checkPosition is the 1-based line and column of idx in the model's own text.
@@ -198,7 +232,7 @@ func Warnings(code string, globals []string, maxBytes int) ([]Warning, error) {
 	}
 	strs := map[string]bool{}
 	var loops []ast.Statement
-	walk(reflect.ValueOf(prg), func(n any) {
+	Walk(prg, func(n any) {
 		switch e := n.(type) {
 		case *ast.Binding:
 			if id, ok := e.Target.(*ast.Identifier); ok {
@@ -221,7 +255,7 @@ func Warnings(code string, globals []string, maxBytes int) ([]Warning, error) {
 	})
 	seen := map[int]bool{}
 	for _, body := range loops {
-		walk(reflect.ValueOf(body), func(n any) {
+		Walk(body, func(n any) {
 			e, ok := n.(*ast.AssignExpression)
 			if !ok || e.Operator != token.PLUS {
 				return
@@ -259,7 +293,7 @@ func aliases(prg *ast.Program, global string) map[string]bool {
 			edges[s.Name.String()] = append(edges[s.Name.String()], t.Name.String())
 		}
 	}
-	walk(reflect.ValueOf(prg), func(n any) {
+	Walk(prg, func(n any) {
 		switch e := n.(type) {
 		case *ast.Binding:
 			link(bindingExpr(e.Target), e.Initializer)
@@ -313,13 +347,14 @@ func staticKey(e ast.Expression) (string, int, bool) {
 
 var nodeType = reflect.TypeFor[ast.Node]()
 
-// walk calls visit for every AST node reachable from v, in source order. goja's ast
-// package has no walker, so this one follows struct fields, pointers, interfaces and slices
-// by reflection; it is only used off the hot path. It keeps its own stack: a member chain
-// such as o.a.a.… nests without bound, and a recursive walk
-// over a long enough one overflows the goroutine's stack, which is fatal.
-func walk(v reflect.Value, visit func(any)) {
-	stack := []reflect.Value{v}
+// Walk calls visit for every AST node reachable from root (a node, or a value that
+// holds nodes), in source order. goja's ast package has no walker, so this one follows
+// struct fields, pointers, interfaces and slices by reflection; it is only used off the
+// hot path. It keeps its own stack: a member chain such as o.a.a.… nests without bound,
+// and a recursive walk over a long enough one overflows the goroutine's stack, which is
+// fatal.
+func Walk(root any, visit func(any)) {
+	stack := []reflect.Value{reflect.ValueOf(root)}
 	for len(stack) > 0 {
 		v := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]

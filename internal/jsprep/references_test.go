@@ -1,7 +1,6 @@
 package jsprep
 
 import (
-	"reflect"
 	"testing"
 
 	"github.com/dop251/goja/ast"
@@ -15,7 +14,7 @@ func TestWalkDeepTree(t *testing.T) {
 		e = &ast.DotExpression{Left: e, Identifier: ast.Identifier{Name: "a"}}
 	}
 	n := 0
-	walk(reflect.ValueOf(e), func(any) { n++ })
+	Walk(e, func(any) { n++ })
 	if n != 1_000_001 {
 		t.Errorf("visited %d nodes, want 1000001", n)
 	}

@@ -1,10 +1,6 @@
 package jsprep
 
-import (
-	"reflect"
-
-	"github.com/dop251/goja/ast"
-)
+import "github.com/dop251/goja/ast"
 
 // shadowed returns the identifiers named in names that sit where a local binding of
 // that name hides the global: in a function whose parameter has the name, or in a
@@ -13,7 +9,7 @@ import (
 func shadowed(prg *ast.Program, names map[string]bool) map[*ast.Identifier]bool {
 	out := map[*ast.Identifier]bool{}
 	hide := func(scope any, name string) {
-		walk(reflect.ValueOf(scope), func(n any) {
+		Walk(scope, func(n any) {
 			if id, ok := n.(*ast.Identifier); ok && id.Name.String() == name {
 				out[id] = true
 			}
@@ -40,7 +36,7 @@ func shadowed(prg *ast.Program, names map[string]bool) map[*ast.Identifier]bool 
 			}
 		}
 	}
-	walk(reflect.ValueOf(prg), func(n any) {
+	Walk(prg, func(n any) {
 		switch e := n.(type) {
 		case *ast.FunctionLiteral:
 			params(e.ParameterList, e.Body)
@@ -133,7 +129,7 @@ func unawaited(prg *ast.Program, global string) []Warning {
 	initialized := map[string]string{} // variable -> member it holds the call of
 	initIdx := map[string]int{}
 	settled := map[string]bool{} // awaited, or handed on (an argument, an array element, returned)
-	walk(reflect.ValueOf(prg), func(n any) {
+	Walk(prg, func(n any) {
 		switch e := n.(type) {
 		case *ast.DotExpression:
 			if m, ok := call(e.Left); ok && !promiseMember(e.Identifier.Name.String()) {
@@ -168,7 +164,7 @@ func unawaited(prg *ast.Program, global string) []Warning {
 			}
 		}
 	})
-	walk(reflect.ValueOf(prg), func(n any) {
+	Walk(prg, func(n any) {
 		d, ok := n.(*ast.DotExpression)
 		if !ok {
 			return

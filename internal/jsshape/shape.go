@@ -1,4 +1,4 @@
-package jsprep
+package jsshape
 
 import (
 	"crypto/sha256"
@@ -10,84 +10,127 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/dop251/goja/ast"
 	"github.com/dop251/goja/file"
-	"github.com/dop251/goja/parser"
 	"github.com/dop251/goja/token"
-	"github.com/evanw/esbuild/pkg/api"
+	"github.com/runcode-go/runcode/internal/jsprep"
 )
 
-// Shape is a program with its literal values taken out: runtime.Shape, whose comment
-// says what each field holds. A Shape is a plain value.
+// Shape is a program with its literal values taken out: what stays the same when a
+// model runs the same program again for another city or another count. A Shape is a
+// plain value.
 type Shape struct {
-	Hash     string
+	// Hash names the program's skeleton: its syntax tree with every literal of
+	// Literals replaced by a placeholder of its type. Two programs have the same Hash
+	// when they differ only in those literals' values, in comments and whitespace, in
+	// TypeScript types, and in how they spell the rest (quotes, number notation, a
+	// key quoted or not). It is 32 hexadecimal digits.
+	Hash string
+	// Literals are the program's literal values, in source order.
 	Literals []Literal
-	Code     string
+	// Code is the text the literals' offsets index: the program after intake (a
+	// markdown fence blanked, say) for JavaScript, or the JavaScript esbuild stripped a
+	// TypeScript program to (types gone, reformatted). It is empty when esbuild had to
+	// put helpers before the program, which then does not run alone.
+	Code string
 }
 
-// Literal is one value a Shape took out: runtime.Literal. A Literal is a plain value.
+// Literal is one literal value of a program. A Literal is a plain value.
 type Literal struct {
-	JSON       string
-	Name       string
+	// JSON is the value as JSON: a string, a number or a boolean.
+	JSON string
+	// Name is the name its context gives the value: the object key it is the value of
+	// ({n: 2}), the variable it initializes or is assigned to (const city = "Paris"),
+	// or the member assigned (opts.limit = 10), through array elements, the branches of
+	// a conditional and the right of ||, && and ??. Empty when there is none (a call's
+	// argument, an operand).
+	Name string
+	// Start and End are the byte offsets of its text in Shape.Code.
 	Start, End int
 }
 
-// ShapeOf parses code as Prepare does (plain JavaScript first, TypeScript through
-// esbuild's output when that fails) and returns its shape, as runtime.ShapeOf says. A
-// program Prepare refuses fails with the same *Failure.
-func ShapeOf(code string, maxBytes int) (*Shape, error) {
-	if f := CheckSize(code, maxBytes); f != nil {
-		return nil, f
+// Of parses code as jsprep.Prepare does (jsprep.Parse) and returns its Shape. The literals it
+// takes out are strings (a template literal without substitutions or tag counts as
+// one; the text of a template with substitutions stays in the skeleton), finite
+// numbers, with a minus sign before one folded in, and booleans; null, regular
+// expressions and BigInts stay in the skeleton. A literal that names something is not
+// a value and stays too: an object key, in a literal or a destructuring pattern; a
+// member in brackets (tools["x"], rows[0]); a class member's key; a statement that is
+// only a string (a directive). A program over maxBytes (1 MiB when not positive) or
+// that does not parse fails with the *jsprep.Failure jsprep.Prepare gives it, whose
+// message runtime.Prepare reports. It is meant for programs that ran, off the run
+// path: it parses the program again, and does not make Prepare's other checks.
+func Of(code string, maxBytes int) (*Shape, error) {
+	p, err := jsprep.Parse(code, maxBytes)
+	if err != nil {
+		return nil, err
 	}
-	norm := normalize(code)
-	text := WrapOpen + norm + wrapClose
-	prg, err := parser.ParseFile(nil, "program.js", text, 0, parser.WithDisableSourceMaps)
-	typescript := err != nil
-	if typescript {
-		res := api.Transform(text, tsOptions)
-		if len(res.Errors) == 0 {
-			text = string(res.Code)
-			prg, err = parser.ParseFile(nil, "program.ts", text, 0, parser.WithDisableSourceMaps)
-		}
-		if len(res.Errors) > 0 || err != nil {
-			if _, perr := Prepare(code, maxBytes); perr != nil {
-				return nil, perr // the failure a run of it reports
-			}
-			return nil, errors.New("the program does not parse")
-		}
-	}
-	helpers := len(prg.Body) > 1
-	body := wrapperBody(prg)
-	if body == nil {
+	if p.Body == nil {
 		return nil, errors.New("the program closes its async wrapper")
 	}
-	base := prg.File.Base()
-	start, end := int(body.LeftBrace)-base+1, int(body.RightBrace)-base
-	if !typescript {
-		end-- // the newline wrapClose begins with
-	} else if start < end && text[start] == '\n' {
-		start++ // esbuild puts the body on lines of its own
-	}
-	s := &Shape{Code: text[start:end]}
-	if typescript {
+	base, text := p.Tree.File.Base(), p.Text
+	start, end := int(p.Body.LeftBrace)-base+1, int(p.Body.RightBrace)-base
+	if !p.TypeScript {
+		end-- // the newline the wrapper's close begins with
+	} else {
+		if start < end && text[start] == '\n' {
+			start++ // esbuild puts the body on lines of its own
+		}
 		for end > start && (text[end-1] == '\n' || text[end-1] == ' ') {
 			end--
 		}
-		s.Code = text[start:end]
 	}
-	if helpers { // esbuild's helpers sit outside the body: the body alone does not run
+	s := &Shape{Code: text[start:end]}
+	if len(p.Tree.Body) > 1 { // esbuild's helpers sit outside the body: the body alone does not run
 		s.Code = ""
 	}
 	kinds := map[ast.Node]byte{}
-	for _, l := range literals(body) {
+	for _, l := range literals(p.Body) {
 		kinds[l.node] = l.kind
 		s.Literals = append(s.Literals, Literal{JSON: l.json, Name: l.name,
 			Start: int(l.node.Idx0()) - base - start, End: int(l.node.Idx1()) - base - start})
 	}
-	sum := sha256.Sum256(skeleton(body, kinds))
+	sum := sha256.Sum256(skeleton(p.Body, kinds))
 	s.Hash = hex.EncodeToString(sum[:16])
 	return s, nil
+}
+
+// Replace returns Code with the text of each literal whose index is in with replaced
+// by the expression given for it (input.city, say), with a space added where the
+// expression would otherwise run into a neighbouring word (return"x" becomes
+// return input.x). It returns "" when Code is.
+func (s *Shape) Replace(with map[int]string) string {
+	if s.Code == "" {
+		return ""
+	}
+	var b strings.Builder
+	at := 0
+	for i, l := range s.Literals {
+		expr, ok := with[i]
+		if !ok || l.Start < at || l.End > len(s.Code) {
+			continue
+		}
+		b.WriteString(s.Code[at:l.Start])
+		if r, _ := utf8.DecodeLastRuneInString(s.Code[:l.Start]); wordRune(r) {
+			b.WriteByte(' ')
+		}
+		b.WriteString(expr)
+		if r, _ := utf8.DecodeRuneInString(s.Code[l.End:]); wordRune(r) {
+			b.WriteByte(' ')
+		}
+		at = l.End
+	}
+	b.WriteString(s.Code[at:])
+	return b.String()
+}
+
+// wordRune reports whether r can be part of an identifier or a keyword.
+func wordRune(r rune) bool {
+	return r == '_' || r == '$' || unicode.IsLetter(r) || unicode.IsDigit(r)
 }
 
 // literal is one literal of a program: its node (a folded negative number is the
@@ -116,13 +159,13 @@ func literals(root ast.Node) []literal {
 			names[e] = n
 		}
 	}
-	walk(reflect.ValueOf(root), func(n any) {
+	jsprep.Walk(root, func(n any) {
 		switch e := n.(type) {
 		case *ast.ObjectLiteral:
 			for _, p := range e.Value {
 				if p, ok := p.(*ast.PropertyKeyed); ok {
 					keys[p.Key] = true
-					if k, _, ok := staticKey(p.Key); ok && !p.Computed {
+					if k, ok := keyName(p.Key); ok && !p.Computed {
 						name(p.Value, k)
 					}
 				}
@@ -142,7 +185,7 @@ func literals(root ast.Node) []literal {
 			keys[e.Key] = true
 		case *ast.FieldDefinition:
 			keys[e.Key] = true
-			if k, _, ok := staticKey(e.Key); ok && !e.Computed {
+			if k, ok := keyName(e.Key); ok && !e.Computed {
 				name(e.Initializer, k)
 			}
 		case *ast.ExpressionStatement:
@@ -179,7 +222,7 @@ func literals(root ast.Node) []literal {
 	})
 	var out []literal
 	done := map[ast.Node]bool{} // visited already (a declaration is reachable twice), or folded into a minus
-	walk(reflect.ValueOf(root), func(n any) {
+	jsprep.Walk(root, func(n any) {
 		node, ok := n.(ast.Node)
 		if !ok || done[node] {
 			return
@@ -224,6 +267,15 @@ func literals(root ast.Node) []literal {
 	return out
 }
 
+// keyName is the name a key that is not computed gives: goja gives an identifier key
+// and a quoted one alike as a string literal (a number key names nothing here).
+func keyName(key ast.Expression) (string, bool) {
+	if k, ok := key.(*ast.StringLiteral); ok {
+		return k.Value.String(), true
+	}
+	return "", false
+}
+
 // number is a number literal's value, if it is a finite number (not a BigInt, and not
 // so large that it is Infinity, which JSON cannot hold).
 func number(n *ast.NumberLiteral) (float64, bool) {
@@ -260,7 +312,7 @@ var (
 // and fields in order, without positions, raw source text or the declaration lists
 // that repeat what the body holds. It is a prefix notation (a type's fields are a
 // fixed list, a slice begins with its length), so it needs no closing marks and its
-// stack holds only what is still to write. Like walk, it keeps its own stack.
+// stack holds only what is still to write. Like jsprep.Walk, it keeps its own stack.
 func skeleton(root ast.Node, kinds map[ast.Node]byte) []byte {
 	var b []byte
 	fields := map[reflect.Type]structFields{}

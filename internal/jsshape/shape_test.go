@@ -1,11 +1,14 @@
-package runtime
+package jsshape
 
 import (
+	"bytes"
 	"errors"
 	"strings"
 	"testing"
 
+	"github.com/dop251/goja/ast"
 	"github.com/google/go-cmp/cmp"
+	"github.com/runcode-go/runcode/internal/jsprep"
 )
 
 func TestShapeLiterals(t *testing.T) {
@@ -33,7 +36,7 @@ func TestShapeLiterals(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s, err := ShapeOf(tt.code, nil)
+			s, err := Of(tt.code, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -73,7 +76,7 @@ func TestShapeHash(t *testing.T) {
 		{"a literal of another type", "const city = \"Paris\";\nconst r = await tools.get_weather({city, days: \"3\"});\nreturn r.temp > -5 ? `warm` : 'cold';"},
 		{"a variable renamed", "const town = \"Paris\";\nconst r = await tools.get_weather({city: town, days: 3});\nreturn r.temp > -5 ? `warm` : 'cold';"},
 	}
-	want, err := ShapeOf(base, nil)
+	want, err := Of(base, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +84,7 @@ func TestShapeHash(t *testing.T) {
 		t.Errorf("hash %q: want 32 hexadecimal digits", want.Hash)
 	}
 	for _, tt := range same {
-		s, err := ShapeOf(tt.code, nil)
+		s, err := Of(tt.code, 0)
 		if err != nil {
 			t.Fatalf("%s: %v", tt.name, err)
 		}
@@ -93,7 +96,7 @@ func TestShapeHash(t *testing.T) {
 		}
 	}
 	for _, tt := range differ {
-		s, err := ShapeOf(tt.code, nil)
+		s, err := Of(tt.code, 0)
 		if err != nil {
 			t.Fatalf("%s: %v", tt.name, err)
 		}
@@ -102,8 +105,8 @@ func TestShapeHash(t *testing.T) {
 		}
 	}
 	// A template's text is part of the skeleton.
-	a, _ := ShapeOf("return `Hi ${name}`", nil)
-	b, _ := ShapeOf("return `Bye ${name}`", nil)
+	a, _ := Of("return `Hi ${name}`", 0)
+	b, _ := Of("return `Bye ${name}`", 0)
 	if a.Hash == b.Hash {
 		t.Error("templates with other text have the same hash")
 	}
@@ -124,7 +127,7 @@ func TestShapeReplace(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s, err := ShapeOf(tt.code, nil)
+			s, err := Of(tt.code, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -137,15 +140,15 @@ func TestShapeReplace(t *testing.T) {
 
 func TestShapeFailure(t *testing.T) {
 	const code = "const x = ;"
-	_, want := Prepare(code, nil)
-	_, err := ShapeOf(code, nil)
-	var f *Failure
+	_, want := jsprep.Prepare(code, 0)
+	_, err := Of(code, 0)
+	var f *jsprep.Failure
 	if !errors.As(err, &f) || err.Error() != want.Error() {
-		t.Errorf("ShapeOf: %v, want Prepare's %v", err, want)
+		t.Errorf("Of: %v, want Prepare's %v", err, want)
 	}
 }
 
-// FuzzShape: ShapeOf never panics; its literals lie in its code, in order; and a
+// FuzzShape: Of never panics; its literals lie in its code, in order; and a
 // program Prepare accepts still does with every literal made input.v.
 func FuzzShape(f *testing.F) {
 	for _, seed := range []string{
@@ -161,7 +164,7 @@ func FuzzShape(f *testing.F) {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, code string) {
-		s, err := ShapeOf(code, nil)
+		s, err := Of(code, 0)
 		if err != nil {
 			return
 		}
@@ -169,16 +172,29 @@ func FuzzShape(f *testing.F) {
 		with := map[int]string{}
 		for i, l := range s.Literals {
 			if s.Code != "" && (l.Start < at || l.End > len(s.Code) || l.Start >= l.End) {
-				t.Fatalf("ShapeOf(%q): literal %d spans %d to %d in %d bytes after %d", code, i, l.Start, l.End, len(s.Code), at)
+				t.Fatalf("Of(%q): literal %d spans %d to %d in %d bytes after %d", code, i, l.Start, l.End, len(s.Code), at)
 			}
 			at = l.End
 			with[i] = "input.v"
 		}
-		if _, err := Prepare(code, nil); err != nil || s.Code == "" {
+		if _, err := jsprep.Prepare(code, 0); err != nil || s.Code == "" {
 			return
 		}
-		if _, err := Prepare(s.Replace(with), nil); err != nil {
-			t.Fatalf("ShapeOf(%q).Replace: %q does not prepare: %v", code, s.Replace(with), err)
+		if _, err := jsprep.Prepare(s.Replace(with), 0); err != nil {
+			t.Fatalf("Of(%q).Replace: %q does not prepare: %v", code, s.Replace(with), err)
 		}
 	})
+}
+
+// skeleton keeps its own stack, like walk: a million-deep member chain does not
+// overflow the goroutine's.
+func TestSkeletonDeepTree(t *testing.T) {
+	var e ast.Expression = &ast.Identifier{Name: "o"}
+	for range 1_000_000 {
+		e = &ast.DotExpression{Left: e, Identifier: ast.Identifier{Name: "a"}}
+	}
+	b := skeleton(e, nil)
+	if n := bytes.Count(b, []byte("(DotExpression")); n != 1_000_000 {
+		t.Errorf("skeleton has %d member expressions, want 1000000", n)
+	}
 }
