@@ -14,21 +14,17 @@
 // call-stack depth, and a few guards that turn the ordinary mistakes of a confused model
 // into a catchable RangeError).
 //
-// A caller installs host functions through a [Namespace]: a global (for example tools)
-// whose members are materialized on first access, with an optional error class (for example
-// ToolCallError with a toolName property). Each call snapshots its argument as lossless
-// JSON on the VM goroutine, starts through the namespace's [StartFunc] in submission order,
-// and settles the program's promise back on the VM goroutine through the run's loop when
-// the call reports its outcome. When the run ends, the host context is cancelled with
-// [ErrRunOver] and in-flight calls are awaited.
+// A caller installs host functions through a [Namespace] (for example tools, with an
+// optional error class such as ToolCallError): each call snapshots its argument as lossless
+// JSON, starts through the namespace's [StartFunc] in call order, and settles the program's
+// promise on the VM goroutine. When the run ends, the host context is cancelled with
+// [ErrRunOver] and in-flight calls are awaited. It does not know about tools, policies or
+// schemas: the caller (the bindings package) decides what a call does.
 //
-// It does not know about tools, policies or schemas: a caller (the bindings package) hands it
-// namespaces of async host functions, each called with lossless JSON arguments, and decides
-// what a call does. A Pool runs programs in this process, for trusted programs: a program
-// written to exhaust the process can. The runtime/worker package runs programs a model
-// wrote in supervised worker processes, the security boundary, behind the same Run
-// signature, and reports the worker-exit kind defined here.
+// A Pool runs trusted programs in this process: a program written to exhaust the process
+// can. The runtime/worker package runs programs a model wrote in supervised worker
+// processes, the security boundary, behind the same Run, and reports the worker-exit kind.
 //
-// It may import only the standard library, golang.org/x/sync, and of ours internal/jsprep
-// and internal/jsvm. Files that need Go's own runtime package import it as goruntime.
+// It may import only the standard library, golang.org/x/sync, internal/jsprep and
+// internal/jsvm. Files that need Go's own runtime package import it as goruntime.
 package runtime

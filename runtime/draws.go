@@ -30,9 +30,7 @@ func WithDraws(ctx context.Context, d *Draws) context.Context {
 }
 
 // CallDraws returns, from the context a StartFunc was given, the values the run had drawn
-// when it made the call (RunOptions.Draws), so that a host that records calls durably
-// can record the draws before them with each. It returns nil when the run does not
-// record draws.
+// when it made the call (RunOptions.Draws), or nil when the run does not record draws.
 func CallDraws(ctx context.Context) *Draws { return (*Draws)(jsvm.CallDraws(ctx)) }
 
 // State is a session's key/value state as a run starts with it (RunOptions.State):
@@ -60,9 +58,8 @@ func WithLeft(ctx context.Context, l Left) context.Context {
 }
 
 // CallLeft returns, from the context a StartFunc was given, what the run had left of its
-// compute and wall-clock budgets when it made the call, so that a call that runs a
-// program of its own (a saved script) can give it no more than its caller had. ok is
-// false for a context that no run's call carries.
+// budgets when it made the call, so that a call that runs a program of its own gives it no
+// more; ok is false for a context that no run's call carries.
 func CallLeft(ctx context.Context) (l Left, ok bool) {
 	v, ok := jsvm.CallLeft(ctx)
 	return Left(v), ok

@@ -17,12 +17,11 @@ type Limits struct {
 	// OutputBytes bounds logs plus result as JSON: the logs array as JSON text plus the
 	// completion's JSON (or the failure message as a JSON string). Zero means 1 MiB.
 	OutputBytes int
-	// HeapBytes bounds the live heap the run's own allocations hold (in process, measured
-	// through the heap profile; a worker process also has a hard limit sized from it).
-	// It also sizes the guards on allocation-heavy built-ins (a single string can hold at
-	// most HeapBytes/4 characters, a single fill/join/sort at most HeapBytes/16 elements,
-	// a single ArrayBuffer or typed array at most HeapBytes bytes).
-	// Zero means 512 MiB.
+	// HeapBytes bounds the live heap the run's own allocations hold (in process, through
+	// the heap profile; a worker also has a hard limit sized from it). It sizes the guards
+	// on allocation-heavy built-ins too: a string of at most HeapBytes/4 characters from
+	// one call, a fill, join or Array.from of at most HeapBytes/16 elements, an ArrayBuffer
+	// or typed array of at most HeapBytes bytes. Zero means 512 MiB.
 	HeapBytes int64
 	// StackDepth bounds the JavaScript call stack; deeper recursion fails the run with
 	// "RangeError: Maximum call stack size exceeded". Zero means 10000.

@@ -12,23 +12,18 @@ import (
 
 // StartFunc begins one call of a namespace member. The runtime calls it on the VM
 // goroutine, in the order the program made the calls, with the member's name and the
-// call's first argument snapshotted as lossless JSON (for a member whose name begins
-// with "$", a built-in of the host such as tools.$search, every argument as one JSON
-// array, trailing undefined arguments dropped); it must not block (it may, for
-// example, mint a call id and queue the call on a scheduler). It delivers the call's
-// outcome by calling done once, from any goroutine and at any time, before it returns
-// too; later calls of done are ignored. The runtime settles the program's promise with
-// the outcome on the VM goroutine: resolved with the JSON value, or rejected with the
-// namespace's error class. ctx is cancelled when the run ends; the runtime waits for
-// done before Run returns, up to PoolOptions.Grace, and then gives up on the call: its
-// outcome is dropped whenever it comes, and Pool.Close waits for it only up to Grace
-// more. An outcome whose error is a *Failure ends the run with that failure instead of
-// settling the call: a budget the host enforces (for example on what it keeps of the
-// run's calls). A panic in StartFunc fails the run as an internal error. One StartFunc
-// serves every run its namespace is installed in, so it must be safe for concurrent use.
+// call's first argument as lossless JSON (for a member whose name begins with "$", a host
+// built-in such as tools.$search, every argument as one JSON array, trailing undefined
+// ones dropped). It must not block. It delivers the outcome by calling done once, from
+// any goroutine, at any time (before it returns too); later calls are ignored. The
+// program's promise resolves with the JSON value or rejects with the namespace's error
+// class. ctx is cancelled when the run ends; Run waits for done up to PoolOptions.Grace,
+// then drops the outcome whenever it comes (Pool.Close waits up to Grace more). An error
+// that is a *Failure ends the run with that failure instead (a budget the host enforces).
+// A panic in StartFunc fails the run as an internal error. One StartFunc serves every run
+// its namespace is installed in, so it must be safe for concurrent use.
 //
-// A callback rather than a blocking wait function: waiting would cost a goroutine per
-// call and one more hand-off between goroutines before the VM hears of the result.
+// A callback, not a blocking call: waiting would cost a goroutine and a hand-off per call.
 type StartFunc func(ctx context.Context, member string, args json.RawMessage, done func(json.RawMessage, error))
 
 // Async adapts a blocking call into a StartFunc whose calls each run on a goroutine of
@@ -90,11 +85,9 @@ type NamespaceOptions struct {
 	SnapshotFields map[string]string
 }
 
-// Namespace is a global object of async host functions, for example tools. It is built
-// once (the index of its members is computed here) and installed per run in constant time:
-// its members materialize on first access, so a namespace of 1,000 members costs a run no
-// more than one of 10. A Namespace is immutable and safe for concurrent use by any number
-// of runs.
+// Namespace is a global object of async host functions, for example tools. It is installed
+// per run in constant time (members materialize on first access). A Namespace is immutable
+// and safe for concurrent use by any number of runs.
 type Namespace struct{ ns jsvm.Namespace }
 
 // NewNamespace builds a namespace installed as the global named global, with the given
@@ -118,9 +111,8 @@ func namespaceError(err error) error {
 	return err
 }
 
-// WithStart returns the namespace with its calls started through start instead: the
-// same global, members and options, shared. It is how a host binds a namespace built
-// once (for a tool set) to the state of one run, in one small allocation.
+// WithStart returns the namespace with its calls started through start instead, the rest
+// shared: how a host binds a namespace built once to one run, in one small allocation.
 func (ns *Namespace) WithStart(start StartFunc) *Namespace {
 	if start == nil {
 		panic("runtime: Namespace.WithStart with a nil start")

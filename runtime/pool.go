@@ -23,15 +23,13 @@ type PoolOptions struct {
 	Limits *Limits
 	// MaxRuns bounds how many programs run at once; Run waits for a slot (or for its
 	// context). A VM abandoned inside a native built-in keeps its slot until it finishes,
-	// so stuck VMs cannot pile up. Runs waiting on host work hold a slot too, hence a
-	// generous default. A nested run (RunOptions.Nested) does not count. Zero means 64 per
-	// CPU (GOMAXPROCS).
+	// and runs waiting on host work hold one too. A nested run (RunOptions.Nested) does not
+	// count. Zero means 64 per CPU (GOMAXPROCS).
 	MaxRuns int
-	// Grace bounds how long Run keeps waiting after a budget ran out, the context was
-	// cancelled or the program ended, for a VM stuck inside a native built-in (which no
-	// interrupt reaches) and for host calls that ignore cancellation. After it, Run returns
-	// and leaves them to finish on their own; Close waits for such VMs, and for such host
-	// calls up to Grace more. Zero means DefaultGrace.
+	// Grace bounds how long Run keeps waiting, after a budget ran out, the context was
+	// cancelled or the program ended, for a VM stuck inside a native built-in and for host
+	// calls that ignore cancellation; then Run returns and leaves them. Close waits for such
+	// VMs, and for such host calls up to Grace more. Zero means DefaultGrace.
 	Grace time.Duration
 	// MemoryCeiling bounds the live heap of the whole process while in-process runs are in
 	// flight: above it, Run waits before it starts another program, and the run holding
@@ -60,25 +58,21 @@ type RunOptions struct {
 	// ArgBytes bounds one namespace call's arguments as JSON; a larger call is rejected
 	// before it starts. Zero means MaxArgBytes.
 	ArgBytes int
-	// OnLog, if set, is called with each log entry as the output ledger accepts it, in
-	// order, on the VM goroutine; it must not block for long. The entries it sees are
-	// Result.Logs as they accrue, so a caller that may lose the Result (a worker process
-	// killed at its memory limit) can keep the captured output. Nil means none.
+	// OnLog, if set, is called with each entry of Result.Logs as the output ledger accepts
+	// it, in order, on the VM goroutine; it must not block for long. It lets a caller that
+	// may lose the Result (a worker killed at its memory limit) keep the output. Nil: none.
 	OnLog func(entry string)
 	// FileName names the program in the stack frames of its errors (for example
 	// "prog.ts", the file the program came from). Empty means "program.js" (or
 	// "program.ts" for a program that needed TypeScript stripping).
 	FileName string
-	// TruncateOutput degrades output over the budget instead of failing the run with
-	// output-limit: a log entry that does not fit is cut with a "…N more bytes" marker
-	// and later entries are dropped, a completion that does not fit is cut structurally to
-	// valid JSON with "…N more items" and "…N more bytes" markers, and the logs open with
-	// a one-line warning saying so. False means the contract's behaviour (docs/run_code.md,
-	// "Failure kinds").
+	// TruncateOutput degrades output over the budget instead of failing with output-limit:
+	// the log entry that does not fit is cut with a "…N more bytes" marker and later ones
+	// dropped, a completion is cut to valid JSON with "…N more" markers, and the logs open
+	// with a one-line warning. False means the contract's behaviour.
 	TruncateOutput bool
-	// KeepFullValue, with TruncateOutput, keeps the whole completion when truncation cut
-	// it (Result.FullValue), for a host that keeps it for a later run to read. It
-	// changes nothing the program or the model sees.
+	// KeepFullValue, with TruncateOutput, keeps the whole completion when truncation cut it
+	// (Result.FullValue). It changes nothing the program or the model sees.
 	KeepFullValue bool
 	// State, when not nil, gives the program the global state (get, set, delete,
 	// keys; synchronous) over a session's key/value state, and Result.State is what the
@@ -88,27 +82,21 @@ type RunOptions struct {
 	// (a saved script's input). A name the VM already has fails the run. Nil means none.
 	Globals map[string]json.RawMessage
 	// Nested marks a run that a host call of another run of the same pool makes and waits
-	// for (a saved script run by a tool call). It does not wait for a free slot or for
-	// memory, which its caller holds and gives back only when it ends: on a full pool it
-	// would wait forever. The caller bounds how deep runs nest. False for every other run.
+	// for. It does not wait for a slot or for memory, which its caller holds (it would wait
+	// forever on a full pool). The caller bounds how deep runs nest.
 	Nested bool
 	// Draws, when not nil, makes the run record the clock and random values its program
-	// draws (Result.Draws) and give back the ones Draws holds first, in order: a run
-	// resumed by replay passes its earlier attempt's Result.Draws so that its program
-	// sees the same world and makes the same calls. Each call's StartFunc context then
-	// carries the draws made before the call ([CallDraws]). A run records the first
-	// [MaxDraws] clock readings and the first MaxDraws random numbers (a busy wait reads
-	// the clock millions of times); past them its program still draws, unrecorded, so a
-	// replay sees real values there. Nil means the real clock and random source,
-	// unrecorded.
+	// draws (Result.Draws) and give back the ones Draws holds first, in order, so that a run
+	// resumed by replay makes the same calls. Each call's StartFunc context carries the
+	// draws made before it ([CallDraws]). A run records the first [MaxDraws] of each kind;
+	// past them it draws unrecorded, real values. Nil means the real clock and random
+	// source, unrecorded.
 	Draws *Draws
 }
 
-// Pool runs programs on warm goja VMs. Each VM runs exactly one program and is then
-// dropped: goja cannot reset a VM, and globals, top-level bindings and prototype changes
-// would leak into the next program. A background goroutine keeps Size VMs ready with the
-// immutable globals installed. A Pool is safe for concurrent use by multiple goroutines;
-// Close releases it.
+// Pool runs programs on warm goja VMs, each VM exactly one program: goja cannot reset a
+// VM, and globals and prototype changes would leak into the next program. A background
+// goroutine keeps Size VMs ready. A Pool is safe for concurrent use; Close releases it.
 type Pool struct {
 	limits Limits
 	host   *jsvm.Host          // the warm VMs, and what outlives a run
@@ -232,10 +220,9 @@ func result(o *jsvm.Outcome) *Result {
 	return res
 }
 
-// admit registers a run with the pool and takes a run slot, unless the run is nested
-// (RunOptions.Nested). On success the caller must call p.runs.Done when the run ends
-// (and have the slot released as run does); otherwise it returns ErrClosed, or the abort
-// Result of a context that ended first.
+// admit registers a run with the pool and takes a run slot unless the run is nested. On
+// success the caller must call p.runs.Done and release the slot when the run ends;
+// otherwise it returns ErrClosed, or the abort Result of a context that ended first.
 func (p *Pool) admit(ctx context.Context, nested bool) (*Result, error) {
 	p.mu.Lock()
 	if p.closed {
@@ -263,10 +250,9 @@ var ErrRunOver = jsvm.ErrRunOver
 
 // Close aborts the runs in flight (kind abort, "runtime pool closed"), stops the refill,
 // drops the warm VMs and waits for every goroutine the pool started, including VMs that
-// outlived their Run. Host calls that outlived theirs (they ignored cancellation) are
-// waited for up to Grace more, then left behind: whatever they hold (their goroutines,
-// open files) stays held until they return, and their outcomes are dropped. Run after
-// Close returns ErrClosed. Close is idempotent.
+// outlived their Run. Host calls that outlived theirs are waited for up to Grace more, then
+// left behind, holding what they hold, their outcomes dropped. Run after Close returns
+// ErrClosed. Close is idempotent.
 func (p *Pool) Close() error {
 	p.mu.Lock()
 	if p.closed {

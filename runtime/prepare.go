@@ -69,14 +69,12 @@ type Reference struct {
 
 // References checks code as Prepare does and lists, in source order, the program's
 // accesses to members of global: global.name, global["name"] (or a template literal
-// without substitutions), the same through optional chaining and through aliases
-// (const t = global; t.name), and destructuring (const { name, "other": o } =
-// global). Any other use of global or of an alias is listed as a dynamic access, so
-// the static members are complete only when there is none. A function parameter or a
-// local declared with global's name hides it where it is in scope (aliases are followed
-// by name, not by scope). A program
-// that does not parse fails with the same *Failure as Prepare. It is meant for tools
-// that check programs without running them (runcode check), not for the run path.
+// without substitutions), through optional chaining and aliases (const t = global), and
+// destructuring (const { name, "other": o } = global). Any other use of global or an alias
+// is a dynamic access; the static members are complete only when there is none. A
+// parameter or local named global hides it in its scope (aliases are followed by name).
+// A program that does not parse fails as in Prepare. It is for tools that check programs
+// (runcode check), not for the run path.
 func References(code, global string, opts *PrepareOptions) ([]Reference, error) {
 	refs, err := jsprep.References(code, global, opts.maxBytes())
 	if err != nil {
@@ -98,12 +96,10 @@ type Warning struct {
 
 // Warnings checks code as Prepare does and lists, in source order, what works but is
 // likely a mistake or slow: a call of a member of one of opts.Namespaces whose value is
-// read as if it were the result, without await (tools.get(…).total, or const r =
-// tools.get(…) and then r.total); and `s += …` inside a loop, where s was declared with
-// a string literal or a template, which copies the whole string on every append
-// (quadratic under goja). A parameter or local named like a namespace hides it. A program that does not parse fails with the same
-// *Failure as Prepare. Like References, it is for tools that check programs (runcode
-// check), not for the run path.
+// read without await (tools.get(…).total, or const r = tools.get(…); r.total); and
+// `s += …` in a loop on a string declared with a literal or template (quadratic under
+// goja). A parameter or local named like a namespace hides it. A program that does not
+// parse fails as in Prepare. Like References, it is not for the run path.
 func Warnings(code string, opts *PrepareOptions) ([]Warning, error) {
 	var globals []string
 	if opts != nil {

@@ -30,9 +30,8 @@ const (
 	// KindWorkerExit: an isolated worker process died. Reserved for the worker isolation
 	// mode; the in-process pool never reports it.
 	KindWorkerExit Kind = "worker-exit"
-	// KindReplayDiverged: a resumed run's program asked for a call other than the one
-	// its recorded run made at that point. The runtime never reports it; a host that
-	// replays runs does.
+	// KindReplayDiverged: a resumed run's program asked for a call other than the one its
+	// recorded run made there. The runtime never reports it; a host that replays runs does.
 	KindReplayDiverged Kind = "replay-diverged"
 	// KindInterrupted: a resumed run met a call that was in flight when its host died and
 	// whose tool is not idempotent, so it was not run again. The runtime never reports it.
@@ -57,9 +56,8 @@ type Result struct {
 	// Logs holds one entry per console call, in call order (warn and error interleave with
 	// log). On an output-limit failure it is the prefix of entries that fitted.
 	Logs []string
-	// Value is the completion as lossless JSON, formatted like JSON.stringify (JS number
-	// formatting, no insignificant whitespace). It is nil when the program returned
-	// undefined or failed.
+	// Value is the completion as lossless JSON, formatted like JSON.stringify; nil when the
+	// program returned undefined or failed.
 	Value json.RawMessage
 	// Failure is nil when the program completed.
 	Failure *Failure
@@ -105,11 +103,9 @@ func (r *Result) Text() string {
 	return strings.Join(parts, "\n")
 }
 
-// renderValue renders a completion: a JSON string raw, anything else indented by two
-// spaces with ": " after keys, like JSON.stringify(v, null, 2). Containers nested five or
-// more levels deep (where the indentation would pass 10 spaces) are printed compact, so a
-// deeply nested value renders in linear size. Number tokens are kept as encoded, so they
-// keep JS formatting.
+// renderValue renders a completion: a JSON string raw, anything else like
+// JSON.stringify(v, null, 2), number tokens as encoded. Containers nested five or more
+// levels deep are printed compact, so a deeply nested value renders in linear size.
 func renderValue(v json.RawMessage) string {
 	if len(v) == 0 {
 		return ""

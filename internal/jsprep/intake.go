@@ -9,23 +9,18 @@ import (
 )
 
 // Program intake forgives what models write around a program. Each rewrite keeps every
-// line and column of the model's text where it was, so that positions in errors still
-// point into the text the model sent: a fence line becomes an empty line, `export
-// default` becomes `void` and spaces. The rewritten text is what every later check
-// (the size bound, the wrapper-close check) sees.
+// line and column where it was, so that error positions still point into the model's text.
 
 // normalize returns code with a surrounding markdown code fence and a leading `export
-// default` blanked. It is one linear pass over the text.
+// default` blanked, in one linear pass.
 func normalize(code string) string {
 	code = stripFence(code)
 	return blankExportDefault(code)
 }
 
-// stripFence blanks a markdown code fence around a program: when the text, after
-// leading blank lines, opens with a line "```" (with an optional language tag such as js,
-// ts or typescript), that line and the closing "```" line are emptied, and so is any
-// prose after the closing fence. Text that does not open with a fence is returned as is.
-// A program cannot itself begin with "```": that would call an empty template literal.
+// stripFence blanks a markdown code fence: when the text, after blank lines, opens with a
+// line "```" (with an optional language tag), that line, the closing "```" line and any
+// prose after it are emptied. A program cannot itself begin with "```".
 func stripFence(code string) string {
 	start := 0
 	for start < len(code) {
@@ -78,8 +73,7 @@ func stripFence(code string) string {
 	return b.String()
 }
 
-// fenceTag reports whether what follows "```" on an opening fence line is empty or a
-// language tag of a program runcode runs.
+// fenceTag reports whether what follows an opening "```" is empty or a JS/TS language tag.
 func fenceTag(tag string) bool {
 	switch strings.ToLower(strings.TrimSpace(tag)) {
 	case "", "js", "javascript", "ts", "typescript", "jsx", "tsx", "mjs", "cjs":
@@ -88,11 +82,9 @@ func fenceTag(tag string) bool {
 	return false
 }
 
-// blankExportDefault turns a program that opens with `export default` and a function
-// (a module's default export, which a program body cannot have) into a statement that
-// evaluates that function: "export default" becomes "void" padded with spaces to the same
-// length, and callFunctionProgram then calls the function. Any other `export default`
-// stays, and fails to parse with the hint that programs cannot export.
+// blankExportDefault turns a program that opens with `export default` and a function into
+// one that evaluates the function ("void" padded to the same length), which
+// callFunctionProgram then calls. Any other `export default` stays, and fails to parse.
 func blankExportDefault(code string) string {
 	i := 0
 	for i < len(code) && isSpace(code[i]) {
@@ -115,19 +107,14 @@ const voidPad = "void          "
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
-// msgFunctionProgram is the hint for a program that only defines a function that takes
-// parameters: runcode cannot know what to call it with.
+// msgFunctionProgram: a function with parameters, which runcode cannot know how to call.
 const msgFunctionProgram = "the program only defines a function, and nothing calls it: the program is already the body of an async function, so write the body itself (top-level await and return work) instead of wrapping it in a function"
 
-// callFunctionProgram handles a program whose only statement is a function: an
-// expression statement of a function or arrow expression (possibly after void, which is
-// what an `export default` becomes), or a function declaration. A program that returns a
-// function is not one: its completion is not lossless JSON, as the contract says. Such a program would complete with no output, having run nothing. A
-// function without parameters is called, and the program returns what it returns; one
-// with parameters fails with msgFunctionProgram. body is the wrapper's statement list; the
-// scan looks at its statements once and descends nowhere, so it is linear in their
-// number whatever the program. It rewrites body in place and returns the new list, or
-// returns a non-empty hint.
+// callFunctionProgram handles a program whose only statement is a function (expression,
+// possibly after void, or declaration), which would otherwise run nothing: one without
+// parameters is called and its result returned; one with parameters gets the hint
+// msgFunctionProgram. A program that returns a function is not one. It scans body (the
+// wrapper's statements) once, rewrites it in place and returns the new list, or the hint.
 func callFunctionProgram(body []ast.Statement) ([]ast.Statement, string) {
 	only := -1
 	for i, st := range body {
@@ -176,8 +163,7 @@ func callFunctionProgram(body []ast.Statement) ([]ast.Statement, string) {
 	return out, ""
 }
 
-// functionExpression returns e when it is a function or arrow expression, with its
-// parameters.
+// functionExpression returns e if it is a function or arrow expression, with its parameters.
 func functionExpression(e ast.Expression) (ast.Expression, *ast.ParameterList) {
 	switch f := e.(type) {
 	case *ast.FunctionLiteral:
@@ -222,8 +208,7 @@ func wrapperBody(tree *ast.Program) *ast.BlockStatement {
 	return body
 }
 
-// callFunction applies callFunctionProgram to a parsed program, returning a failure
-// with the hint when the program is a function that takes parameters.
+// callFunction applies callFunctionProgram to a parsed program; the hint is a Failure.
 func callFunction(tree *ast.Program) *Failure {
 	body := wrapperBody(tree)
 	if body == nil {

@@ -22,34 +22,27 @@ const (
 	sourceMapURL = "runcode://internal/program.map"
 )
 
-// Program is a prepared model program: parsed, wrapped and compiled. A Program is
-// immutable once Prepare returns it and safe for concurrent use; it can be run any
-// number of times on any VM.
+// Program is a prepared model program: parsed, wrapped and compiled. It is immutable and
+// safe for concurrent use, and can be run any number of times on any VM.
 type Program struct {
 	// Compiled is the wrapped program, shared by every run of it.
 	Compiled *goja.Program
 	// TypeScript reports whether the program needed TypeScript stripping.
 	TypeScript bool
-	// Lines counts the lines of the model's code; stack frames below them are the
-	// wrapper's.
+	// Lines counts the model's lines; stack frames below them are the wrapper's.
 	Lines int
 	// Code is the model's text after intake: a run settles the host globals it names.
 	Code string
 }
 
-// Failure is why a program cannot run: too large, or it does not parse. Its message is
-// what the model reads (the run fails with kind exception). A Failure is an immutable
-// value.
+// Failure is why a program cannot run (too large, or it does not parse): the message the
+// model reads, with kind exception. A Failure is an immutable value.
 type Failure struct{ Message string }
 
 func (f *Failure) Error() string { return "exception: " + f.Message }
 
-// Prepare turns model code (the body of an async function, JavaScript or TypeScript) into a
-// Program. It parses the code as plain JavaScript first and strips TypeScript with esbuild
-// only when that fails, so plain programs never pay for esbuild. A program over maxBytes
-// (1 MiB when not positive) or that does not parse is reported as a *Failure, whose
-// message carries the line, the column and the offending line of the model's own text.
-// Prepare is safe for concurrent use.
+// Prepare turns model code into a Program, as runtime.Prepare says; a program over
+// maxBytes (1 MiB when not positive) or that does not parse is a *Failure.
 func Prepare(code string, maxBytes int) (*Program, error) {
 	if f := CheckSize(code, maxBytes); f != nil {
 		return nil, f
@@ -82,9 +75,8 @@ func Prepare(code string, maxBytes int) (*Program, error) {
 		return prg, nil
 	}
 	jsFail := parseFailure(jsErr, code)
-	// When both parsers fail, the one that got further is more likely to have read the
-	// language the model meant; on a tie, goja's message describes what actually runs.
-	// A TypeScript program that parsed but closed the wrapper is reported as such.
+	// When both fail, report the parser that got further (goja's on a tie), or a
+	// TypeScript program that closed the wrapper.
 	var tsFail *syntaxError
 	if errors.As(tsErr, &tsFail) && (tsFail.wrapper || tsFail.after(jsFail)) {
 		return nil, tsFail.failure
@@ -190,8 +182,7 @@ func parseFailure(err error, code string) *syntaxError {
 	return &syntaxError{failure: &Failure{Message: "SyntaxError: " + err.Error()}}
 }
 
-// compileFailure converts a compile-stage error (an early SyntaxError or ReferenceError that
-// the parser let through) into an exception failure.
+// compileFailure converts an early error the parser let through into an exception failure.
 func compileFailure(err error, code string) *Failure {
 	var se *goja.CompilerSyntaxError
 	if errors.As(err, &se) {
@@ -217,9 +208,8 @@ func syntaxFailure(msg string, line, col int, code string) *syntaxError {
 	}
 	lines := strings.Split(code, "\n")
 	if line < 1 || line > len(lines) {
-		// The error is in the wrapper's closing line: the code ended early (an unclosed
-		// brace or string). Point at the end of the model's last line, and do not name the
-		// wrapper's own tokens, which the model never wrote.
+		// In the wrapper's closing line: the code ended early. Point at the end of the
+		// model's last line, without naming the wrapper's tokens.
 		msg = "Unexpected end of input"
 		line = len(lines)
 		col = utf8.RuneCountInString(lines[line-1]) + 1
@@ -236,8 +226,7 @@ func syntaxFailure(msg string, line, col int, code string) *syntaxError {
 	return &syntaxError{line: line, col: col, failure: &Failure{Message: m}}
 }
 
-// excerptRunes bounds the offending line shown under a syntax error: a program can be one
-// line of a megabyte.
+// excerptRunes bounds the offending line shown: a program can be one line of a megabyte.
 const excerptRunes = 160
 
 // excerpt returns line, or a window of it around the 0-based rune index col marked with
@@ -285,12 +274,10 @@ func checkPropertyEscapes(tree *ast.Program, code string) *Failure {
 }
 
 // checkWrapper rejects a program that closes the async wrapper itself, as in
-// "return 1 })(); globalThis.z = 5; (async function () {": code is the body of an async
-// function, so anything it places after that body must be a syntax error, not run outside
-// it. The parsed tree must be the wrapper alone (after esbuild's helpers, for TypeScript):
-// one call, without arguments, of the async arrow function, whose body (in plain
-// JavaScript) ends at the wrapper's own brace. The error points at the model's brace that
-// closed the body, mapped back through the source map for TypeScript.
+// "return 1 })(); globalThis.z = 5; (async function () {", which would run code outside
+// the body. The tree must be one argumentless call of the async arrow (after esbuild's
+// helpers), whose body in plain JavaScript ends at the wrapper's own brace. The error
+// points at the model's closing brace.
 func checkWrapper(tree *ast.Program, code string, typescript bool) *syntaxError {
 	stmts := tree.Body
 	for typescript && len(stmts) > 1 && isHelper(stmts[0]) {
@@ -325,8 +312,7 @@ func checkWrapper(tree *ast.Program, code string, typescript bool) *syntaxError 
 }
 
 // isHelper reports whether a statement is one of the helpers esbuild puts before the
-// program it lowers (var __asyncGenerator = …): nothing of the model's code can come before
-// the wrapper.
+// program it lowers (var __asyncGenerator = …).
 func isHelper(st ast.Statement) bool {
 	v, ok := st.(*ast.VariableStatement)
 	if !ok || len(v.List) == 0 {
@@ -390,8 +376,7 @@ func leftChild(e ast.Expression) (ast.Expression, bool) {
 	return nil, false
 }
 
-// importHint follows a syntax error on a line with import or export: models used to
-// modules reach for them first.
+// importHint follows a syntax error on a line with import or export, which models try first.
 const importHint = "Programs cannot import or export modules: tools, console and the other globals are already in scope."
 
 func usesModules(line string) bool {

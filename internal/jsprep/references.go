@@ -13,8 +13,7 @@ import (
 	"github.com/evanw/esbuild/pkg/api"
 )
 
-// Reference is an access to a member of a global: runtime.Reference, whose comment says
-// what each field holds. A Reference is a plain value.
+// Reference is an access to a member of a global, as runtime.Reference. A plain value.
 type Reference struct {
 	Member       string
 	Line, Column int
@@ -36,11 +35,9 @@ func References(code, global string, maxBytes int) ([]Reference, error) {
 	names := aliases(prg, global)
 	// A parameter or local of the same name hides the global where it is in scope.
 	hidden := shadowed(prg, map[string]bool{global: true})
-	// consumed holds the identifiers of global and its aliases that an access below
-	// accounts for; every other one is a dynamic use.
+	// consumed: identifiers of global and aliases an access accounts for; the rest are dynamic.
 	consumed := map[*ast.Identifier]bool{}
-	// holder returns the global (or alias) identifier that e is, through optional
-	// chaining, or nil.
+	// holder returns the global (or alias) identifier e is, through optional chaining.
 	holder := func(e ast.Expression) *ast.Identifier {
 		if o, ok := e.(*ast.Optional); ok {
 			e = o.Expression
@@ -211,16 +208,14 @@ func checkPosition(prg *ast.Program, idx int) (line, col int) {
 	return pos.Line, max(col, 1)
 }
 
-// Warning is a pattern in a program that works but is likely to be slow. A Warning is a
-// plain value.
+// Warning is a pattern that works but is likely slow or a mistake. A plain value.
 type Warning struct {
 	Line, Column int
 	Message      string
 }
 
-// Warnings lists, in source order, the patterns runtime.Warnings describes (globals
-// names the namespaces whose members return promises); a program Prepare refuses fails
-// with the same *Failure.
+// Warnings lists the patterns runtime.Warnings describes (globals are the namespaces);
+// a program Prepare refuses fails with the same *Failure.
 func Warnings(code string, globals []string, maxBytes int) ([]Warning, error) {
 	prg, err := parseForCheck(code, maxBytes)
 	if err != nil {
@@ -318,17 +313,15 @@ func aliases(prg *ast.Program, global string) map[string]bool {
 	return names
 }
 
-// bindingExpr returns a binding target as an expression (identifiers and patterns
-// are both), or nil.
+// bindingExpr returns a binding target as an expression, or nil.
 func bindingExpr(t ast.BindingTarget) ast.Expression {
 	e, _ := t.(ast.Expression)
 	return e
 }
 
-// staticKey returns the name a member expression or a property key names
-// statically, and the index of its first character: a string literal (inside its
-// quotes), a template literal without substitutions, or an identifier key (which
-// goja gives as a string literal without quotes).
+// staticKey returns the name a member expression or property key names statically, and
+// its first character's index: a string literal (inside its quotes; an identifier key is
+// one without quotes), or a template literal without substitutions.
 func staticKey(e ast.Expression) (string, int, bool) {
 	switch k := e.(type) {
 	case *ast.StringLiteral:
@@ -347,12 +340,10 @@ func staticKey(e ast.Expression) (string, int, bool) {
 
 var nodeType = reflect.TypeFor[ast.Node]()
 
-// Walk calls visit for every AST node reachable from root (a node, or a value that
-// holds nodes), in source order. goja's ast package has no walker, so this one follows
-// struct fields, pointers, interfaces and slices by reflection; it is only used off the
-// hot path. It keeps its own stack: a member chain such as o.a.a.… nests without bound,
-// and a recursive walk over a long enough one overflows the goroutine's stack, which is
-// fatal.
+// Walk calls visit for every AST node reachable from root (a node, or a value that holds
+// nodes), in source order, by reflection (goja's ast has no walker; off the hot path). It
+// keeps its own stack: a recursive walk over a long enough member chain (o.a.a.…)
+// overflows the goroutine's stack, fatally.
 func Walk(root any, visit func(any)) {
 	stack := []reflect.Value{reflect.ValueOf(root)}
 	for len(stack) > 0 {

@@ -94,11 +94,9 @@ func boundNames(t any) []string {
 	return nil
 }
 
-// unawaited warns about calls of global's members (global.x(…), through aliases)
-// whose value the program uses as if it were the result, without await: a member read
-// on the call (global.x(…).field), or on a variable it initialized that is never
-// awaited nor handed on (const r = global.x(…); r.field). Reading then, catch or
-// finally is using it as the promise it is, and is not warned about.
+// unawaited warns about calls of global's members (through aliases) whose value is used
+// as the result without await: global.x(…).field, or const r = global.x(…); r.field with
+// r never awaited nor handed on. then, catch and finally use it as the promise it is.
 func unawaited(prg *ast.Program, global string) []Warning {
 	names := aliases(prg, global)
 	hidden := shadowed(prg, map[string]bool{global: true})

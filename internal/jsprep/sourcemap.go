@@ -6,9 +6,8 @@ import (
 	"strings"
 )
 
-// gojaSourceMap is esbuild's source map for the generated code as goja must be
-// given it (see forGoja), or the map unchanged should it not decode, which esbuild's
-// maps always do.
+// gojaSourceMap is esbuild's source map as goja must be given it (see forGoja), or the
+// map unchanged should it not decode.
 func gojaSourceMap(generated string, srcMap []byte) []byte {
 	if m, err := forGoja(generated, srcMap); err == nil {
 		return m
@@ -23,16 +22,12 @@ const maxInterpolated = 64
 // forGoja rewrites an esbuild source map for goja's lookup, so that a TypeScript
 // program's positions are those of the same program in plain JavaScript:
 //
-//   - goja looks a position up with a 1-based generated column, where source maps
-//     count columns from 0, and reports the 0-based original column it finds as is.
-//     Every column, generated and original, is made one higher. (Lines are 1-based
-//     on both sides already.)
-//   - goja takes the original position of the segment at or before the generated
-//     column, without the offset into it, while esbuild maps only some tokens (a
-//     call's callee but not its parenthesis, where goja places a call's frame). Each
-//     column of a segment's span gets its own segment, offset like the generated
-//     column from the span's first token, up to the next segment (and not past its
-//     original column on the same line) or maxInterpolated columns.
+//   - goja looks up a 1-based generated column and reports the 0-based original column
+//     as is, so every column is made one higher.
+//   - goja takes the segment at or before the column without the offset into it, and
+//     esbuild maps only some tokens (not a call's parenthesis, where goja places its
+//     frame), so each column of a segment's span gets its own segment, up to the next
+//     segment (not past its original column) or maxInterpolated columns.
 func forGoja(generated string, srcMap []byte) ([]byte, error) {
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(srcMap, &m); err != nil {

@@ -1,8 +1,12 @@
 package jsvm
 
 import (
+	"math"
 	goruntime "runtime"
+	"strings"
 	"testing"
+
+	"github.com/dop251/goja"
 )
 
 // Benchmarks of one VM. Run narrowly, for example:
@@ -52,6 +56,15 @@ func benchValue(b *testing.B, src string) *VM {
 }
 
 const benchObject = `({id: 42, name: 'widget', tags: ['a', 'b', 'c'], nested: {when: new Date(0), sizes: [1, 2, 3, 4, 5, 6, 7, 8], m: new Map([['k', {deep: [1, {x: 'y'}]}]])}, list: Array.from({length: 50}, (_, i) => ({i, even: i % 2 === 0}))})`
+
+// inspect formats one value the way console.log prints a non-string argument. VM
+// goroutine of the run that owns v.
+func (r *VM) inspect(v goja.Value) string {
+	var b strings.Builder
+	in := inspector{r: r, limit: math.MaxInt}
+	in.format(&b, v, 0, 0)
+	return b.String()
+}
 
 // BenchmarkConsole formats one nested object the way console.log does.
 func BenchmarkConsole(b *testing.B) {

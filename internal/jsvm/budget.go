@@ -7,13 +7,11 @@ import (
 	"time"
 )
 
-// Where the budgets stop. goja checks its interrupt flag only between bytecode
-// instructions, so a native built-in (a default sort of millions of elements, a
-// catastrophically backtracking regexp, a JSON.stringify of a huge value) runs to its end
-// once it has started. The run still answers a Grace after its budget; its VM goroutine
-// finishes the call on its own, and Close waits for it. Go's "fatal error: out of memory"
-// cannot be recovered at all. Both are why programs a model wrote run in worker processes
-// (runtime/worker), where the operating system enforces what goja cannot.
+// Where the budgets stop: goja checks its interrupt flag only between bytecode
+// instructions, so a native built-in (a huge sort, a backtracking regexp) runs to its end;
+// the run still answers a Grace after its budget, and Close waits for the VM goroutine.
+// Go's "fatal error: out of memory" cannot be recovered. Hence worker processes
+// (runtime/worker) for programs a model wrote.
 
 // Limits are the budgets of one run, runtime.Limits with every field set: the
 // documented defaults fill the zero fields before a run starts. Limits is a plain value.
@@ -57,8 +55,8 @@ type budget struct {
 	used      time.Duration
 }
 
-// enter marks the start of VM work (running the program or a loop callback) and arms the
-// compute watchdog for what is left of the budget. VM goroutine only.
+// enter starts a stretch of VM work and arms the compute watchdog for what is left of
+// the budget. VM goroutine only.
 func (r *VM) enter() {
 	r.mu.Lock()
 	r.busy = true
@@ -98,8 +96,7 @@ func (r *VM) computeExpired() {
 }
 
 // Left is what a run had left of its compute and wall-clock budgets when it made a
-// namespace call: a host whose call runs a program of its own (a saved script) gives
-// that program no more than its caller had.
+// namespace call (runtime.Left).
 type Left struct {
 	Compute, WallClock time.Duration
 }
@@ -118,8 +115,7 @@ func CallLeft(ctx context.Context) (Left, bool) {
 	return l, ok
 }
 
-// left is what the run has left now. VM goroutine, inside a call of the program's (the
-// VM is busy).
+// left is what the run has left now. VM goroutine, inside a call of the program's.
 func (r *VM) left() Left {
 	now := time.Now()
 	r.mu.Lock()

@@ -16,15 +16,12 @@ import (
 )
 
 // Lossless JSON: null, booleans, finite numbers other than -0, strings without lone
-// surrogates, dense arrays whose prototype is Array.prototype and whose only enumerable own
-// properties are their elements, and objects whose prototype is Object.prototype or null and
-// whose enumerable own keys are strings without lone surrogates. Anything else (undefined
-// inside a value, functions, symbols, symbol keys, BigInt, NaN, ±Infinity, -0, holes, extra
-// properties on arrays, lone surrogates, cycles, Dates, Maps, class instances, throwing
-// getters) is lossy: JSON.stringify would drop or change it silently, or (lone surrogates)
-// the JSON text would, once decoded anywhere outside JavaScript. The encoder writes exactly what JSON.stringify would
-// (JS number formatting, the same string escapes), so the byte counts of the output ledger
-// are exact.
+// surrogates, dense arrays with Array.prototype and no other enumerable own properties,
+// and objects with Object.prototype or null whose keys are such strings. Anything else
+// (undefined, functions, symbols, BigInt, NaN, ±Infinity, -0, holes, cycles, Dates, Maps,
+// class instances, throwing getters) is lossy: JSON.stringify, or a decoder outside
+// JavaScript, would drop or change it silently. The encoder writes exactly what
+// JSON.stringify would, so the output ledger's byte counts are exact.
 
 // encodeResult says why encoding stopped early.
 type encodeResult int
@@ -146,8 +143,7 @@ func (e *encoder) value(v goja.Value) encodeResult {
 	return encodeOK
 }
 
-// MaxDepth is runtime.MaxDepth: the deepest nesting of a completion or of a call's
-// arguments that is lossless JSON here.
+// MaxDepth is runtime.MaxDepth: the deepest nesting that is lossless JSON here.
 const MaxDepth = 1000
 
 func (e *encoder) object(o *goja.Object) encodeResult {
@@ -324,10 +320,9 @@ func hasLoneSurrogate(s goja.String) bool {
 	return false
 }
 
-// appendJSONString escapes a JS string exactly as JSON.stringify does: '"', '\\' and
-// control characters escaped (\b \f \n \r \t, \u00XX otherwise), everything else as
-// UTF-8. It reports false, with buf unusable, at a lone surrogate: JSON.stringify writes
-// it as \uDXXX, which no decoder outside JavaScript can keep.
+// appendJSONString escapes a JS string exactly as JSON.stringify does. It reports false,
+// with buf unusable, at a lone surrogate: JSON.stringify writes it as \uDXXX, which no
+// decoder outside JavaScript can keep.
 func appendJSONString(buf []byte, s goja.String) ([]byte, bool) {
 	buf = append(buf, '"')
 	n := s.Length()
@@ -380,8 +375,8 @@ type ledger struct {
 }
 
 // appendLog adds one console entry to the ledger. Over the output budget the run fails as
-// output-limit and the entry is dropped, so the logs kept are the prefix that fitted; in
-// truncation mode the entry is cut instead and later ones are dropped (truncate.go).
+// output-limit and the logs kept are the prefix that fitted; in truncation mode the entry
+// is cut instead and later ones are dropped (truncate.go).
 func (r *VM) appendLog(s string) {
 	cost := jsonStringLen(s)
 	r.mu.Lock()

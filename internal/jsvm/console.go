@@ -26,8 +26,8 @@ var consoleMethods = []string{"log", "info", "warn", "error", "debug"}
 // newConsole builds the console object of one VM; its methods log into the VM's run.
 func (r *VM) newConsole() *goja.Object {
 	c := r.vm.NewObject()
-	// The five methods behave the same (one ordered stream, no level prefix), so they
-	// share one function object: five would cost every pooled VM about 2 KB more.
+	// The five behave alike (one stream, no level prefix), so they share one function
+	// object, which keeps idle VMs smaller (BENCHMARKS.md, "internal/jsvm design notes").
 	f := r.native(r.consoleCall)
 	for _, m := range consoleMethods {
 		_ = c.Set(m, f)
@@ -35,9 +35,8 @@ func (r *VM) newConsole() *goja.Object {
 	return c
 }
 
-// consoleCall formats one console call and appends it as one log entry. Over the output
-// budget, the run fails as output-limit and the entry is dropped (in truncation mode, it
-// is cut instead).
+// consoleCall formats one console call as one log entry. Over the output budget the run
+// fails as output-limit and the entry is dropped (cut, in truncation mode).
 func (r *VM) consoleCall(call goja.FunctionCall) goja.Value {
 	var b strings.Builder
 	if r.truncated() {
@@ -50,8 +49,7 @@ func (r *VM) consoleCall(call goja.FunctionCall) goja.Value {
 			b.WriteByte(' ')
 		}
 		if s, ok := a.(goja.String); ok {
-			// Check before copying: a huge string over the remaining budget fails the run
-			// without being materialized twice.
+			// Checked before it is copied: a huge string is not materialized twice.
 			if s.Length() > budget {
 				if r.truncate { // the entry is cut anyway: copy only what can be kept
 					b.WriteString(s.Substring(0, max(budget-b.Len(), 0)+1).String())
@@ -64,11 +62,7 @@ func (r *VM) consoleCall(call goja.FunctionCall) goja.Value {
 			b.WriteString(a.String())
 		} else {
 			if _, ok := a.(*goja.Object); ok {
-				// Capture the intrinsics the formatter uses before the program can
-				// touch them again. Only objects need them: running the prelude costs
-				// about 100 µs (it materialises Map, Set, Symbol and typed arrays),
-				// most of a run that logs only strings and numbers.
-				r.helpers()
+				r.helpers() // only objects need the prelude (see preludeSrc)
 			}
 			in := inspector{r: r, limit: budget - b.Len()}
 			in.format(&b, a, 0, 0)
@@ -96,32 +90,21 @@ func (r *VM) overLog(b *strings.Builder) {
 	r.fail(KindOutputLimit, r.outputLimitMessage())
 }
 
-// Inspect formats one value the way console.log prints a non-string argument. It must be
-// called on the VM goroutine of the run that owns v.
-func (r *VM) inspect(v goja.Value) string {
-	var b strings.Builder
-	in := inspector{r: r, limit: math.MaxInt}
-	in.format(&b, v, 0, 0)
-	return b.String()
-}
-
 // inspector walks one value. seen holds the objects on the current path, for [Circular].
 type inspector struct {
 	r         *VM
 	seen      []*goja.Object
 	lastDepth int  // depth of the last object whose entries were formatted (Node's currentDepth)
 	numeric   bool // the array just formatted held only numbers and bigints
-	// limit bounds the text produced so far (entries are counted as they are built); past
-	// it the walk stops and over is set. A shared value nested a few levels deep would
-	// otherwise print 100^4 entries inside one native call.
+	// limit bounds the text produced so far; past it the walk stops and over is set (a
+	// shared value nested a few levels deep would print 100^4 entries in one native call).
 	limit int
 	size  int
 	over  bool
 }
 
-// count books text produced by leaves (primitives, leaf objects, keys) against the limit.
-// It undercounts punctuation and indentation, so it never stops a log that would fit;
-// the exact check is on the finished entry.
+// count books the text of leaves and keys against the limit. It undercounts punctuation,
+// so it never stops a log that would fit; the exact check is on the finished entry.
 func (in *inspector) count(n int) {
 	in.size += n
 	if in.size > in.limit {
@@ -168,9 +151,8 @@ func (in *inspector) formatPrimitive(b *strings.Builder, v goja.Value) {
 	b.WriteString(v.String())
 }
 
-// writeQuoted writes a string the way util.inspect quotes it inside structures: single
-// quotes (double quotes when the string has single quotes and no double quotes), escapes for
-// control characters, cut after inspectMaxString characters.
+// writeQuoted quotes a string as util.inspect does inside structures: single quotes (double
+// when it has only single ones), control characters escaped, cut at inspectMaxString.
 func writeQuoted(b *strings.Builder, s string) {
 	more := 0
 	if n := utf8.RuneCountInString(s); n > inspectMaxString {
@@ -252,8 +234,7 @@ func (in *inspector) formatObject(b *strings.Builder, o *goja.Object, depth, ind
 		b.WriteString(o.String())
 		return
 	case "Error":
-		// An error prints as its stack, followed by its own enumerable properties (a
-		// ToolCallError's toolName and code) the way Node shows them.
+		// Its stack, then its own enumerable properties (a ToolCallError's code), as Node.
 		if len(o.Keys()) == 0 {
 			b.WriteString(r.errorText(o))
 			return
@@ -335,8 +316,7 @@ func (in *inspector) formatObject(b *strings.Builder, o *goja.Object, depth, ind
 		}
 	}
 	if !isArrayLike {
-		// Arrays' extra non-index properties are not shown: listing keys would enumerate
-		// every index again.
+		// Not for arrays: listing keys would enumerate every index again.
 		for _, k := range o.Keys() {
 			if in.over {
 				break
@@ -344,8 +324,7 @@ func (in *inspector) formatObject(b *strings.Builder, o *goja.Object, depth, ind
 			in.count(len(k))
 			var v goja.Value
 			if ex := r.vm.Try(func() { v = o.Get(k) }); ex != nil {
-				// A getter that throws must not make console.log throw; Node does not
-				// call getters at all and prints this.
+				// A throwing getter must not make console.log throw; Node prints this.
 				entries = append(entries, propertyKey(k)+": [Getter]")
 				continue
 			}
@@ -450,8 +429,7 @@ func (in *inspector) arrayEntries(o *goja.Object, child func(goja.Value) string)
 	return entries
 }
 
-// collectionEntries formats a Map's or a Set's entries through the captured iterator
-// helper, so a program that replaced Map.prototype.entries cannot change the output.
+// collectionEntries formats a Map's or Set's entries through the prelude's captured helper.
 func (in *inspector) collectionEntries(o *goja.Object, cls string, child func(goja.Value) string) ([]string, int64) {
 	r := in.r
 	list, err := r.helpers().entries(goja.Undefined(), o, r.vm.ToValue(inspectMaxItems))
@@ -477,9 +455,8 @@ func (in *inspector) collectionEntries(o *goja.Object, cls string, child func(go
 	return entries, size
 }
 
-// groupArrayElements lays out many short array entries in aligned columns, as Node does
-// for arrays with more than six entries, so a 100-number array does not take 100 lines.
-// It follows Node's groupArrayElements (lib/internal/util/inspect.js) step by step.
+// groupArrayElements lays out more than six short array entries in aligned columns,
+// following Node's groupArrayElements (lib/internal/util/inspect.js) step by step.
 func groupArrayElements(entries []string, indent int, numeric bool) []string {
 	totalLength, maxLength := 0, 0
 	outputLength := len(entries)

@@ -9,11 +9,10 @@ import (
 	"github.com/runcode-go/runcode/internal/jsontext"
 )
 
-// Host results arrive as JSON and become native JavaScript values built directly, which is
-// several times faster than goja's JSON.parse (which goes through encoding/json's token
-// stream) and does not depend on anything a program could replace. The result is what
-// JSON.parse would return: plain objects with keys in document order (own data properties,
-// so "__proto__" is an ordinary key), dense arrays, and numbers as IEEE doubles.
+// Host results arrive as JSON and are built directly as JavaScript values: several times
+// faster than goja's JSON.parse, and independent of anything a program could replace. The
+// result is what JSON.parse would return: plain objects with keys in document order (own
+// data properties, "__proto__" an ordinary key), dense arrays, IEEE doubles.
 
 var errBadJSON = errors.New("invalid JSON")
 
@@ -21,19 +20,15 @@ type decoder struct {
 	vm   *goja.Runtime
 	data []byte
 	pos  int
-	// Keys and short strings repeat in the results tools return (rows of the same
-	// shape, categories, states), so one decode interns them: a key is converted to a
-	// Go string once, a short string value to a goja value once. On the 10,000 rows
-	// of bench scenario S4 (seven keys, three short strings each) that is 130,000 of
-	// 370,000 allocations per call. Both tables are bounded so a result of unique
-	// strings does not grow them without limit.
+	// Keys and short strings repeat across the rows tools return, so one decode interns
+	// them, in bounded tables (BENCHMARKS.md, "internal/jsvm design notes").
 	keys    map[string]string
 	strings map[string]goja.Value
-	// objects counts the objects begun. Interning starts with the second: repetition
-	// is across objects, and a small answer ({"n": 1}) would only pay for the tables.
+	// objects counts the objects begun; interning starts with the second, as repetition
+	// is across objects.
 	objects int
-	// protoNames holds the own property names of Object.prototype, read when the
-	// second object begins (nil before: every key is then defined, see setKey).
+	// protoNames are Object.prototype's own property names, read when the second object
+	// begins (nil before: every key is then defined, see setKey).
 	protoNames map[string]struct{}
 }
 
@@ -59,8 +54,7 @@ func (r *VM) decodeJSON(data []byte) (goja.Value, error) {
 
 func (d *decoder) space() { d.pos = jsontext.SkipSpace(d.data, d.pos) }
 
-// open steps over the opening bracket of a container and reports whether end closes
-// it at once.
+// open steps over a container's opening bracket and reports whether end closes it at once.
 func (d *decoder) open(end byte) (empty bool) {
 	d.pos++
 	d.space()
@@ -71,8 +65,7 @@ func (d *decoder) open(end byte) (empty bool) {
 	return false
 }
 
-// after reads what follows a member of a container closed by end: a comma (more
-// members) or end (done).
+// after reads what follows a member of a container closed by end: a comma or end (done).
 func (d *decoder) after(end byte) (done bool, err error) {
 	d.space()
 	if d.pos < len(d.data) {
@@ -189,8 +182,7 @@ func (d *decoder) strValue() (goja.Value, error) {
 	return d.vm.ToValue(s), nil
 }
 
-// plain returns the bytes of the string at pos and moves past it if it has no escapes
-// and no control characters; otherwise it leaves pos alone.
+// plain returns the string at pos and moves past it if it has no escapes or controls.
 func (d *decoder) plain() ([]byte, bool) {
 	i := jsontext.SkipPlain(d.data, d.pos+1)
 	if i == len(d.data) || d.data[i] != '"' {
@@ -201,9 +193,8 @@ func (d *decoder) plain() ([]byte, bool) {
 	return raw, true
 }
 
-// integer decodes a number spelled as an integer of at most 15 digits (exact in a
-// float64) without strconv, which needs the text as a string. Anything else, -0 among
-// it, is left to number's general path.
+// integer decodes an integer of at most 15 digits (exact in a float64) without strconv;
+// anything else, -0 among it, is left to number.
 func (d *decoder) integer() (goja.Value, bool) {
 	i, neg := d.pos, false
 	if d.data[i] == '-' {
@@ -280,18 +271,10 @@ func (d *decoder) array() (goja.Value, error) {
 
 // setKey creates the own data property k of the fresh object o, as JSON.parse's
 // CreateDataProperty does: never a setter, never blocked by a read-only inherited
-// property, "__proto__" an ordinary key.
-//
-// goja's DefineDataProperty does exactly that but costs about 1 µs more per object of
-// seven keys than Set (a descriptor and a closure per key: 15 allocations per object
-// against 8; on the 10,000 rows of bench scenario S4 it was 39% of the CPU profile). Set is
-// an ordinary [[Set]]: it consults the prototype chain, which for a fresh object is only
-// Object.prototype (whose own prototype is null and cannot change). So Set creates the
-// same property whenever Object.prototype has no own property of that name, whatever a
-// program did to it: a key Object.prototype has (constructor, toString, "__proto__", or
-// anything a program added, an accessor or read-only) is defined instead. The names are
-// read once per decode, from the second object on, like the interning tables; no
-// JavaScript runs during a decode, so they cannot change under it.
+// property, "__proto__" an ordinary key. Set is much cheaper than DefineDataProperty
+// (BENCHMARKS.md) and creates the same property unless Object.prototype (a fresh object's
+// only prototype) has an own property of that name, whatever a program added; such keys
+// are defined instead. No JavaScript runs during a decode, so the names cannot change.
 func (d *decoder) setKey(o *goja.Object, k string, v goja.Value) error {
 	if d.protoNames != nil {
 		if _, inherited := d.protoNames[k]; !inherited {

@@ -16,9 +16,8 @@ type Draws struct {
 	Random []float64
 }
 
-// MaxDraws bounds the clock readings a run records, and the random numbers: a program
-// that reads the clock in a loop (a busy wait) draws millions. Past it the run still
-// draws, unrecorded, so a replay gives back the first MaxDraws and then real values.
+// MaxDraws bounds the clock readings a run records, and the random numbers (a busy wait
+// draws millions); past it the run draws unrecorded, and a replay then gets real values.
 const MaxDraws = 1 << 16
 
 // recorder replays a run's earlier draws and records the first MaxDraws of each kind.

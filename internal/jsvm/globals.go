@@ -22,11 +22,9 @@ var hostGlobals = []string{
 
 // preludeSrc captures the intrinsics the console calls, so a program that overwrites
 // Map.prototype.entries or Date.prototype.toISOString afterwards cannot change what the
-// console prints. It uses no method a program could replace later (no push, no for-of).
-// It runs the first time the console formats an object, not when the VM is built or on a
-// console call with only strings and numbers: touching Map, Set, Symbol and typed arrays
-// costs about 100 µs and would more than double the idle memory of every pooled VM, and
-// a program that replaced them before that only changes its own output.
+// console prints; it uses no method a program could replace (no push, no for-of). It runs
+// when the console first formats an object, not when the VM is built: touching Map, Set
+// and typed arrays is costly (BENCHMARKS.md, "internal/jsvm design notes").
 const preludeSrc = `(function () {
 	'use strict';
 	const getProto = Object.getPrototypeOf, apply = Reflect.apply;
@@ -74,8 +72,7 @@ const preludeSrc = `(function () {
 	return [entries, date, null, typedName, Map.prototype, Set.prototype, getProto(Uint8Array.prototype), fnLabel, Object.keys];
 })()`
 
-// encodingSrc defines TextEncoder and TextDecoder (UTF-8 only, as in the WHATWG spec's
-// TextEncoder) around two host helpers.
+// encodingSrc defines TextEncoder and TextDecoder (UTF-8 only) around two host helpers.
 const encodingSrc = `(function (encode, decode) {
 	'use strict';
 	class TextEncoder {
@@ -169,9 +166,8 @@ const cloneSrc = `(function () {
 	};
 })()`
 
-// The preludes are compiled on first use, once per process: compiling them when the
-// package initialises cost about 2.5 ms of every process start (GODEBUG=inittrace=1),
-// and most runs need none of them.
+// The preludes are compiled on first use, once per process, not at package init: most
+// runs need none of them.
 var (
 	preludePrg  = compileOnce("prelude.js", preludeSrc)
 	encodingPrg = compileOnce("encoding.js", encodingSrc)
@@ -182,8 +178,7 @@ func compileOnce(name, src string) func() *goja.Program {
 	return sync.OnceValue(func() *goja.Program { return goja.MustCompile(name, src, true) })
 }
 
-// globals are a VM's host globals as built so far: the intrinsics the runtime calls,
-// the scope that builds the others on first read, and the modules behind them.
+// globals are a VM's intrinsics and host globals as built so far.
 type globals struct {
 	in              intrinsics
 	scope           *hostScope
@@ -206,8 +201,7 @@ func (r *VM) helpers() *intrinsics {
 	return &r.in
 }
 
-// installGlobals installs the host globals (docs/run_code.md, "Programs") into a fresh
-// VM, and the guards.
+// installGlobals installs the host globals and the guards into a fresh VM.
 func (r *VM) installGlobals() error {
 	vm := r.vm
 	// eval and new Function parse too: never let them load a source map from the host.
@@ -227,36 +221,26 @@ func (r *VM) installGlobals() error {
 	return installGuards(r)
 }
 
-// removeGoError deletes goja's GoError from the global object: it is not a documented
-// global. The global object is goja's object template, and deleting from it builds the
-// property first and copies the template's name list, which every idle VM would keep if
-// this ran when the VM is built. It runs instead just before the program, when a run
-// usually copies the list anyway to settle its first host global.
+// removeGoError deletes goja's undocumented GoError global. It runs just before the
+// program, not when the VM is built: deleting from goja's global template copies its name
+// list, which every idle VM would then keep.
 func (r *VM) removeGoError() {
 	r.vm.GlobalObject().Delete("GoError")
 }
 
-// hostScope is the prototype of the global object, between it and Object.prototype. It
-// holds the host globals (and the namespaces' error classes) until a program first reads
-// one, which is then built and settles as an own data property of the global object
-// (writable, configurable, not enumerable, as before any use in Node). A pooled VM thus
-// carries one small object instead of some twenty native functions and the console:
-// building them cost about 13 KB of the 54 KB an idle VM held, and time on every VM
-// built (goja's ToValue looks up each Go function's name with runtime.FuncForPC).
-// A settled, deleted or shadowed name never comes back from here.
+// hostScope is the global object's prototype. It holds the host globals (and the
+// namespaces' error classes) until a program first reads one, which is then built and
+// settles as an own data property of the global object (writable, configurable, not
+// enumerable, as in Node), so an idle VM carries one small object instead of twenty
+// natives. A settled, deleted or shadowed name never comes back from here.
 //
-// One catch: goja's strict-mode assignment to an undeclared name (`URL = x`, and programs
-// are strict) checks only the global object's own properties and throws a ReferenceError
-// otherwise. So before a program runs, settleNamed settles every name its text contains;
-// only code that spells a name at run time (eval, new Function, globalThis['UR'+'L']) can
-// reach one still in the scope. Reads and property writes through it work; a bare
-// assignment inside eval'd or Function code to a name the program's text never contains
-// is the one case that still throws goja's ReferenceError.
+// Trap: goja's strict-mode assignment to an undeclared name (`URL = x`) checks only the
+// global object's own properties and throws a ReferenceError otherwise, so settleNamed
+// settles every name the program's text contains before it runs. Only a bare assignment
+// in eval'd or Function code to a name the text never contains still throws.
 type hostScope struct {
-	r *VM
-	// names are the host globals, then the run's error classes; a name that left the
-	// scope is blanked.
-	names []string
+	r     *VM
+	names []string // the host globals, then the error classes; blanked once gone
 	extra map[string]func() goja.Value
 }
 
@@ -384,9 +368,8 @@ func (r *VM) encoding() *goja.Object {
 }
 
 func (r *VM) utf8Encode(call goja.FunctionCall) goja.Value {
-	// The encoding is measured before it is made: a string within the budget as UTF-16
-	// can take 1.5 times the bytes as UTF-8, and the Go string and the buffer would each
-	// hold that much before a check after them.
+	// Measured before it is made: UTF-8 can take 1.5 times a UTF-16 string's bytes, and
+	// the Go string and the buffer would each hold that much before a later check.
 	v, max := call.Argument(0).ToString(), r.maxStringBytes()
 	if in, ok := v.(goja.String); ok {
 		if n := in.Length(); n > max || 3*n > max && utf8Length(in) > max {

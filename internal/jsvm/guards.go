@@ -8,38 +8,25 @@ import (
 	"github.com/dop251/goja"
 )
 
-// The guards. goja checks its interrupt flag only between bytecode instructions, so one
-// native built-in runs to its end whatever the budgets say. These few wrappers turn the
-// ordinary mistakes of a confused model, where one call would allocate far more than the
-// heap budget, into the catchable RangeError V8 throws, before the original runs:
+// The guards. One native built-in runs to its end whatever the budgets say, so these
+// wrappers throw V8's catchable RangeError before a call that would allocate far more
+// than the heap budget: repeat, padStart and padEnd past a quarter of it; a join whose
+// result cannot fit; fill and Array.from({length}) past HeapBytes/16 elements; and
+// ArrayBuffer and typed arrays over HeapBytes bytes (goja allocates them in one make).
 //
-//   - repeat: 'x'.repeat(1e10), a string longer than a quarter of the heap budget;
-//   - padStart, padEnd: a target length past the same bound;
-//   - join: a separator or an array long enough that the result cannot fit;
-//   - fill: filling Array(1e9), more elements than the heap budget can hold;
-//   - Array.from: Array.from({length: 1e10}), the same;
-//   - ArrayBuffer and the typed-array constructors: new Uint8Array(1e9), a buffer of
-//     more bytes than the heap budget (goja allocates it in one Go make).
-//
-// The buffer constructors are wrapped when a run starts, and only those the program's
-// text names: goja builds each constructor the first time it is read, and building the
-// twelve in every VM would double what a VM costs (BENCHMARKS.md). A program that
-// reaches one without naming it (a computed global name, eval of built text) gets goja's
-// own; a buffer over the budget then ends the run with memory-limit (in a worker, the
-// worker; in process, a store larger than the machine's memory ends the process).
-//
-// Deep recursion is bounded by goja's own call-stack limit (Limits.StackDepth). Nothing
-// here defends an in-process host against a program written to exhaust it: a worker
-// process is that boundary (runtime/worker).
+// The buffer constructors are wrapped at run start, only those the program's text names:
+// building all twelve in every VM would double a VM's cost (BENCHMARKS.md). One reached
+// without being named (eval, a computed name) is goja's own: an oversized buffer then ends
+// the run with memory-limit, or in process one past the machine's memory ends the process.
+// These guard against mistakes, not hostility: a worker process is that boundary.
 
 func (r *VM) maxStringBytes() int { return int(r.limits.HeapBytes / 4) }
 func (r *VM) maxElements() int64  { return r.limits.HeapBytes / 16 }
 
-// installGuards wraps the built-ins above. It runs once per VM, when the pool builds it.
+// installGuards wraps the built-ins above, once per VM, when it is built.
 func installGuards(r *VM) error {
 	vm := r.vm
-	// String.prototype through an instance: the String constructor would build its
-	// statics too, which most programs never touch.
+	// String.prototype through an instance: the constructor would build its statics too.
 	strProto := vm.ToValue("").ToObject(vm).Prototype()
 	arrProto := r.in.arrayProto
 
@@ -74,8 +61,7 @@ func installGuards(r *VM) error {
 		}
 	})
 	r.guard(vm.Get("Array").ToObject(vm), "from", func(call goja.FunctionCall) {
-		// Array.from({length: n}) builds n elements in one native call; an iterable is
-		// stepped by goja's interruptible iteration instead.
+		// An iterable is stepped by goja's interruptible iteration; {length: n} is not.
 		src, ok := call.Argument(0).(*goja.Object)
 		if !ok {
 			return
@@ -97,21 +83,18 @@ var bufferCtors = [...]string{"ArrayBuffer", "Uint8Array", "Uint8ClampedArray", 
 	"BigInt64Array", "BigUint64Array"}
 
 // guardBuffers replaces each buffer constructor that code names with a Proxy whose
-// construct trap checks the size first. A Proxy keeps everything else of the original:
-// name, length, prototype and instanceof, the statics (Uint8Array.from and .of construct
-// through it), subclassing (super() reaches the trap with the subclass as new.target), and
-// a call without new throws the original's TypeError. The prototype's constructor points
-// at the Proxy, so species-created arrays go through it too. It runs once per run, before
-// the program, on the VM goroutine.
+// construct trap checks the size first. A Proxy keeps the rest of the original (name,
+// length, prototype, statics, subclassing, the TypeError of a call without new), and the
+// prototype's constructor points at it so species-created arrays are checked too. Once
+// per run, before the program, on the VM goroutine.
 func (r *VM) guardBuffers(code string) {
 	if !strings.Contains(code, "Array") {
 		return
 	}
 	vm := r.vm
 	global := vm.GlobalObject()
-	// goja's instanceof asks the Proxy itself, which has no [[Call]] of goja's kind, so
-	// each original gets an own Symbol.hasInstance that hands the check to Function's
-	// with the original as this: one function for all, finding the original by its Proxy.
+	// goja's instanceof fails on the Proxy itself, so each original gets an own
+	// Symbol.hasInstance that runs Function's with the original (found by its Proxy) as this.
 	var wrapped []struct{ proxy, orig *goja.Object }
 	var hasInstance goja.Value
 	for _, name := range bufferCtors {
@@ -172,8 +155,7 @@ func (r *VM) guardBuffers(code string) {
 }
 
 // checkBuffer throws the RangeError when a constructor's first argument asks for more
-// bytes than the run's heap budget. An object argument (a buffer, an array, an iterable)
-// is left to the original: its size is what the program already holds.
+// bytes than the heap budget; an object argument is left to the original.
 func (r *VM) checkBuffer(arg goja.Value, size float64) {
 	if _, ok := arg.(*goja.Object); ok || goja.IsUndefined(arg) {
 		return

@@ -44,8 +44,7 @@ const (
 	msgPoolClosed    = "runtime pool closed"
 )
 
-// ErrRunOver is the cause of a run's host context once the run has ended
-// (runtime.ErrRunOver).
+// ErrRunOver is the cause of a run's host context once the run has ended (runtime.ErrRunOver).
 var ErrRunOver = errors.New("runtime: the run is over")
 
 // Job is one program to run on a VM and what it runs with. Run reads it and keeps no
@@ -56,23 +55,18 @@ type Job struct {
 	Program      *jsprep.Program
 	Code         string
 	ProgramBytes int
-	// Limits are the run's budgets, every field set (see Limits.Or).
-	Limits     Limits
-	Namespaces []*Namespace
-	// ArgBytes bounds one call's arguments as JSON; zero means MaxArgBytes.
+	Limits       Limits // every field set (see Limits.Or)
+	Namespaces   []*Namespace
+	// The rest are runtime.RunOptions' fields of the same meaning (Truncate is
+	// TruncateOutput, KeepFull KeepFullValue); ArgBytes zero means MaxArgBytes.
 	ArgBytes int
-	// OnLog, FileName, Truncate and Draws are runtime.RunOptions' OnLog, FileName,
-	// TruncateOutput and Draws.
 	OnLog    func(entry string)
 	FileName string
 	Truncate bool
 	Draws    *Draws
-	// KeepFull, with Truncate, keeps the whole completion when it is cut (Outcome.Full).
 	KeepFull bool
-	// State, when not nil, is the session state the global state starts with.
-	State *State
-	// Globals are read-only globals given to the program, as JSON, by name.
-	Globals map[string]json.RawMessage
+	State    *State
+	Globals  map[string]json.RawMessage
 	// Release, if set, is called once the VM's goroutine has ended: after Run returned,
 	// for a VM stuck in a native built-in.
 	Release func()
@@ -85,10 +79,9 @@ type Outcome struct {
 	Value   []byte // nil when the program returned undefined or failed
 	Failure *Failure
 	Compute time.Duration
-	Draws   *Draws // when Job.Draws asked for them
-	Full    []byte // the whole completion Value was cut from (Job.KeepFull)
-	// State is the session state as the program left it, when it changed it (Job.State).
-	State map[string]json.RawMessage
+	Draws   *Draws                     // when Job.Draws asked for them
+	Full    []byte                     // the whole completion Value was cut from (Job.KeepFull)
+	State   map[string]json.RawMessage // the session state as left, when changed (Job.State)
 }
 
 // Host keeps warm VMs for the runs of one pool and is what those runs answer to: its
@@ -105,9 +98,8 @@ type Host struct {
 }
 
 // NewHost builds one VM (so that a host that cannot build VMs fails here), then keeps
-// size VMs ready in the background. Runs give up grace after a failure on a VM stuck in
-// native code. ceiling is the process's memory ceiling while this host is open
-// (runtime.PoolOptions.MemoryCeiling).
+// size VMs ready in the background. grace is runtime.PoolOptions.Grace, ceiling its
+// MemoryCeiling while this host is open.
 func NewHost(size int, grace time.Duration, ceiling int64) (*Host, error) {
 	h := &Host{grace: grace, ready: make(chan *VM, size)}
 	h.ctx, h.cancel = context.WithCancel(context.Background())
@@ -165,10 +157,9 @@ func (h *Host) Stop() {
 	h.refill.Wait()
 }
 
-// Close stops h, then waits for every VM goroutine its runs started (including those
-// that outlived their Run) and for host calls that outlived theirs up to grace more, and
-// drops the warm VMs. Runs must not start after Stop; a caller waits for its own runs
-// between Stop and Close.
+// Close stops h, waits for every VM goroutine its runs started and for host calls that
+// outlived their run up to grace more, and drops the warm VMs. Runs must not start after
+// Stop; a caller waits for its own runs between Stop and Close.
 func (h *Host) Close() {
 	h.Stop()
 	defer gov.releases.Wait()

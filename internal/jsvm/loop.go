@@ -9,12 +9,9 @@ import (
 )
 
 // loop is the per-run event loop, k6 style. Host work is reserved on the VM goroutine before
-// it starts; its settle callback is enqueued from any goroutine exactly once and runs on the
-// VM goroutine. The run keeps going while callbacks are queued or reservations are
-// outstanding, so a program waiting on host work is never mistaken for a finished one.
-//
-// A loop belongs to one run. reserve, take and close are called on the VM goroutine; the
-// functions reserve returns are safe to call from any goroutine.
+// it starts, and its settle callback is enqueued once, from any goroutine, to run on the VM
+// goroutine; the run keeps going while callbacks are queued or reservations outstanding.
+// reserve, take and close are for the VM goroutine; what reserve returns is for any.
 type loop struct {
 	mu      sync.Mutex
 	queue   []func() error
@@ -25,9 +22,8 @@ type loop struct {
 
 func newLoop() *loop { return &loop{wake: make(chan struct{}, 1)} }
 
-// reserve records outstanding host work and returns the function that settles it. The
-// returned function enqueues cb to run on the VM goroutine; only its first call has any
-// effect, and calls after the loop closed are dropped (the VM is gone).
+// reserve records outstanding host work and returns the function that settles it by
+// enqueueing cb; only its first call counts, and calls after close are dropped.
 func (l *loop) reserve() func(cb func() error) {
 	l.mu.Lock()
 	l.pending++
@@ -131,9 +127,8 @@ func (ts *timers) setTimeout(call goja.FunctionCall) goja.Value {
 	t := &timer{id: id, settle: ts.r.loop.reserve(), due: time.Now().Add(d), fn: fn, args: args}
 	ts.live[id] = t
 	if d >= time.Until(ts.r.deadline) {
-		// It could only fire after the wall clock ends the run: it keeps the run alive
-		// but is not armed. (Clamping it to the deadline made it race the wall clock,
-		// so a program awaiting a long timer could end as a success.)
+		// It could only fire after the wall clock ends the run: it keeps the run alive but
+		// is not armed (clamped to the deadline, it raced the wall clock and could win).
 		return vm.ToValue(id)
 	}
 	heap.Push(&ts.armed, t)
@@ -141,10 +136,9 @@ func (ts *timers) setTimeout(call goja.FunctionCall) goja.Value {
 	return vm.ToValue(id)
 }
 
-// runDue runs every timer that is due, earliest first (ties in the order they were set),
-// as Node does: timers fire on goroutines of their own, which a loaded machine may run
-// out of order. A timer run here before its own goroutine settled it finds nothing to do
-// when it does.
+// runDue runs every due timer, earliest first (ties in the order set), as Node does:
+// timer goroutines may fire out of order on a loaded machine. A timer run here finds
+// nothing to do when its own goroutine settles it later.
 func (ts *timers) runDue() error {
 	now := time.Now()
 	for len(ts.armed) > 0 && !ts.armed[0].due.After(now) {

@@ -16,24 +16,17 @@ import (
 	"github.com/google/pprof/profile"
 )
 
-// The heap budget of in-process runs. The Go heap is one per process and goja has no
-// allocation accounting, so a run's memory is found where the Go runtime already records
-// it: the heap profile. Each run's VM goroutine starts under a chain of marker frames that
-// spells the run's slot number (markSlot), and the profile keeps, for every sampled
-// allocation still live at the last collection, the stack that made it. Summing the live
-// bytes of the stacks that carry a slot's markers gives what that run holds, not what the
-// process as a whole grew by, and not garbage. One governor per process samples the heap
-// every sampleEvery and reads the profile only when the process holds more than the
-// smallest budget of the runs in flight beyond what it held without them, so ordinary runs
-// never pay for it.
+// The heap budget of in-process runs. goja has no allocation accounting, so a run's
+// memory is read from the heap profile: each run's VM goroutine starts under marker
+// frames that spell its slot (markSlot), and the live bytes of the sampled stacks that
+// carry a slot's markers are what that run holds, garbage excluded. The governor reads
+// the profile only when the process holds more than the smallest budget in flight beyond
+// its base, so ordinary runs never pay for it.
 //
-// What this cannot see: allocations made more than about a hundred frames deep (the
-// profile keeps 128 frames from the allocation upwards; deeply nested native callbacks can
-// push the markers out), memory a run makes other goroutines allocate (tools run on the
-// host's goroutines, and are the host's), and any of it when the embedding program turned
-// heap profiling off (runtime.MemProfileRate = 0): then a run is judged by the process's
-// live heap growth since it started, as if it were alone. A process-wide ceiling
-// (runtime.PoolOptions.MemoryCeiling) bounds what all runs together may hold.
+// Blind spots: allocations more than about a hundred frames deep (the profile keeps 128
+// frames), what a run makes other goroutines allocate (tools are the host's), and
+// everything when heap profiling is off (runtime.MemProfileRate = 0), where a run is
+// judged by the live heap's growth since it started. MemoryCeiling bounds all runs together.
 
 // slotDigits is the number of base-4 marker frames; it bounds the slots to 4^slotDigits.
 const (
@@ -112,34 +105,26 @@ func runOnSlot(slot int, f func()) {
 // governor judges the memory of every in-process run of the process. Its methods are safe
 // for concurrent use.
 type governor struct {
-	mu    sync.Mutex
-	runs  map[int]*VM     // in flight, by slot
-	free  []int           // free slots, least recently released first
-	pools map[*Host]int64 // the ceiling of every open host (0: none)
-	// lastSample is when a run's sampler last sampled the heap, and sampling is set while
-	// one does: the others skip their tick then, and until sampleEvery/2 has passed.
-	lastSample time.Time
+	mu         sync.Mutex
+	runs       map[int]*VM     // in flight, by slot
+	free       []int           // free slots, least recently released first
+	pools      map[*Host]int64 // the ceiling of every open host (0: none)
+	lastSample time.Time       // when a sampler last sampled; sampling is set while one does
 	sampling   bool
-	// base is the heap the process holds besides its runs, as of the last attribution
-	// (or the first run's start).
-	base int64
-	// lastLook is when the profile was last read, and the heap then; the profile is read
-	// again only after a pause or further growth.
+	base       int64 // the heap held besides runs, as of the last attribution
+	// lastLook is when the profile was last read, and the heap then.
 	lastLook     time.Time
 	lastLookHeap int64
-	// over is set while the process's live heap is above the ceiling; admission waits
-	// for below to be closed.
-	over  bool
-	below chan struct{}
-	// releasing is set while a release (see release) runs; again asks it for one more.
-	releasing, again bool
-	releases         sync.WaitGroup
+	over         bool          // live heap above the ceiling; admission waits for below
+	below        chan struct{} // closed when over clears
+	releasing    bool          // a release runs; again asks it for one more
+	again        bool
+	releases     sync.WaitGroup
 }
 
 var gov = &governor{runs: map[int]*VM{}, pools: map[*Host]int64{}}
 
-// heapSample reads the heap's object bytes (live and not yet collected) and the live heap
-// as of the last collection.
+// heapSample reads the object bytes (garbage included) and the last collection's live heap.
 func heapSample() (objects, live int64) {
 	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/gc/heap/live:bytes"}}
 	metrics.Read(s)
@@ -152,8 +137,7 @@ func heapSample() (objects, live int64) {
 	return objects, live
 }
 
-// addHost and removeHost track the open hosts' ceilings; the governor enforces the
-// lowest.
+// addHost and removeHost track the open hosts' ceilings; the lowest applies.
 func (g *governor) addHost(p *Host, ceiling int64) {
 	g.mu.Lock()
 	g.pools[p] = ceiling
@@ -228,20 +212,17 @@ func (g *governor) start(r *VM) int {
 	}
 	r.memStart = g.base
 	if slot >= 0 {
-		// A sampler of the run's own rather than one for the process: a timer belongs to
-		// the synctest bubble it was made in (if any), where it stops when the bubble ends,
-		// and may not be touched from outside it. The run's goroutines are in its bubble.
+		// A sampler per run, not per process: a timer belongs to the synctest bubble it
+		// was made in and may not be touched from outside it.
 		r.sampler = time.AfterFunc(sampleEvery, func() { g.tick(r) })
 	}
 	return slot
 }
 
 // release collects the heap and returns free memory to the system, on a goroutine of its
-// own. A run that ended at its memory limit or its time budget (a memory bomb can end
-// either way) has just dropped its VM: without this the process would keep holding that
-// memory, an idle server up to its ceiling, until the Go runtime's next periodic
-// collection minutes later. Requests made while a release runs get one more after it
-// instead of one each.
+// own, after a run that ended at a memory or time budget dropped its VM: otherwise the
+// process keeps that memory until Go's periodic collection minutes later. Requests made
+// during a release get one more after it, not one each.
 func (g *governor) release() {
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -292,17 +273,15 @@ func (g *governor) setOverLocked(over bool) {
 	g.over = over
 }
 
-// tick is run r's sampler: it samples the heap unless another run's sampler just did, and
-// re-arms while r is in flight.
+// tick is run r's sampler; it re-arms while r is in flight.
 func (g *governor) tick(r *VM) {
 	g.mu.Lock()
 	if g.runs[r.slot] != r {
 		g.mu.Unlock()
 		return // stopped
 	}
-	// Every run's sampler ticks, but one at a time samples the heap, about once per
-	// sampleEvery: reading the heap profile is costly, and concurrent reads contend. A time
-	// from another bubble's clock is ignored rather than trusted.
+	// One sampler at a time samples, about once per sampleEvery: concurrent reads contend.
+	// A time from another synctest bubble's clock is ignored.
 	now := time.Now()
 	d := now.Sub(g.lastSample)
 	sample := !g.sampling && (d < 0 || d >= sampleEvery/2)
@@ -341,9 +320,8 @@ func (g *governor) sample() {
 		g.setOverLocked(false) // everything, garbage included, fits again
 	}
 	look := objects-g.base > minBudget || ceiling > 0 && objects > ceiling
-	// Read the profile again only after it could have changed enough to matter: a pause,
-	// or growth by a good part of the smallest budget. (A last look timed by another
-	// synctest bubble's clock holds nothing back.)
+	// Read the profile again only after a pause or growth by a good part of the smallest
+	// budget (a last look timed by another synctest bubble's clock holds nothing back).
 	if since := time.Since(g.lastLook); look && since >= 0 && since < 10*sampleEvery && objects-g.lastLookHeap < minBudget/4 {
 		look = false
 	}
@@ -353,11 +331,9 @@ func (g *governor) sample() {
 	}
 }
 
-// attribute reads what each run holds and fails the runs over their budget, and the
-// largest holder while the process is over its ceiling. It collects first: the heap
-// profile is as of a collection up to two cycles back, so it misses what a run grew by
-// since and counts as held what a run has dropped since. A collection brings it up to
-// date, so a run fails for what it holds, never for its garbage.
+// attribute fails the runs over their budget, and the largest holder while the process
+// is over its ceiling. It collects first: the profile is as of a collection up to two
+// cycles back, and a run must fail for what it holds now, never for its garbage.
 func (g *governor) attribute(ceiling int64) {
 	goruntime.GC()
 	objects, live := heapSample()
@@ -388,10 +364,9 @@ func heldBy(held map[int]int64, ok bool, live int64, r *VM) int64 {
 	return held[r.slot]
 }
 
-// judgeLocked picks the runs to fail from what each holds: those over their budget and,
-// over the ceiling with none of those, the largest holder (returned apart), unless a
-// failed run is still unwinding (what it frees may bring the heap under). It reports
-// whether the process is over its ceiling.
+// judgeLocked picks the runs over their budget and, over the ceiling with none of those
+// and no failed run still unwinding (what it frees may suffice), the largest holder. It
+// reports whether the process is over its ceiling.
 func (g *governor) judgeLocked(held map[int]int64, ok bool, live, ceiling int64) (victims []*VM, ceilingVictim *VM, over bool) {
 	var largest *VM
 	var largestHeld int64
@@ -427,10 +402,9 @@ func sumOf(held map[int]int64) int64 {
 	return sum
 }
 
-// held returns the live bytes each slot's allocations hold as of the last collection, and
-// false when the heap profile cannot say (profiling off, or markers not recognisable). It
-// reads the profile in its protobuf form, which symbolizes each distinct PC once; the text
-// form symbolizes every frame of every record, a cost that grows with the process's life.
+// held returns the live bytes each slot holds as of the last collection, or false when
+// the profile cannot say. It reads the protobuf form, which symbolizes each PC once; the
+// text form's cost grows with the process's life.
 func (g *governor) held() (map[int]int64, bool) {
 	m := markers()
 	if !m.ok || goruntime.MemProfileRate <= 0 {
@@ -447,9 +421,8 @@ func (g *governor) held() (map[int]int64, bool) {
 	return heldBySlot(p, m.inner, m.digit)
 }
 
-// heldBySlot sums, per slot, the live bytes of a heap profile's samples (already scaled
-// to estimates by runtime/pprof) whose stacks carry the slot's markers. It is false when
-// the profile has no in-use bytes.
+// heldBySlot sums, per slot, the in-use bytes of the samples whose stacks carry the
+// slot's markers; false when the profile has no in-use bytes.
 func heldBySlot(p *profile.Profile, inner uint64, digit [4]uint64) (map[int]int64, bool) {
 	vi := slices.IndexFunc(p.SampleType, func(t *profile.ValueType) bool { return t.Type == "inuse_space" })
 	if vi < 0 {

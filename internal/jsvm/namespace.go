@@ -27,9 +27,8 @@ type PanicError struct{ Value any }
 
 func (p *PanicError) Error() string { return fmt.Sprint("host function panicked: ", p.Value) }
 
-// CallError is a call's outcome that rejects the call with the namespace's error class
-// carrying extra string properties; other errors reject with their Error() text. A
-// CallError is an immutable value.
+// CallError is runtime.CallError: a rejection with extra string properties. It is an
+// immutable value.
 type CallError struct {
 	Message string
 	Fields  map[string]string
@@ -44,17 +43,15 @@ type NamespaceOptions struct {
 	SnapshotFields                   map[string]string
 }
 
-// Namespace is a global object of async host functions, installed per run in constant
-// time: members materialize on first access. NewNamespace builds it; it is immutable
-// after that and safe for concurrent use by any number of runs.
+// Namespace is runtime.Namespace: installed per run in constant time, immutable once
+// NewNamespace built it, and safe for concurrent use by any number of runs.
 type Namespace struct {
 	Global           string
 	Members          []string
 	Start            StartFunc
 	NamespaceOptions // Noun filled with its default
 	// Errors, when not nil, turns a call's error into the VM's types (*Failure,
-	// *CallError, *PanicError) before the run reads it: a host with error types of its
-	// own sets it.
+	// *CallError, *PanicError) before the run reads it.
 	Errors func(error) error
 	index  map[string]bool
 }
@@ -69,8 +66,7 @@ func (e *NamespaceError) Error() string {
 	return fmt.Sprintf("runtime: namespace %q: %s", e.Global, e.Reason)
 }
 
-// identRe matches an ASCII JavaScript identifier: a global or error-class name, and a
-// member that dot access can spell.
+// identRe matches an ASCII JavaScript identifier (what dot access can spell).
 var identRe = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*$`)
 
 // reservedGlobals are names a namespace or error class cannot take: the host globals, the
@@ -141,8 +137,7 @@ func NewNamespace(global string, members []string, start StartFunc, opts *Namesp
 	return ns, nil
 }
 
-// WithStart returns the namespace with its calls started through start instead, the rest
-// shared.
+// WithStart returns the namespace with its calls started through start, the rest shared.
 func (ns *Namespace) WithStart(start StartFunc) *Namespace {
 	c := *ns
 	c.Start = start
@@ -216,10 +211,8 @@ func (o *nsObject) Has(key string) bool         { return o.ns.index[key] }
 func (o *nsObject) Delete(key string) bool      { return !o.ns.index[key] }
 func (o *nsObject) Keys() []string              { return slices.Clone(o.ns.Members) }
 
-// errorClassSrc makes a class extending Error whose name is the given one.
-// errorClassSrc makes an error class from the Error constructor captured when the VM was
-// built (and the Go side names it), so a program that replaced Error or
-// Object.defineProperty before its first failed call still gets a real error class.
+// errorClassSrc extends the Error constructor captured when the VM was built (the Go side
+// names the class), so a program that replaced Error still gets a real error class.
 const errorClassSrc = `(function (E) {
 	'use strict';
 	return class extends E {};
@@ -235,8 +228,7 @@ func (r *VM) installNamespaces(nss []*Namespace) error {
 	for _, ns := range nss {
 		o := &nsObject{r: r, ns: ns}
 		if ns.ErrorClass != "" {
-			// The class is built on first need (a rejection, or the program naming it):
-			// most runs never see a failed call.
+			// Built on first need: most runs never see a failed call.
 			r.scope.lazy(ns.ErrorClass, func() goja.Value { return o.errorClass() })
 		}
 		obj := r.vm.NewDynamicObject(o)
@@ -264,8 +256,7 @@ func (o *nsObject) errorClass() *goja.Object {
 		}
 		ctor := c.ToObject(o.r.vm)
 		name := o.r.vm.ToValue(o.ns.ErrorClass)
-		// As `class X extends Error {}` would have them: X.name read-only, and a
-		// writable X.prototype.name, neither enumerable.
+		// As `class X extends Error {}`: X.name read-only, X.prototype.name writable.
 		if err := ctor.DefineDataProperty("name", name, goja.FLAG_FALSE, goja.FLAG_TRUE, goja.FLAG_FALSE); err != nil {
 			panic(err)
 		}
@@ -277,16 +268,14 @@ func (o *nsObject) errorClass() *goja.Object {
 	return o.ctor
 }
 
-// hostCall is one call of a namespace member from JavaScript: snapshot the argument as
-// lossless JSON on the VM goroutine, start the call in submission order, and settle the
-// returned promise through the loop when the call is done.
+// hostCall is one call of a namespace member from JavaScript: it snapshots the argument as
+// lossless JSON, starts the call, and settles the returned promise through the loop.
 func (r *VM) hostCall(o *nsObject, member string, call goja.FunctionCall) goja.Value {
 	vm := r.vm
 	p, resolve, reject := vm.NewPromise()
 	arg := call.Argument(0)
 	if strings.HasPrefix(member, "$") {
-		// A built-in of the namespace's host (tools.$search): every argument, as an
-		// array, trailing undefineds dropped (an omitted optional argument).
+		// A host built-in (tools.$search): all arguments as an array, trailing undefineds cut.
 		n := len(call.Arguments)
 		for n > 0 && goja.IsUndefined(call.Arguments[n-1]) {
 			n--
@@ -316,8 +305,7 @@ func (r *VM) hostCall(o *nsObject, member string, call goja.FunctionCall) goja.V
 		return vm.ToValue(p)
 	}
 	r.started++
-	// Where the program made the call, for the stack of a rejection (the rejection is
-	// built later, on the loop, where no program frame is left to capture).
+	// For a rejection's stack: it is built later, when no program frame is left.
 	var at callSites
 	if o.ns.ErrorClass != "" {
 		at = r.callSites()
@@ -376,16 +364,13 @@ func (r *VM) hostCall(o *nsObject, member string, call goja.FunctionCall) goja.V
 	return vm.ToValue(p)
 }
 
-// callSites are where the program made a namespace call: its calling frame and the
-// one that called that, kept as positions rather than goja frames, since a run may hold
-// many calls in flight.
+// callSites are the positions of the two program frames that made a namespace call.
 type callSites [2]struct {
 	src, fn   string
 	line, col int
 }
 
-// callSites captures the program frames of the namespace call being made. VM goroutine,
-// inside the call.
+// callSites captures the frames of the call being made. VM goroutine, inside the call.
 func (r *VM) callSites() callSites {
 	var buf [3]goja.StackFrame
 	frames := r.vm.CaptureCallStack(len(buf), buf[:0])
@@ -402,9 +387,8 @@ func (r *VM) callSites() callSites {
 }
 
 // callErrorAt is callError with a stack that shows where the program made the call: a
-// first frame naming the member (tools.read_file) at the calling line, then the
-// calling function and its caller. An uncaught rejection's failure text then names the
-// tool and the line, though the error was built after the program's frames were gone.
+// frame naming the member (tools.read_file) at the calling line, then the calling
+// function and its caller, so an uncaught rejection names the tool and the line.
 func (r *VM) callErrorAt(o *nsObject, member, msg string, fields map[string]string, at callSites) goja.Value {
 	e := r.callError(o, member, msg, fields)
 	obj, ok := e.(*goja.Object)
@@ -436,9 +420,8 @@ func (r *VM) callErrorAt(o *nsObject, member, msg string, fields map[string]stri
 	return e
 }
 
-// reportUnawaited logs, when the program has settled, the namespace calls it started and
-// never waited for: their results were lost, which is most often a missing await. VM
-// goroutine, once the main promise has settled.
+// reportUnawaited logs the namespace calls the program started and never waited for
+// (most often a missing await). VM goroutine, once the main promise has settled.
 func (r *VM) reportUnawaited() {
 	var order []string
 	count := map[string]int{}
@@ -483,8 +466,7 @@ func (r *VM) reportUnawaited() {
 // MaxArgBytes is runtime.MaxArgBytes, the default of Job.ArgBytes.
 const MaxArgBytes = 16 << 20
 
-// failureOf returns the *Failure in err's chain, or nil. It allocates only for an
-// error, not on every call's outcome.
+// failureOf returns the *Failure in err's chain, or nil, allocating only for an error.
 func failureOf(err error) *Failure {
 	if err == nil {
 		return nil

@@ -15,11 +15,9 @@ import (
 	"github.com/runcode-go/runcode/internal/jsprep"
 )
 
-// VM is one goja VM and everything the one program run on it needs (its methods call it
-// r, for that run). A Host builds it warm (globals installed, no program run yet); Run
-// uses it for exactly one program, and then it is dropped. Each concern's state is a type
-// of its own in that concern's file; what mu guards is shared with watchdog goroutines,
-// and the rest belongs to the VM goroutine.
+// VM is one goja VM and the state of the one program run on it (its methods call it r).
+// A Host builds it warm; Run uses it for exactly one program, then it is dropped. What mu
+// guards is shared with watchdog goroutines; the rest belongs to the VM goroutine.
 type VM struct {
 	vm       *goja.Runtime
 	host     *Host
@@ -49,10 +47,8 @@ type VM struct {
 	settled  bool // the outcome is final; later failures are ignored
 }
 
-// warmPrg materializes what every run needs (the async function and Promise machinery)
-// while the VM is built in the background, not on the run's clock.
-// Compiled on first use, as the preludes are: not at package init, which every start of
-// the binary pays.
+// warmPrg materializes the async function and Promise machinery while the VM is built in
+// the background, off the run's clock. Compiled on first use, not at package init.
 var warmPrg = compileOnce("warm.js", "(async () => {})()")
 
 // intrinsics are captured before any program runs, so programs cannot redirect what the
@@ -81,9 +77,8 @@ func newVM(h *Host) (*VM, error) {
 	return r, nil
 }
 
-// trackRejection keeps the rejected promises that have no handler yet, in order. goja calls
-// it from inside a run, where no interrupt reaches, so both operations are O(1): a handled
-// promise leaves a hole in the order that reportRejections skips.
+// trackRejection keeps the rejected promises that have no handler yet, in order, in O(1):
+// goja calls it where no interrupt reaches. A handled promise leaves a hole.
 func (r *VM) trackRejection(p *goja.Promise, op goja.PromiseRejectionOperation) {
 	switch op {
 	case goja.PromiseRejectionReject:
@@ -100,9 +95,8 @@ func (r *VM) trackRejection(p *goja.Promise, op goja.PromiseRejectionOperation) 
 	}
 }
 
-// fail records the run's failure; the first one wins. It interrupts the VM and wakes the
-// loop, so JavaScript stops at its next instruction and a waiting loop returns. Safe to call
-// from any goroutine.
+// fail records the run's failure (the first one wins), interrupts the VM and wakes the
+// loop. Safe to call from any goroutine.
 func (r *VM) fail(kind Kind, msg string) bool {
 	r.mu.Lock()
 	if r.failure != nil || r.settled {
@@ -126,11 +120,8 @@ var errStop = errors.New("run stopped")
 func (r *VM) failed() bool { return r.stopping.Load() }
 
 // growStack grows the calling goroutine's stack to 64 KB in one step, while it is still
-// shallow. goja's interpreter recurses deeply, and a fresh goroutine's 8 KB stack
-// otherwise doubles several times during a run, each time copying every frame (Go's
-// copystack looks up each frame's PC tables): about 12 µs of a run in the S2 bench
-// scenario's CPU profile. Copying two frames once costs far less; clearing the pad
-// about a microsecond.
+// shallow: goja recurses deeply, and doubling a fresh 8 KB stack several times copies
+// every frame each time (BENCHMARKS.md, "internal/jsvm design notes").
 //
 //go:noinline
 func growStack() {
@@ -141,11 +132,9 @@ func growStack() {
 //go:noinline
 func touchStack(b []byte) { b[len(b)-1] = 1 }
 
-// release drops, once the run is over, what it kept for the caller's side: a VM a
-// caller holds on to (runcode bench's sandbox) would otherwise keep the caller's context
-// alive, and with it the caller's per-run state (run_code's bindings: its scheduler,
-// pipeline calls and sub-call records), about 2 KB per VM in bench scenario S7. VM
-// goroutine, after finish: no JavaScript runs on this VM any more, so nothing reads these.
+// release drops what the run kept of the caller's side, so that a VM a caller holds on
+// to (runcode bench's sandbox) does not keep the caller's context and per-run state
+// alive. VM goroutine, after finish: nothing reads these any more.
 func (r *VM) release() {
 	r.parent, r.ctx, r.cancel = nil, nil, nil
 	r.prg, r.onLog, r.namespaces = nil, nil, nil
@@ -172,9 +161,8 @@ func (r *VM) prepare(code string) bool {
 	return true
 }
 
-// dropIfBudgetFailed drops the VM of a run that ended at its memory limit or its time
-// budget, and has the governor give the memory back (see governor.release). VM goroutine,
-// last: nothing touches the VM after it.
+// dropIfBudgetFailed drops the VM of a run that ended at its memory or time budget and
+// has the governor give the memory back. VM goroutine, last.
 func (r *VM) dropIfBudgetFailed() {
 	r.mu.Lock()
 	f := r.failure
@@ -182,8 +170,7 @@ func (r *VM) dropIfBudgetFailed() {
 	if f == nil || f.Kind != KindMemoryLimit && f.Kind != KindTimeout {
 		return
 	}
-	// Everything that holds the VM's objects, so that it is garbage even while the
-	// caller still holds the run. fail reads vm from a watchdog's goroutine.
+	// Everything that holds the VM's objects; fail reads vm from a watchdog's goroutine.
 	r.mu.Lock()
 	r.vm = nil
 	r.mu.Unlock()
@@ -192,8 +179,8 @@ func (r *VM) dropIfBudgetFailed() {
 	gov.release()
 }
 
-// exec runs the program to completion on the calling goroutine (the VM goroutine),
-// leaving the outcome in the run's failure, logs and value. Watchdogs must already be armed.
+// exec runs the program to completion on the VM goroutine, leaving the outcome in the
+// run's failure, logs and value. Watchdogs must already be armed.
 func (r *VM) exec() {
 	defer func() {
 		if x := recover(); x != nil {
@@ -262,16 +249,15 @@ func (r *VM) exec() {
 	case goja.PromiseStateFulfilled:
 		r.complete(r.main.Result())
 	}
-	// The outcome is decided: a budget or cancellation that fires from now on, before
-	// Run collects the result, must not turn it into a failure.
+	// The outcome is decided: a budget or cancellation firing from now on must not change it.
 	r.mu.Lock()
 	r.settled = true
 	r.mu.Unlock()
 }
 
-// cancelled records an abort when the caller's context or the pool is done. Host calls
-// see the same cancellation and may settle before the context's watchdog fires; checking
-// before each batch keeps the run's outcome an abort rather than their rejections.
+// cancelled records an abort when the caller's context or the pool is done: host calls
+// see the cancellation too and may settle before the watchdog fires, and the outcome must
+// be the abort, not their rejections.
 func (r *VM) cancelled() bool {
 	switch {
 	case r.parent.Err() != nil:
@@ -321,12 +307,13 @@ func (r *VM) failFrom(err error) {
 	}
 }
 
-// failException fails the run with a thrown value: an Error's stack, String(value)
-// otherwise, as an exception, or as output-limit when logs plus message do not fit.
+// failException fails the run with a thrown value, as failMessage does.
 func (r *VM) failException(v goja.Value) {
 	r.failMessage(r.describe(v))
 }
 
+// failMessage fails the run as exception, or as output-limit when logs plus message do
+// not fit (cut instead in truncation mode).
 func (r *VM) failMessage(msg string) {
 	r.mu.Lock()
 	fits := r.logBytes+jsonStringLen(msg) <= r.limits.OutputBytes
@@ -402,9 +389,8 @@ func (r *VM) globalsHint() string {
 
 var frameRe = regexp.MustCompile(`program\.(js|ts):(\d+):(\d+)(\(\d+\))?`)
 
-// cleanStack rewrites goja's stack text for the model: "    at" indentation, columns of
-// the model's text (line 1 without the wrapper's prefix), no bytecode offsets, and no
-// frames of the wrapper itself or of the BigInt operators' checks.
+// cleanStack rewrites goja's stack text for the model: "    at" indentation, positions in
+// the model's text, no bytecode offsets, no frames past the model's lines.
 func (r *VM) cleanStack(st string) string {
 	lines := strings.Split(strings.TrimRight(st, "\n"), "\n")
 	out := lines[:0]
@@ -439,9 +425,8 @@ func (r *VM) cleanStack(st string) string {
 
 // native wraps a Go function reachable from JavaScript: a Go panic in it fails this run
 // instead of crashing the host; goja's own throws pass through. Only the outermost host
-// function recovers: goja unwinds a foreign panic through the frames in between (it
-// restores its state at each and lets no catch see it), and a recover and re-panic at
-// every level of a deep native recursion costs time quadratic in its depth.
+// function recovers: a recover and re-panic at every level of a deep native recursion
+// costs time quadratic in its depth (goja unwinds a foreign panic through them anyway).
 func (r *VM) native(fn func(goja.FunctionCall) goja.Value) goja.Value {
 	return r.vm.ToValue(func(call goja.FunctionCall) (ret goja.Value) {
 		if r.inHost {
@@ -484,8 +469,7 @@ func (r *VM) dateString(o *goja.Object) string {
 	return v.String()
 }
 
-// brand tells Maps, Sets and typed arrays from plain objects (goja's class name is
-// "Object" for all of them) by their prototype chain.
+// brand tells Maps, Sets and typed arrays (all "Object" to goja) by their prototype chain.
 func (r *VM) brand(o *goja.Object) string {
 	in := r.helpers()
 	for p := o.Prototype(); p != nil; p = p.Prototype() {
@@ -511,8 +495,7 @@ func (r *VM) primitiveOf(o *goja.Object) goja.Value {
 }
 
 // undefinedOrNull corrects goja's "Cannot read property 'x' of undefined", which it also
-// says of null (it cannot tell them apart there), to "of undefined or null", so that a
-// model whose value was null does not go looking for an undefined one.
+// says of null, to "of undefined or null".
 func undefinedOrNull(s string) string {
 	first, rest, _ := strings.Cut(s, "\n")
 	if strings.HasPrefix(first, "TypeError: Cannot read property '") && strings.HasSuffix(first, "' of undefined") {
@@ -530,8 +513,7 @@ var noMember = regexp.MustCompile(`^TypeError: Object has no member '(.+)'`)
 
 // memberHint adds a did-you-mean to goja's "Object has no member 'x'" when x is close to
 // a member of an installed namespace (tools.raed_file -> tools.read_file). goja does not
-// say which object it was, so the hint names the namespace and the member it suggests,
-// and is added only when there is a plausible one.
+// say which object it was, so the hint names the namespace.
 func (r *VM) memberHint(first string) string {
 	m := noMember.FindStringSubmatch(first)
 	if m == nil {

@@ -36,17 +36,12 @@ func stateSize(values map[string]json.RawMessage) int {
 	return n
 }
 
-// installStateOf installs the global state when the job has a session state.
+// installStateOf defines the global state over st, when the job has one: get, set,
+// delete and keys, all synchronous.
 func (r *VM) installStateOf(st *State) error {
 	if st == nil {
 		return nil
 	}
-	return r.installState(st)
-}
-
-// installState defines the global state over st: get, set, delete and keys, all
-// synchronous.
-func (r *VM) installState(st *State) error {
 	s := &sessionState{values: maps.Clone(st.Values), max: *st}
 	if s.values == nil {
 		s.values = map[string]json.RawMessage{}

@@ -9,25 +9,16 @@ import (
 	"github.com/runcode-go/runcode/internal/jsontext"
 )
 
-// Output that degrades (Job.Truncate). By default output over the budget fails the run
-// as output-limit (docs/run_code.md, "Failure kinds"). In truncation mode the run keeps
-// what fits and says what it cut instead:
-//
-//   - the log entry that does not fit is cut, ending in "…N more bytes", and every later
-//     entry is dropped, counted by a last entry "…N more log entries";
-//   - a completion that does not fit is cut structurally, so that it stays valid JSON:
-//     a cut string ends in "…N more bytes", a cut array ends with the element "…N more
-//     items", a cut object with the member "…": "N more items", and a container with no
-//     room for any of its members becomes the string "…N more bytes";
-//   - a thrown message that does not fit is cut like a log entry;
-//   - the logs open with truncHeader, one line.
-//
-// The markers and the header come out of truncReserve bytes the run keeps free of logs
-// and completion, so the output stays within the budget.
+// Truncation mode (Job.Truncate): instead of failing as output-limit, the run keeps what
+// fits and says what it cut. The log entry that does not fit (or a thrown message) ends in
+// "…N more bytes" and later entries are dropped, counted by "…N more log entries"; a
+// completion is cut to valid JSON: a string ends in "…N more bytes", an array with the
+// element "…N more items", an object with the member "…": "N more items", and a container
+// with no room for any member becomes "…N more bytes". The logs open with truncHeader.
+// Header and markers come out of truncReserve, so the output stays within the budget.
 
-// truncReserve is what truncation mode keeps free of the budget for its header and
-// markers: the header (under 150 bytes as JSON), the dropped-entries marker and the
-// completion's outer marker (under 50 each).
+// truncReserve holds the header (under 150 bytes as JSON) and the dropped-entries and
+// outer completion markers (under 50 each).
 const truncReserve = 256
 
 // truncMarkerRoom is what one container's marker and closing bracket can take.
@@ -37,8 +28,7 @@ func truncHeader(budget int) string {
 	return fmt.Sprintf("[output truncated to the %d-byte output budget: what was cut ends in a \"…N more\" marker]", budget)
 }
 
-// outputLimit is the budget logs and completion may fill: the output budget, less
-// truncation mode's reserve.
+// outputLimit is what logs and completion may fill: the budget less truncation's reserve.
 func (r *VM) outputLimit() int {
 	if !r.truncate {
 		return r.limits.OutputBytes
@@ -56,9 +46,8 @@ func (r *VM) truncated() bool {
 	return r.cut
 }
 
-// cutString returns s cut so that, with the marker "…N more bytes" appended, it is at
-// most room bytes as a JSON string, and whether anything fits at all. N counts the bytes
-// of s that were cut.
+// cutString cuts s so that, with "…N more bytes" appended (N the bytes cut), it is at most
+// room bytes as a JSON string, and reports whether anything fits at all.
 func cutString(s string, room int) (string, bool) {
 	marker := func(n int) string { return "…" + strconv.Itoa(n) + " more bytes" }
 	if jsonStringLen(marker(len(s))) > room {
@@ -79,10 +68,9 @@ func cutString(s string, room int) (string, bool) {
 	return s[:end] + marker(len(s)-end), true
 }
 
-// cutJSON cuts the compact JSON text in (as the completion encoder writes it) to at most
-// limit bytes of valid JSON, with the markers above. It reads in once, left to right:
-// once something does not fit, everything after it is dropped and counted. ok is false
-// when not even a marker fits, or in is not compact JSON.
+// cutJSON cuts the compact JSON text in to at most limit bytes of valid JSON with the
+// markers above, in one pass: once something does not fit, the rest is dropped and
+// counted. ok is false when not even a marker fits, or in is not compact JSON.
 func cutJSON(in []byte, limit int) (out []byte, ok bool) {
 	c := &cutter{in: in, limit: limit}
 	defer func() {

@@ -6,11 +6,9 @@ import (
 	"syscall"
 )
 
-// CloseInherited closes the descriptors above stderr that this process did not open
-// itself: those without close-on-exec, which can only have been inherited (Go opens every
-// descriptor of its own with O_CLOEXEC, and os/exec passes a child nothing else). A host
-// that was itself given a descriptor without close-on-exec would otherwise hand it on to
-// its workers. Call it first thing, before anything else opens descriptors.
+// CloseInherited closes the descriptors above stderr without close-on-exec, which can only
+// have been inherited (Go opens its own with O_CLOEXEC). Call it first thing, before
+// anything else opens descriptors.
 func CloseInherited() {
 	ents, err := os.ReadDir("/proc/self/fd")
 	if err != nil {

@@ -7,18 +7,12 @@ import (
 
 // ShareCPUs leaves a CPU to each of the size workers of a Pool: the calling process (the
 // host) runs on the CPUs left over, at least one, until every release is called. It does
-// not look at the environment: a command that leaves a GOMAXPROCS the user set alone does
-// not call it (runcode does not).
+// not look at the environment; a command that honours a GOMAXPROCS the user set does not
+// call it then.
 //
-// Why: a worker runs its program on one P (see Serve), and a sequential sub-call
-// alternates between the worker and the host. A host with a P for every CPU wakes an idle
-// thread for each goroutine a sub-call starts, and on a machine with no CPU to spare that
-// thread takes the worker's. In process there is no such trade: the program runs on the
-// host's Ps.
-//
-// Setting GOMAXPROCS stops the Go runtime from following changes of the CPU quota, and the
-// release puts back the number it found, not the runtime's default: a command's pool lives
-// as long as its process.
+// Why: a host with a P for every CPU wakes an idle thread for each goroutine a sub-call
+// starts, and with no CPU to spare that thread takes the worker's. Setting GOMAXPROCS stops
+// Go from following changes of the CPU quota; release puts back the number it found.
 func ShareCPUs(size int) (release func()) {
 	cpuShare.Lock()
 	defer cpuShare.Unlock()

@@ -12,13 +12,9 @@ import (
 	"github.com/runcode-go/runcode/runtime"
 )
 
-// This file handles the frames of a run: each call is validated and started through the
-// host's real namespace, its outcome written back as a result frame; log entries are kept;
-// done ends the run.
-
-// handle validates one frame of a run: a call is started through the real namespace (and
-// a goroutine waits for it and writes its result frame), done ends the run. Anything else
-// is a protocol violation.
+// handle validates one frame of a run: a call is started through the real namespace and
+// its result written back, log entries are kept, done ends the run. Anything else is a
+// protocol violation.
 func (p *Pool) handle(ctx context.Context, w *proc, rs *hostRun, nss []*runtime.Namespace, m *message) (*runtime.Result, error) {
 	switch m.T {
 	case tCall:
@@ -41,10 +37,8 @@ func (p *Pool) handle(ctx context.Context, w *proc, rs *hostRun, nss []*runtime.
 		}
 		// The compute left is the worker's reading; the wall clock's deadline is the host's.
 		ctx = runtime.WithLeft(ctx, runtime.Left{Compute: time.Duration(m.Left), WallClock: time.Until(rs.deadline)})
-		// In process, a call's arguments and its result are the run's own memory; here the
-		// host holds them, from the call frame until the result is written back, and a
-		// program that makes calls faster than they end, or than it reads their results,
-		// would grow the host, not its worker. They count against the run's heap budget.
+		// The host holds a call's arguments and result until written back: they count
+		// against the run's heap budget, or a program could grow the host, not its worker.
 		args := int64(len(m.Args))
 		if !rs.hold(w, args) {
 			return nil, nil
@@ -67,8 +61,7 @@ func (p *Pool) handle(ctx context.Context, w *proc, rs *hostRun, nss []*runtime.
 				return
 			}
 			if f := failureOf(err); f != nil {
-				// The host ends the run (runtime.StartFunc): the worker is stopped with
-				// the failure, as when the calls in flight hold too much.
+				// The host ends the run (runtime.StartFunc): the worker is killed with it.
 				rs.cutOff.Store(true)
 				w.kill(f)
 				rs.held.Add(-args)
@@ -92,8 +85,7 @@ func (p *Pool) handle(ctx context.Context, w *proc, rs *hostRun, nss []*runtime.
 				defer rs.held.Add(-size)
 				var fse *frameSizeError
 				if err := w.sendIf(rs, res); errors.As(err, &fse) {
-					// Too large to send: the call fails with that rather than never ending
-					// (the worker would wait for it until the run's wall clock).
+					// Too large to send: the call fails rather than never ending.
 					w.sendIf(rs, reply(id, nil, fmt.Errorf("the tool's result is too large to pass to the worker process: %d bytes framed, over the %d-byte limit", fse.n, fse.max)))
 				}
 			}()
@@ -149,8 +141,7 @@ func (p *Pool) handle(ctx context.Context, w *proc, rs *hostRun, nss []*runtime.
 const msgHeld = "heap limit of %d MiB exceeded by the arguments and results of calls in flight"
 
 // hold counts n more bytes the host holds for the run (fewer if n < 0). Over the run's
-// heap budget it kills the worker, and nothing the worker says after counts (as for a
-// broken one, but its logs are kept). Safe for concurrent use.
+// heap budget it kills and cuts off the worker, keeping its logs. Safe for concurrent use.
 func (rs *hostRun) hold(w *proc, n int64) bool {
 	if rs.held.Add(n) <= rs.maxHeld {
 		return true
@@ -211,9 +202,7 @@ func reply(id uint64, out json.RawMessage, err error) *message {
 			m.Error = &callError{Message: err.Error()}
 		}
 	default:
-		// As it came, JSON or not (see the protocol): the worker's runtime decodes it as it
-		// would in process; checking it here too would scan the whole output twice on the
-		// critical path.
+		// As it came, JSON or not: the worker's runtime checks it, as in process.
 		m.Value = out
 	}
 	return m

@@ -8,20 +8,16 @@ import (
 	"unicode/utf8"
 )
 
-// The hot frames are the two of every sub-call: call (worker to host) and result (host to
-// worker), on the round trip's critical path, where encoding/json (reflection, a Decoder
-// per frame) took about eight times as long (BenchmarkFrame; BENCHMARKS.md,
-// "runtime/worker design notes").
-// appendHot writes them by hand, byte for byte as encoding/json would (TestHotEncoding);
-// decodeHot reads them back in exactly that form and leaves every other body, however
-// valid, to the strict decoder.
+// The hot frames are the two of every sub-call, call and result, on the round trip's
+// critical path, where encoding/json is several times slower (BENCHMARKS.md, "runtime/worker
+// design notes"). appendHot writes them byte for byte as encoding/json would
+// (TestHotEncoding); decodeHot reads only that form and leaves every other body to the
+// strict decoder.
 
 // appendHot appends m's JSON body to b if m is a call or a result that uses only its own
-// fields, and reports whether it did. A call's args must be valid JSON, as the runtime's
-// lossless encoder guarantees; a result's value is the tool's output as it came, JSON or not
-// (see the protocol), and a result with a value has nothing else, so that the value is the
-// last field. Both are written as they are, where encoding/json would compact them (and
-// refuse a value that is not JSON).
+// fields, and reports whether it did. A call's args must be valid JSON (the lossless
+// encoder's); a result's value, JSON or not, is written as it came and last, with nothing
+// else beside it. Both are written as they are, where encoding/json would compact them.
 func appendHot(b []byte, m *message) ([]byte, bool) {
 	if m.Grace != 0 || m.MaxFrame != 0 || m.Limits != nil || m.PID != 0 || m.VMBytes != 0 || m.ASLimit != 0 || m.GCPercent != 0 ||
 		m.Code != "" || m.ProgramBytes != 0 || m.NS != nil || m.Reason != "" || m.Logs != nil || m.Failure != nil || m.Compute != 0 || m.Draws != nil {
@@ -98,9 +94,7 @@ func appendHot(b []byte, m *message) ([]byte, bool) {
 	return append(b, '}'), true
 }
 
-// appendString appends s as a JSON string. Printable ASCII other than the quote and the
-// backslash is copied; anything else is escaped by encoding/json (without HTML escaping,
-// as the frame encoder does).
+// appendString appends s as a JSON string as the frame encoder would (no HTML escaping).
 func appendString(b []byte, s string) []byte {
 	if plain(s) {
 		b = append(b, '"')
@@ -131,14 +125,11 @@ func plain[S ~string | ~[]byte](s S) bool {
 //	{"t":"call","left":N,"id":N,"nsi":N,"member":"plain","args":RAW}   ("left" and "nsi" only when not 0)
 //	{"t":"result","id":N,"value":RAW}
 //
-// where N is a positive decimal without leading zeros and "plain" a string without escapes
-// (printable ASCII). A call's RAW is one valid JSON value that is not null and has no
-// whitespace around it: a call comes from the worker, which the host does not trust. A
-// result's RAW is whatever lies between "value": and the body's final '}', at least one
-// byte: the host's tool output as it came, which the runtime decodes as it would in
-// process. Anything else, valid or not, is left to decodeStrict (ok false). Every call
-// decodeHot accepts, decodeStrict accepts as the same message, and so every result whose
-// value is one valid JSON value (FuzzDecode).
+// N is a positive decimal without leading zeros, "plain" printable ASCII without escapes.
+// A call's RAW (from the untrusted worker) is one valid JSON value, not null, without
+// whitespace around it; a result's RAW is everything up to the final '}', at least one
+// byte. Anything else is left to decodeStrict (ok false), which accepts every message
+// decodeHot does as the same message (FuzzDecode).
 func decodeHot(body []byte) (m *message, ok bool) {
 	p := hotParser{b: body}
 	switch {
@@ -230,8 +221,7 @@ func (p *hotParser) plainString() (string, bool) {
 }
 
 // rest reads the last field's value: everything up to the body's final '}', at least one
-// byte. The value aliases the body, which belongs to this frame alone (readFrame allocates
-// it), as decodeStrict's RawMessage would be a copy of it.
+// byte. It aliases the body, which belongs to this frame alone.
 func (p *hotParser) rest() (json.RawMessage, bool) {
 	n := len(p.b)
 	if n-p.i < 2 || p.b[n-1] != '}' {

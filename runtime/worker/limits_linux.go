@@ -12,23 +12,15 @@ import (
 // applyLimits sets the worker's own hard limits, once it is warm, for runs whose heap budget
 // is at most heap, and returns what it measured and set.
 //
-// The hard memory limit is RLIMIT_AS (address space), set relative to what the warm worker
-// has already mapped: a Go process reserves address space up front (and a race-enabled one
-// maps terabytes of shadow memory), so an absolute limit would either fail at once or mean
-// nothing. The headroom is heapAllowance(heap). When a goja built-in then asks for more, the
-// Go runtime's mmap fails and it dies with "fatal error: out of memory" (exit status 2),
-// which the host reports as memory-limit. RLIMIT_AS covers everything the process maps:
-// the Go heap, goroutine and thread stacks, and the runtime's own metadata; it does not
-// cover kernel memory (page tables, pipe buffers) or memory in the host.
+// The memory limit is RLIMIT_AS, relative to what the warm worker has mapped (a Go process
+// reserves address space up front, a race-enabled one terabytes), plus heapAllowance(heap).
+// Past it Go's mmap fails and the worker dies with "fatal error: out of memory", reported
+// as memory-limit. It covers everything the process maps, not kernel memory or the host's.
+// The hard limit cannot be raised again: a larger budget needs a worker of its own
+// (Pool.Run); a smaller one gets a lower soft limit (memLimits.forRun).
 //
-// debug.SetMemoryLimit makes the garbage collector work to stay under the same budget
-// before the hard limit is reached. RLIMIT_CORE 0 keeps a crash from writing a core file,
-// RLIMIT_FSIZE 0 forbids growing files, and RLIMIT_NOFILE keeps descriptors to a few.
-//
-// The address-space limit set here is the hard one (and the soft one, until a run asks for
-// less): the worker cannot raise it again, so a run with a larger heap budget than heap
-// needs a worker started for it (Pool.Run does that); a run with a smaller one gets a lower
-// soft limit (memLimits.forRun), which is what the kernel enforces.
+// debug.SetMemoryLimit keeps the collector under the same budget first; RLIMIT_CORE 0
+// forbids core files, RLIMIT_FSIZE 0 growing files, RLIMIT_NOFILE more than a few descriptors.
 func applyLimits(heap int64) *memLimits {
 	l := &memLimits{vm: vmBytes(), heap: heap, runHeap: heap, gcBase: heapInUse()}
 	_ = syscall.Setrlimit(syscall.RLIMIT_CORE, &syscall.Rlimit{})
@@ -44,14 +36,11 @@ func applyLimits(heap int64) *memLimits {
 	return l
 }
 
-// forRun fits the soft address-space limit and the collector's memory limit to the heap
-// budget of the next run. A run with the worker's own budget (the common case) gets the hard
-// limit back, at the cost of a system call only when the run before had less. A smaller
-// budget gets a soft limit of the worker's current size (at least its warm size) plus
-// heapAllowance(heap), never above the hard limit: relative to the current size because
-// the Go runtime keeps the address space earlier runs made it reserve, and a limit below
-// that would fail the run's first allocation, not its excess. A larger budget than the
-// worker's keeps the hard limit; the host does not send such a run (Pool.Run).
+// forRun fits the soft address-space limit and the collector's limit to the next run's heap
+// budget. A smaller budget gets the worker's current size (at least its warm size) plus
+// heapAllowance(heap), never above the hard limit: relative to the current size, because
+// Go keeps the address space earlier runs reserved, and a lower limit would fail the run's
+// first allocation rather than its excess. The worker's own budget gets the hard limit.
 func (l *memLimits) forRun(heap int64) {
 	if heap <= 0 {
 		heap = l.heap
@@ -72,8 +61,7 @@ func (l *memLimits) forRun(heap int64) {
 }
 
 // heapAllowance is the address space a worker may map beyond its warm size: twice the heap
-// budget (the collector needs room to copy and to lag behind), plus room for the arenas and
-// stacks of the runtime itself.
+// budget (the collector lags behind), plus room for the runtime's own arenas and stacks.
 func heapAllowance(heap int64) int64 { return 2*heap + 256<<20 }
 
 // vmBytes is this process's VmSize (0 if it cannot be read).
@@ -95,11 +83,9 @@ func waitExit(pid int) {
 	}
 }
 
-// cpuTime returns the CPU time process pid has used (all its threads, living and exited),
-// or -1 if it cannot be read. It reads the process's CPU-time clock: clock_gettime(2) with
-// the clock id clock_getcpuclockid(3) makes for a process (MAKE_PROCESS_CPUCLOCK(pid,
-// CPUCLOCK_SCHED)), one system call, in nanoseconds, where /proc/<pid>/stat would cost an
-// open, read, close and parse per sample, at 10 ms resolution.
+// cpuTime returns the CPU time process pid has used (all its threads), or -1 if it cannot
+// be read: one clock_gettime(2) of the process's CPU-time clock (MAKE_PROCESS_CPUCLOCK(pid,
+// CPUCLOCK_SCHED)), cheaper and finer than /proc/<pid>/stat.
 func cpuTime(pid int) time.Duration {
 	if pid <= 0 || pid >= 1<<28 { // 0 would be this process; pids stay under 2^22
 		return -1

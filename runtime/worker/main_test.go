@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"sync"
@@ -16,6 +17,23 @@ import (
 	"github.com/runcode-go/runcode/runtime"
 	"go.uber.org/goleak"
 )
+
+// writeFrame encodes m and writes it as one frame with a single Write.
+func writeFrame(w io.Writer, m *message, max int) error {
+	b, err := appendFrame(nil, m, max)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(b)
+	return err
+}
+
+// readFrame reads one frame from r, unbuffered, and decodes it strictly. io.EOF means the
+// channel closed cleanly between frames.
+func readFrame(r io.Reader, max int) (*message, error) {
+	var hdr [4]byte
+	return readFrameFrom(r, max, hdr[:])
+}
 
 // TestMain doubles as the worker executable: the test binary re-executed with "__worker"
 // serves programs, with "__fake <mode>" plays a forged or crashing worker, and with

@@ -10,9 +10,8 @@ func heapInUse() int64 {
 	return int64(s[0].Value.Uint64() - s[1].Value.Uint64())
 }
 
-// memLimits are a worker's memory limits: what it measured when warm and set for runs with
-// a heap budget up to heap (see applyLimits), and the budget of the run they now fit.
-// Serve's goroutine only.
+// memLimits are a worker's memory limits as applyLimits measured and set them, and the
+// budget of the run they now fit. Serve's goroutine only.
 type memLimits struct {
 	vm      int64 // the warm worker's virtual size (0 if unknown)
 	as      int64 // the hard address-space limit (0 if none)

@@ -27,11 +27,10 @@ type Options struct {
 	// sizes each worker's hard memory limit (see Serve); a run with a smaller HeapBytes gets
 	// a lower limit in the same worker, one with a larger HeapBytes a worker of its own.
 	Limits *runtime.Limits
-	// Grace is the worker's runtime.PoolOptions.Grace; how long the host, once a run is
-	// over, waits for its host calls that ignore cancellation before it gives up on them
-	// (Run returns without them, Close leaves them behind a Grace later); and, plus a
-	// fixed margin, how long it waits beyond a worker's own deadline (the wall clock, or a
-	// cancellation) before it kills the worker. Zero means runtime.DefaultGrace.
+	// Grace is the worker's runtime.PoolOptions.Grace; how long the host waits, once a run
+	// is over, for its host calls that ignore cancellation (Run returns without them, Close
+	// leaves them a Grace later); and, plus a fixed margin, how long it waits beyond a
+	// worker's own deadline before it kills the worker. Zero means runtime.DefaultGrace.
 	Grace time.Duration
 	// MaxFrame bounds one protocol frame in each direction. Zero means DefaultMaxFrame. A
 	// tool result too large for one frame fails its call with a message that says so (in
@@ -39,30 +38,23 @@ type Options struct {
 	MaxFrame int
 	// StartTimeout bounds how long a new worker may take to become ready. Zero means 10s.
 	StartTimeout time.Duration
-	// GCPercent is each worker's GOGC: how much garbage its collector lets accumulate
-	// between cycles, as a percentage of the live heap, once a run has lasted 2 ms (before
-	// that, and between runs, the lower of it and Go's default 100: a short run makes
-	// little garbage, and at 400 Go's smallest heap goal is 16 MB, which a fresh worker
-	// would touch page by page). Zero means DefaultGCPercent. A
-	// worker's runs are alone in its process and its collector also has a memory limit of
-	// the heap budget over what the warm worker maps (see Serve), so a higher percent
-	// trades memory within that limit for less collector CPU; runs are charged what they
-	// hold live, never their garbage, so it cannot fail a correct run. Negative is an
-	// error: a worker's collector is never turned off.
+	// GCPercent is each worker's GOGC once a run has lasted 2 ms (before that, and between
+	// runs, the lower of it and 100). The collector also has a memory limit of the heap
+	// budget over the warm worker's size, and runs are charged what they hold live, never
+	// their garbage, so a higher percent trades memory within that limit for less collector
+	// CPU and cannot fail a correct run. Zero means DefaultGCPercent; negative is an error.
 	GCPercent int
 }
 
-// DefaultGCPercent is a worker's GOGC when Options.GCPercent is zero: four times Go's
-// default room for garbage. Programs that build strings make garbage fast, and goja copies a
-// string on every append; BENCHMARKS.md, "GC settings", has the trade-off.
+// DefaultGCPercent is a worker's GOGC when Options.GCPercent is zero: goja copies a string
+// on every append, so programs make garbage fast (BENCHMARKS.md, "GC settings").
 const DefaultGCPercent = 400
 
-// Pool runs programs in supervised worker processes, one program at a time per worker. It
-// implements the same Run as runtime.Pool (the ptc.Runner interface): namespace calls come
-// back over the channel and start through the host's real namespaces, so sub-call ids,
-// events and scheduling are exactly those of an in-process run. A worker that dies, is
-// killed, or breaks the protocol fails only the run it was serving and is replaced. A Pool is
-// safe for concurrent use; Close releases it.
+// Pool runs programs in supervised worker processes, one at a time per worker, with the
+// same Run as runtime.Pool: namespace calls start through the host's real namespaces, so
+// sub-call ids, events and scheduling are those of an in-process run. A worker that dies,
+// is killed or breaks the protocol fails only its run and is replaced. A Pool is safe for
+// concurrent use; Close releases it.
 type Pool struct {
 	argv         []string
 	limits       runtime.Limits
@@ -89,11 +81,9 @@ type Pool struct {
 }
 
 // hardMargin is how much longer than Grace the host waits beyond a deadline the worker
-// should itself have enforced before it kills the worker. It only matters for a worker
-// that no longer answers (a worker whose VM is stuck in a native call still reports its
-// run's failure a Grace after the deadline). Grace plus this margin is what the promise
-// that a run answers within a second of its deadline is built from; a healthy worker that
-// a loaded host delays past it loses its streamed output's tail and is replaced.
+// should have enforced before it kills the worker (one stuck in a native call still
+// answers a Grace after). It is part of the promise that a run answers within a second
+// of its deadline.
 const hardMargin = 300 * time.Millisecond
 
 var errPoolClosed = errors.New(msgPoolClosed)
@@ -217,10 +207,8 @@ func (p *Pool) Run(ctx context.Context, code string, opts *runtime.RunOptions) (
 		}
 		defer func() { <-p.slots }()
 	}
-	// A worker's hard memory limit is sized for the pool's heap budget when it starts and
-	// cannot be raised after, so a run with a larger budget gets a worker of its own, sized
-	// for it and retired after the run (it costs a worker start, tens of milliseconds). A run
-	// with a smaller budget gets a lower soft limit in any worker (memLimits.forRun).
+	// A worker's hard memory limit cannot be raised after it starts, so a run with a larger
+	// budget gets a worker of its own, retired after the run (memLimits.forRun lowers it).
 	dedicated := limits.HeapBytes > p.limits.HeapBytes
 	var w *proc
 	if dedicated {
@@ -263,8 +251,7 @@ func (p *Pool) get() (*proc, error) {
 }
 
 // refill starts a worker in the background and parks it idle, while fewer than Warm
-// workers are alive and not retired. A retired worker stays in live until it has
-// exited, which is after the refill that replaces it.
+// workers are alive and not retired (a retired one stays in live until it has exited).
 func (p *Pool) refill() {
 	p.mu.Lock()
 	if p.closed || p.servingLocked() >= p.warm {
@@ -287,9 +274,7 @@ func (p *Pool) refill() {
 	}()
 }
 
-// enter adds one to wg, which Close waits for, unless the pool is closed
-// (runtime.ErrClosed): Close marks the pool closed before it waits, so nothing it waits for
-// starts after.
+// enter adds one to wg, which Close waits for, unless the pool is closed (runtime.ErrClosed).
 func (p *Pool) enter(wg *sync.WaitGroup) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -313,8 +298,7 @@ func (p *Pool) servingLocked() int {
 	return n
 }
 
-// await waits for wg up to Grace. What is left over (calls that ignore cancellation) is
-// waited for by Close, up to Grace more.
+// await waits for wg up to Grace; Close waits for what is left up to Grace more.
 func (p *Pool) await(wg *sync.WaitGroup) {
 	p.calls.Add(1)
 	waitUpTo(p.grace, func() {
@@ -323,8 +307,7 @@ func (p *Pool) await(wg *sync.WaitGroup) {
 	})
 }
 
-// waitUpTo runs wait on a goroutine of its own and waits for it to return, up to d; if
-// it takes longer, the goroutine lives on until it returns.
+// waitUpTo runs wait on a goroutine of its own and waits for it up to d.
 func waitUpTo(d time.Duration, wait func()) {
 	done := make(chan struct{})
 	go func() {
@@ -341,9 +324,8 @@ func waitUpTo(d time.Duration, wait func()) {
 
 // Close aborts the runs in flight (kind abort, "runtime pool closed"), kills every worker and
 // waits for them and for every goroutine the pool started. Host calls that outlived their
-// run (they ignored cancellation) are waited for up to Grace, then left behind: whatever
-// they hold stays held until they return, and their outcomes are dropped. Run after Close
-// returns runtime.ErrClosed. Close is idempotent.
+// run are waited for up to Grace, then left behind with their outcomes dropped. Run after
+// Close returns runtime.ErrClosed. Close is idempotent.
 func (p *Pool) Close() error {
 	p.mu.Lock()
 	if p.closed {

@@ -15,9 +15,6 @@ import (
 	"github.com/runcode-go/runcode/runtime"
 )
 
-// This file is the life of one worker process: spawn (and the ready handshake), the reader
-// goroutine, writes, health checks, kill and retire, and why it exited.
-
 // proc is one worker process.
 type proc struct {
 	p       *Pool
@@ -42,10 +39,9 @@ type proc struct {
 	killedCh chan struct{}    // closed when the host kills it with a reason
 }
 
-// spawn starts a worker: an environment of GOMAXPROCS=1 alone, "/" as its directory, a process group of its
-// own, and no descriptors but stdin and stdout (the channel) and stderr (kept, bounded, for
-// diagnostics). Its hard memory limit is sized for runs with a heap budget up to heap. It
-// returns once the worker said ready.
+// spawn starts a worker (no environment but GOMAXPROCS=1, "/" as its directory, a process group of its
+// own, no descriptors but the channel and stderr) whose hard memory limit fits runs with a
+// heap budget up to heap, and returns once it said ready.
 func (p *Pool) spawn(heap int64) (*proc, error) {
 	if err := p.enter(&p.spawns); err != nil {
 		return nil, err
@@ -78,9 +74,8 @@ func (p *Pool) spawn(heap int64) (*proc, error) {
 	// in a fresh process costs milliseconds of page faults.
 	cmd.Env = []string{"GOMAXPROCS=1"}
 	cmd.Dir = "/"
-	// stderr is a pipe of our own rather than a Writer, so that waiting for the worker never
-	// waits for its stderr to end: a process the worker left behind (the race runtime's
-	// symbolizer, say) could hold it open forever.
+	// stderr is a pipe of our own, not a Writer, so that Wait never waits for it to end: a
+	// process the worker left behind (the race runtime's symbolizer) could hold it open.
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
 	newGroup(cmd)
 	w.cmd = cmd
@@ -108,8 +103,7 @@ func (p *Pool) spawn(heap int64) (*proc, error) {
 	go func() {
 		defer p.bg.Done()
 		pid := cmd.Process.Pid
-		// Wait for the exit without reaping, so that the process group cannot have been
-		// reused yet, and kill whatever the worker left in its group; then reap it.
+		// Kill the group before reaping, while its id cannot have been reused.
 		waitExit(pid)
 		killGroup(pid)
 		_ = cmd.Wait()
@@ -147,8 +141,7 @@ func (p *Pool) spawn(heap int64) (*proc, error) {
 			return fail(fmt.Errorf("worker broke the protocol: a %q frame instead of ready", m.T))
 		}
 		if m.GCPercent != p.gcPercent {
-			// A worker built from other code than the host's: its collector is not the
-			// one this pool promises.
+			// A worker built from other code than the host's.
 			return fail(fmt.Errorf("worker broke the protocol: it runs its collector at GOGC %d, not the %d asked", m.GCPercent, p.gcPercent))
 		}
 		return w, nil
@@ -195,8 +188,7 @@ func (w *proc) send(m *message) error {
 	return w.fw.write(m)
 }
 
-// sendIf sends a frame of run rs unless rs is over. A failed write means the worker is
-// gone; the run sees it exit.
+// sendIf sends a frame of run rs unless rs is over; a failed write means the worker is gone.
 func (w *proc) sendIf(rs *hostRun, m *message) error {
 	w.wmu.Lock()
 	defer w.wmu.Unlock()
@@ -261,8 +253,8 @@ func (p *Pool) retire(w *proc) {
 }
 
 // exitFailure says why an exited worker ended: the reason the host killed it, the hard
-// memory limit (the Go runtime's "out of memory" death), or its exit status. limits are the
-// run's: its HeapBytes sized the limit the worker died at (see Pool.Run).
+// memory limit (Go's "out of memory" death, reported with the run's HeapBytes), or its
+// exit status.
 func (w *proc) exitFailure(limits runtime.Limits) *runtime.Failure {
 	w.mu.Lock()
 	why := w.why
@@ -284,8 +276,7 @@ func (w *proc) exitFailure(limits runtime.Limits) *runtime.Failure {
 	return &runtime.Failure{Kind: runtime.KindWorkerExit, Message: fmt.Sprintf("worker exited with code %d before completing", code)}
 }
 
-// signalNames names the signals a worker may die of on every system; osSignalNames adds
-// the ones only Unix has.
+// signalNames names the signals a worker may die of; osSignalNames adds Unix's own.
 var signalNames = map[syscall.Signal]string{
 	syscall.SIGKILL: "SIGKILL",
 	syscall.SIGSEGV: "SIGSEGV",
@@ -306,8 +297,7 @@ func signalName(s syscall.Signal) string {
 	return fmt.Sprintf("%d (%v)", int(s), s)
 }
 
-// headBuffer keeps the first max bytes written to it (a crash's first lines say why) and
-// discards the rest.
+// headBuffer keeps the first max bytes written to it (a crash's first lines say why).
 type headBuffer struct {
 	mu  sync.Mutex
 	max int
@@ -329,8 +319,8 @@ func (b *headBuffer) String() string {
 	return b.buf.String()
 }
 
-// outOfMemory reports whether the worker died of the Go runtime's out-of-memory error, which
-// is how the hard address-space limit shows.
+// outOfMemory reports whether the worker died of Go's out-of-memory error: how the hard
+// address-space limit shows.
 func (b *headBuffer) outOfMemory() bool {
 	s := b.String()
 	for _, sig := range []string{

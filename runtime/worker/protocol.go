@@ -12,38 +12,28 @@ import (
 	"github.com/runcode-go/runcode/runtime"
 )
 
-// The channel between host and worker is the worker's stdin (host to worker) and stdout
-// (worker to host). Each frame is a 4-byte big-endian length followed by that many bytes of
-// one JSON object, a message. Frames over the maximum size, bodies that are not exactly one
-// JSON object of the message shape (unknown fields included), and messages out of protocol
-// are errors: the host kills a worker that sends one, and a worker exits when its host does.
-// One exception: a result's value is the tool's output as it came, whether or not it is
-// JSON, written last (see appendHot), so that neither side scans it: the worker's runtime
-// decodes it as it would in process, and rejects what is not JSON the same way.
+// The channel is the worker's stdin (host to worker) and stdout (worker to host). Each
+// frame is a 4-byte big-endian length and that many bytes of one JSON message. An oversized
+// frame, a body that is not exactly one message (unknown fields included), or a message
+// out of protocol is an error: the host kills a worker that sends one, and a worker exits
+// when its host does. Exception: a result's value is the tool's output as it came, JSON or
+// not, written last (see appendHot); the worker's runtime decodes it as in process.
 //
 // Host to worker:
 //
-//	init    {t, limits, grace, maxFrame, gcPercent}
-//	                                              first frame; answered by ready
-//	run     {t, id, code, programBytes, limits, ns, file, truncate, draws}
-//	                                              one program; answered by done
-//	result  {t, id, value | error | panic}        the outcome of call id
-//	cancel  {t, reason}                           abort the current run with reason
+//	init    {t, limits, grace, maxFrame, gcPercent}        first frame; answered by ready
+//	run     {t, id, code, programBytes, limits, ns, file, truncate, draws}; answered by done
+//	result  {t, id, value | error | panic}                 the outcome of call id
+//	cancel  {t, reason}                                    abort the current run
 //
 // Worker to host:
 //
-//	ready   {t, pid, vmBytes, asLimit, gcPercent} the worker is warm and limited; gcPercent
-//	                                              is its GOGC as the Go runtime reports it
-//	call    {t, id, ns, member, args, draws}      a namespace call; ids count 1, 2, ... per run;
-//	                                              draws, when the run records them, are those
-//	                                              made before the call
-//	log     {t, id, logs}                         log entries as the run's ledger accepted them,
-//	                                              in order; id is the run's. The host keeps
-//	                                              them so that a worker killed mid-run keeps
-//	                                              its output.
-//	done    {t, id, logs, value, failure, compute, draws}
-//	                                              the run's result; id is the run's, compute
-//	                                              its VM time in nanoseconds
+//	ready   {t, pid, vmBytes, asLimit, gcPercent}  warm and limited; gcPercent is its GOGC
+//	call    {t, id, ns, member, args, draws}       ids count 1, 2, ... per run; draws made
+//	                                               before the call, when the run records them
+//	log     {t, id, logs}                          entries the ledger accepted, kept by the
+//	                                               host in case the worker dies mid-run
+//	done    {t, id, logs, value, failure, compute, draws}  compute is VM time in ns
 
 // DefaultMaxFrame bounds one frame: a program (1 MiB by default), one call's arguments
 // (the runtime caps them at 64 MiB) or one tool result, with room for the JSON around them.
@@ -61,70 +51,49 @@ const (
 	tLog    = "log"
 )
 
-// message is the union of every message; fields not used by a type stay zero.
+// message is the union of every message; fields not used by a type stay zero. The field
+// order is the encoding's, which appendHot writes by hand.
 type message struct {
-	T string `json:"t"`
+	T         string          `json:"t"`
+	Grace     int64           `json:"grace,omitempty"`     // init, nanoseconds
+	MaxFrame  int             `json:"maxFrame,omitempty"`  // init
+	GCPercent int             `json:"gcPercent,omitempty"` // init (0: default), ready (actual)
+	Limits    *runtime.Limits `json:"limits,omitempty"`    // init, run
 
-	// init
-	Grace    int64 `json:"grace,omitempty"` // nanoseconds
-	MaxFrame int   `json:"maxFrame,omitempty"`
-
-	// init (Options.GCPercent, 0 for the default) and ready (what the worker runs at)
-	GCPercent int `json:"gcPercent,omitempty"`
-
-	// init and run
-	Limits *runtime.Limits `json:"limits,omitempty"`
-
-	// ready
-	PID     int   `json:"pid,omitempty"`
+	PID     int   `json:"pid,omitempty"` // ready
 	VMBytes int64 `json:"vmBytes,omitempty"`
 	ASLimit int64 `json:"asLimit,omitempty"`
 
-	// run
-	Code         string   `json:"code,omitempty"`
+	Code         string   `json:"code,omitempty"` // run: the program, then RunOptions' fields
 	ProgramBytes int      `json:"programBytes,omitempty"`
 	NS           []nsSpec `json:"ns,omitempty"`
-	File         string   `json:"file,omitempty"`     // RunOptions.FileName
-	Truncate     bool     `json:"truncate,omitempty"` // RunOptions.TruncateOutput
+	File         string   `json:"file,omitempty"`
+	Truncate     bool     `json:"truncate,omitempty"`
 
-	// run (RunOptions.Draws), call (runtime.CallDraws) and done (Result.Draws)
-	Draws *runtime.Draws `json:"draws,omitempty"`
+	Draws    *runtime.Draws             `json:"draws,omitempty"`    // run, call, done
+	KeepFull bool                       `json:"keepFull,omitempty"` // run
+	Full     json.RawMessage            `json:"full,omitempty"`     // done (Result.FullValue)
+	State    *runtime.State             `json:"state,omitempty"`    // run
+	Globals  map[string]json.RawMessage `json:"globals,omitempty"`  // run
+	StateOut map[string]json.RawMessage `json:"stateOut,omitempty"` // done (Result.State)
 
-	// run (RunOptions.KeepFullValue) and done (Result.FullValue)
-	KeepFull bool            `json:"keepFull,omitempty"`
-	Full     json.RawMessage `json:"full,omitempty"`
-
-	// run (RunOptions.State) and done (Result.State)
-	State    *runtime.State             `json:"state,omitempty"`
-	Globals  map[string]json.RawMessage `json:"globals,omitempty"` // run (RunOptions.Globals)
-	StateOut map[string]json.RawMessage `json:"stateOut,omitempty"`
-
-	// call: the compute budget the run had left when it made the call, in nanoseconds,
-	// at least 1 (runtime.CallLeft; the host knows the wall clock's deadline itself)
+	// call: the compute budget left when the run made it, in nanoseconds, at least 1 (the
+	// host knows the wall clock's deadline itself)
 	Left int64 `json:"left,omitempty"`
 
-	// run, done (the run's number on its worker, from 1), call and result (the call's)
+	// run and done (the run's number on its worker, from 1), call and result (the call's)
 	ID     uint64          `json:"id,omitempty"`
-	NSI    int             `json:"nsi,omitempty"`
+	NSI    int             `json:"nsi,omitempty"` // call
 	Member string          `json:"member,omitempty"`
 	Args   json.RawMessage `json:"args,omitempty"`
 
-	// result and done
-	Value json.RawMessage `json:"value,omitempty"`
-
-	// result
-	Error *callError `json:"error,omitempty"`
-	Panic string     `json:"panic,omitempty"` // the host's call panicked (a jsvm.PanicError)
-
-	// cancel
-	Reason string `json:"reason,omitempty"`
-
-	// log and done
-	Logs []string `json:"logs,omitempty"`
-
-	// done
-	Failure *failure `json:"failure,omitempty"`
-	Compute int64    `json:"compute,omitempty"` // runtime.Result.Compute, nanoseconds
+	Value   json.RawMessage `json:"value,omitempty"`   // result, done
+	Error   *callError      `json:"error,omitempty"`   // result
+	Panic   string          `json:"panic,omitempty"`   // result: the host's call panicked
+	Reason  string          `json:"reason,omitempty"`  // cancel
+	Logs    []string        `json:"logs,omitempty"`    // log, done
+	Failure *failure        `json:"failure,omitempty"` // done
+	Compute int64           `json:"compute,omitempty"` // done: Result.Compute, nanoseconds
 }
 
 type nsSpec struct {
@@ -154,20 +123,9 @@ func protocolError(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", errProtocol, fmt.Sprintf(format, args...))
 }
 
-// writeFrame encodes m and writes it as one frame with a single Write.
-func writeFrame(w io.Writer, m *message, max int) error {
-	b, err := appendFrame(nil, m, max)
-	if err != nil {
-		return err
-	}
-	_, err = w.Write(b)
-	return err
-}
-
 // frameWriter writes frames to one end of the channel, reusing its buffer. Callers
-// serialise their writes (a mutex of theirs), so one frame is one Write: the worker and the
-// host write directly from the goroutine that has the frame, without a writer goroutine in
-// between: a goroutine hand-off that wakes a thread costs more than the write.
+// serialise their writes, so one frame is one Write, made by the goroutine that has the
+// frame: a hand-off to a writer goroutine that wakes a thread costs more than the write.
 type frameWriter struct {
 	w   io.Writer
 	max int
@@ -237,13 +195,8 @@ func newFrameReader(r io.Reader, max int) *frameReader {
 	return &frameReader{r: bufio.NewReaderSize(r, 64<<10), max: max}
 }
 
-// readFrame reads one frame from r and decodes it strictly. io.EOF means the channel closed
-// cleanly between frames.
-func readFrame(r io.Reader, max int) (*message, error) {
-	var hdr [4]byte
-	return readFrameFrom(r, max, hdr[:])
-}
-
+// read reads one frame and decodes it strictly. io.EOF means the channel closed cleanly
+// between frames.
 func (fr *frameReader) read() (*message, error) { return readFrameFrom(fr.r, fr.max, fr.hdr[:]) }
 
 func readFrameFrom(r io.Reader, max int, hdr []byte) (*message, error) {

@@ -11,10 +11,6 @@ import (
 	"github.com/runcode-go/runcode/runtime"
 )
 
-// This file supervises one run on a worker: the run frame out, the reader handing the run's
-// frames to it, the wall clock, cancellation and CPU ceiling enforced from outside, and the
-// result (or the reason the worker was killed) back.
-
 // exec runs one program on w. healthy is false when the worker must not be reused: it died,
 // was killed, broke the protocol, or its run ended in a way that may have left a VM stuck
 // inside a native call (timeout, abort, memory-limit).
@@ -28,8 +24,8 @@ func (p *Pool) exec(ctx context.Context, w *proc, code string, limits runtime.Li
 			ErrorClass: o.ErrorClass, MemberProperty: o.MemberProperty, Noun: o.Noun, SnapshotFields: o.SnapshotFields,
 		}
 	}
-	// The host calls' context keeps ctx's values but is cancelled here, after the worker was
-	// told why, so that a call ending because of the cancellation cannot overtake it.
+	// Host calls keep ctx's values but are cancelled here, after the worker was told why,
+	// so a call ending because of the cancellation cannot overtake the cancel frame.
 	hostCtx, cancelHost := context.WithCancelCause(context.WithoutCancel(ctx))
 	w.runs++
 	rs := &hostRun{id: w.runs, maxLog: limits.OutputBytes, maxHeld: limits.HeapBytes, ctx: hostCtx, nss: nss, done: make(chan *runtime.Result, 1), onLog: opts.OnLog, draws: opts.Draws != nil,
@@ -48,10 +44,8 @@ func (p *Pool) exec(ctx context.Context, w *proc, code string, limits runtime.Li
 		w.kill(&runtime.Failure{Kind: runtime.KindTimeout, Message: fmt.Sprintf(msgWallClock, limits.WallClock.Milliseconds())})
 	})
 	defer hard.Stop()
-	// The compute ceiling from outside: the worker's CPU time during the run, sampled from
-	// /proc. The worker's own runtime stops a program at its compute budget; this catches a
-	// worker that no longer does (wedged, or busy outside any run). CPU time counts the
-	// garbage collector's threads too, hence the factor of two.
+	// The compute ceiling from outside, for a worker that no longer enforces its own. CPU
+	// time counts the collector's threads too, hence the factor of two.
 	cpuStart := cpuTime(w.cmd.Process.Pid)
 	cpuCeiling := 2*limits.Compute + p.grace + hardMargin
 	tick := time.NewTicker(cpuEvery)
@@ -94,15 +88,15 @@ func (p *Pool) exec(ctx context.Context, w *proc, code string, limits runtime.Li
 			return ended(res)
 		case err := <-readErr:
 			readErr = nil
-			// A frame torn by the host's own kill (of a worker over a budget) is not the
-			// worker breaking the protocol: the kill's reason stands, and the logs stay.
+			// A frame torn by the host's own kill is not a protocol violation: the kill's
+			// reason stands, and the logs stay.
 			if errors.Is(err, errProtocol) && !w.killed() {
 				w.broke(rs, err)
 			}
 			// Otherwise its stdout closed: it is exiting; wait for that.
 		case <-w.killedCh:
-			// Killed over a budget: the reason stands (exitFailure gives it first), and the
-			// worker's teardown (seconds for one of gigabytes) is not the run's to wait for.
+			// Killed over a budget: the reason stands, and the worker's teardown (seconds
+			// for one of gigabytes) is not the run's to wait for.
 			return w.ended(rs, limits, ended)
 		case <-w.exited:
 			return w.ended(rs, limits, ended)
@@ -133,9 +127,8 @@ type hostRun struct {
 	calls sync.WaitGroup
 
 	next uint64 // the last call id seen
-	// logs are the entries the worker streamed, kept for a run whose worker dies before
-	// done; logBytes bounds them by the run's output budget (a forged worker cannot
-	// make the host hold more).
+	// logs are the entries the worker streamed, kept in case it dies before done, bounded
+	// by the run's output budget (a forged worker cannot make the host hold more).
 	logs     []string
 	logBytes int
 	maxLog   int
@@ -143,17 +136,16 @@ type hostRun struct {
 	draws    bool         // RunOptions.Draws was set: calls carry the draws before them
 	deadline time.Time    // the run's wall-clock ceiling, as the host counts it
 	broken   bool         // the worker broke the protocol: nothing more it says counts
-	// held is what the host holds for the run's calls in flight: their arguments, then
-	// their results until written; past maxHeld (the run's heap budget) the worker is
-	// killed and cut off: as for broken, nothing more it says counts, but its logs stay.
+	// held is what the host holds for the run's calls in flight (arguments, then results
+	// until written); past maxHeld the worker is killed and cut off, its logs kept.
 	held    atomic.Int64
 	maxHeld int64
 	cutOff  atomic.Bool
 }
 
 // bind makes rs the run the reader hands the worker's frames to (nil: none). Once bind(nil)
-// returns, the reader is not inside a frame of the previous run and starts no more of its
-// calls. A worker that spoke unasked was killed: nothing it says counts for rs either.
+// returns, the reader starts no more calls of the previous run. A worker that spoke
+// unasked was killed: nothing it says counts for rs either.
 func (w *proc) bind(rs *hostRun) {
 	w.rmu.Lock()
 	if rs != nil && w.spoke {
@@ -164,14 +156,9 @@ func (w *proc) bind(rs *hostRun) {
 	w.rmu.Unlock()
 }
 
-// dispatch handles m on the reader goroutine. Between runs the worker has nothing to say: a
-// frame then (a second done, a call after its run ended) was sent unasked, and the worker is
-// killed, so that no later run can take the frame for its own.
-//
-// Handling a call here (validate, start through the namespace, hand its wait to a goroutine
-// that writes the result) instead of passing the frame to the run's goroutine saves one
-// goroutine hand-off per sub-call, and a hand-off that wakes another thread is a large part
-// of a sub-call's cost (BENCHMARKS.md, "runtime/worker design notes").
+// dispatch handles m on the reader goroutine, which saves a goroutine hand-off per sub-call
+// (BENCHMARKS.md, "runtime/worker design notes"). A frame between runs was sent unasked:
+// the worker is killed, so that no later run can take the frame for its own.
 func (w *proc) dispatch(m *message) {
 	w.rmu.Lock()
 	rs := w.run
@@ -227,8 +214,7 @@ func (w *proc) killBroken(what string) {
 }
 
 // ended is the result of a run whose worker died or was killed: its done frame if the
-// reader got it first, else the logs it streamed and why it ended. The worker is not
-// reused.
+// reader got it first, else the logs it streamed and why it ended.
 func (w *proc) ended(rs *hostRun, limits runtime.Limits, done func(*runtime.Result) (*runtime.Result, bool)) (*runtime.Result, bool) {
 	w.bind(nil)
 	select {

@@ -9,9 +9,8 @@ import (
 	"github.com/runcode-go/runcode/runtime"
 )
 
-// RoleArg is the first argument that starts a process in the worker role. NewSelf starts
-// workers with it, and Main recognises it; runcode's own binary answers to it too, so
-// Options.Command can also be {"/path/to/runcode", RoleArg}.
+// RoleArg is the first argument that starts a process in the worker role (NewSelf, Main);
+// runcode's own binary answers to it too: Options.Command can be {"/path/to/runcode", RoleArg}.
 const RoleArg = "__worker"
 
 // Main is the worker role for a program that embeds runcode, and the one line its main

@@ -20,27 +20,21 @@ import (
 
 // Serve is the worker role: it reads the host's frames from r and writes its own to w until
 // r ends (it then returns nil), the host breaks the protocol, or writing to w fails (it
-// returns the error, and the process should exit). After the host's init frame it builds a
-// warm VM, sets its own hard limits (see limits_linux.go), answers ready, and then
-// runs one program per run frame, forwarding each namespace call to the host and waiting for
-// its result frame.
+// returns the error, and the process should exit). After the init frame it builds a warm
+// VM, sets its hard limits (limits_linux.go) and answers ready; then it runs one program per
+// run frame, forwarding namespace calls to the host.
 //
-// Serve is meant to be the whole life of a process started by Pool (for example `runcode
-// __worker`); it changes process-wide settings (resource limits, the GC memory limit and
-// percent, GOMAXPROCS). It neither exits nor touches descriptors other than r and w:
-// closing what the process inherited is its caller's job.
+// Serve is meant to be the whole life of a process started by Pool: it changes
+// process-wide settings (resource limits, GC limit and percent, GOMAXPROCS). It neither
+// exits nor touches descriptors other than r and w.
 func Serve(r io.Reader, w io.Writer) error {
-	// One P while a run is short: a worker runs one program at a time on one VM
-	// goroutine, and with a second, idle P every hand-off between its goroutines (the frame
-	// reader, the VM) would wake another thread. A long run would then share its one P with
-	// the garbage collector, so a run still going after wideAfter gets every CPU (see
-	// start), and the next run begins on one P again. Figures: BENCHMARKS.md, "runtime/worker design notes".
+	// One P while a run is short: with a second, idle P every hand-off between the
+	// worker's goroutines wakes another thread. A run past wideAfter gets every CPU, so it
+	// does not share its P with the collector (BENCHMARKS.md, "runtime/worker design notes").
 	if goruntime.GOMAXPROCS(0) != 1 { // Pool starts workers with GOMAXPROCS=1
 		goruntime.GOMAXPROCS(1)
 	}
 	s := &server{fw: frameWriter{w: w, max: DefaultMaxFrame}, nss: map[string]*jsvm.Namespace{}}
-	// While a run is in flight, a read that finds no frame polls for one for a while
-	// before it waits in the poller (spinReader, spin_linux.go).
 	in := pollable(r)
 	if f, ok := in.(*os.File); ok {
 		in = newSpinReader(f, f, &s.sp)
@@ -62,23 +56,17 @@ func Serve(r io.Reader, w io.Writer) error {
 	if s.limits, err = m.Limits.WithDefaults(nil); err != nil {
 		return err
 	}
-	// One warm VM, refilled while a run uses the last one: a worker runs one program at
-	// a time.
+	// One warm VM: a worker runs one program at a time.
 	if s.host, err = jsvm.NewHost(1, cmp.Or(time.Duration(m.Grace), runtime.DefaultGrace), 0); err != nil {
 		return err
 	}
 	defer s.host.Close()
-	// Warm the process (code paths, heap arenas) before measuring it and setting the hard
-	// limits relative to it.
+	// Warm the process before measuring it: the hard limits are relative to its size.
 	s.run(context.Background(), &message{Code: "return 1", Limits: &runtime.Limits{}}, nil, nil)
 	s.mem = applyLimits(s.limits.HeapBytes)
-	// The memory limit above bounds the heap, so the collector may wait for more garbage
-	// than the default between cycles: the runs are alone in this process, and the
-	// governor judges what they hold after a collection, not the garbage. That pays off
-	// in a run that makes garbage for long, so a run gets it when it widens (see
-	// widenLater); short runs make little, and collect at Go's default or lower. At 400,
-	// Go's smallest heap goal is 16 MB, which a fresh worker would fault in page by page
-	// over its first few hundred short runs instead of reusing 4 MB.
+	// The memory limit bounds the heap, so a long run may collect less often (the wide
+	// percent, see widenLater). Short runs keep Go's default or lower: at 400 the smallest
+	// heap goal is 16 MB, which a fresh worker would fault in page by page.
 	wideGC = cmp.Or(m.GCPercent, DefaultGCPercent)
 	narrowGC = min(wideGC, 100)
 	debug.SetGCPercent(narrowGC)
@@ -118,9 +106,8 @@ type server struct {
 	wg    sync.WaitGroup
 }
 
-// fail records that writing to the host failed (the channel is broken, so no later frame
-// can be trusted to arrive) and ends the run in progress. Serve returns err once its read
-// of the host's frames returns, which it does when the host closes the channel.
+// fail records that writing to the host failed (no later frame can be trusted to arrive)
+// and ends the run in progress. Serve returns err once its read returns.
 func (s *server) fail(err error) {
 	s.mu.Lock()
 	if s.fatal == nil {
@@ -199,8 +186,7 @@ func (s *server) start(m *message) error {
 			cancel(nil)
 			return err
 		}
-		// The cached namespace, bound to this run: its calls go to the host as this
-		// run's call frames.
+		// The cached namespace, bound to this run's call frames.
 		nss[i] = ns.WithStart(func(ctx context.Context, member string, args json.RawMessage, done func(json.RawMessage, error)) {
 			r.call(ctx, i, member, args, done)
 		})
@@ -224,8 +210,7 @@ func (s *server) start(m *message) error {
 		err := s.send(out)
 		var fse *frameSizeError
 		if errors.As(err, &fse) {
-			// The host is waiting for this run: send its failure without the output, or
-			// say why it gets no result.
+			// The host is waiting: send the failure without the output, or say why.
 			f := out.Failure
 			if f == nil {
 				f = &failure{Kind: runtime.KindException,
@@ -240,8 +225,7 @@ func (s *server) start(m *message) error {
 	return nil
 }
 
-// run runs the program of run frame m on the warm VM, as runtime.Pool.Run would, and
-// returns its done frame.
+// run runs run frame m on the warm VM, as runtime.Pool.Run would, and returns its done frame.
 func (s *server) run(ctx context.Context, m *message, nss []*jsvm.Namespace, onLog func(string)) *message {
 	out := &message{T: tDone, ID: m.ID}
 	fail := func(kind runtime.Kind, msg string) *message {
@@ -281,20 +265,18 @@ func (s *server) argBytes() int {
 	return max(1, min(runtime.MaxArgBytes, s.fw.max-callFrameRoom))
 }
 
-// callFrameRoom is what a call frame needs besides its arguments (the member's name is
-// at most a few hundred bytes).
+// callFrameRoom is what a call frame needs besides its arguments.
 const callFrameRoom = 64 << 10
 
-// A run keeps the narrow GC percent for gcAfter and one P for wideAfter; past each it gets
-// the wide one (see Serve and widenLater).
+// A run keeps the narrow GC percent for gcAfter and one P for wideAfter (see widenLater).
 const (
 	gcAfter   = 2 * time.Millisecond
 	wideAfter = 20 * time.Millisecond
 )
 
-// wideGC is the worker's GC percent (the init frame's), which a run past gcAfter gets, and
-// narrowGC the percent of shorter runs. A run past wideAfter gets the GOMAXPROCS the Go
-// runtime would choose (it follows the CPUs the process may use, cgroup quota included).
+// wideGC is the init frame's GC percent, for runs past gcAfter; narrowGC for shorter ones.
+// A run past wideAfter gets the GOMAXPROCS the Go runtime would choose (the CPUs the
+// process may use, cgroup quota included).
 var wideGC, narrowGC = DefaultGCPercent, 100
 
 // widenLater gives the process the wide GC percent once gcAfter has passed and every CPU
@@ -348,15 +330,13 @@ func (s *server) stop() {
 }
 
 // pollable returns a pipe given as an *os.File (stdin) as a new *os.File in non-blocking
-// mode, so that reading waits in Go's network poller rather than holding a thread (and,
-// with one P, the whole worker) in a blocking system call. Anything else is returned as is.
+// mode, so that a read waits in Go's poller rather than holding a thread (with one P, the
+// whole worker). Anything else is returned as is.
 //
-// The worker reads and writes with ordinary system calls: with one P, an ordinary system
-// call is what wakes the runtime's sysmon thread, and
-// sysmon is what preempts a VM goroutine in a busy loop so that the compute watchdog's
-// timer can fire; with raw reads, a program that went busy right after a frame ran on until
-// the host's CPU ceiling killed its worker. (The tries of a spin, which come only while the
-// P has stayed busy since such a read, are raw: see spinReader.)
+// Trap: these reads must be ordinary system calls. With one P, an ordinary system call is
+// what wakes sysmon, which preempts a VM goroutine in a busy loop so the compute watchdog
+// can fire; with raw reads, a program busy right after a frame ran on until the host's CPU
+// ceiling killed its worker (a spin's raw tries are safe: see spinReader).
 func pollable(r io.Reader) io.Reader {
 	f, ok := r.(*os.File)
 	if !ok {

@@ -9,9 +9,6 @@ import (
 	"github.com/runcode-go/runcode/runtime"
 )
 
-// This file is the worker's side of namespace calls: proxy namespaces whose calls go to the
-// host as call frames, and the result frames that settle them.
-
 // proxy returns the worker-side namespace for spec: same global, members and error class,
 // cached across runs; start binds it to a run (WithStart), whose calls go to the host.
 func (s *server) proxy(i int, spec nsSpec) (*jsvm.Namespace, error) {

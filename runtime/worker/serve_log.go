@@ -7,14 +7,11 @@ import (
 	"time"
 )
 
-// logStream sends a run's log entries to the host as the ledger accepts them, so that if
-// this process dies at its hard memory limit the host still has the output captured so
-// far. Entries are sent at once, on the VM goroutine, up to logBurst of them per logEvery;
-// past that they are batched and a timer sends them. A program that logs a few lines
-// before a fatal allocation loses none of them, while a log flood does not spend its
-// compute budget in pipe writes (one write per entry made
-// "while (true) console.log('x')" hit the compute budget before the output budget).
-// Entries batched in the last logEvery before a death can be lost.
+// logStream sends a run's log entries to the host as the ledger accepts them, so that a
+// worker dying at its hard memory limit keeps its output. Up to logBurst entries per
+// logEvery are sent at once, on the VM goroutine; past that a timer sends them in batches,
+// so a log flood does not spend its compute budget in pipe writes. Entries batched in the
+// last logEvery before a death can be lost.
 type logStream struct {
 	s   *server
 	id  uint64

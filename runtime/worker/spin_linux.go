@@ -8,45 +8,30 @@ import (
 	"unsafe"
 )
 
-// spinReader reads one end of a pipe registered with Go's network poller. While its spin
-// allows (a run in flight, shortly after this end wrote), a read that finds the pipe empty
-// polls the non-blocking descriptor with read(2), yielding the P between tries
-// (runtime.Gosched), before it leaves the wait to next, which waits in the poller.
+// spinReader reads one end of a pipe registered with Go's poller. While its spin allows, a
+// read that finds the pipe empty polls the non-blocking descriptor with read(2), yielding
+// the P between tries, before it leaves the wait to next (the poller). Most of a sub-call's
+// pipe round trip is waking a reader parked in epoll_wait; a polling reader skips that
+// (BENCHMARKS.md, "runtime/worker design notes"). Yielding lets the VM and timers run on
+// the worker's one P meanwhile.
 //
-// Why: a sequential sub-call is a ping-pong between two processes, and most of a pipe round
-// trip is waking a reader parked in epoll_wait (BenchmarkPipeRoundTrip); a reader still
-// polling sees the frame at its next try. Figures: BENCHMARKS.md, "runtime/worker design notes".
+// Back-off: after a spin runs out, the next 2, 4, ... up to spinBackoff waits do not spin;
+// a spin that gets its frame resets it. Running out most often means both ends share a
+// CPU, where a spinning writer keeps the reader it woke (on its own CPU) from running.
 //
-// Bounds: it never spins while no run is in flight; one wait spins at most spinWindow past
-// the later of its start and this end's last write, and never more than spinMax; it yields
-// between tries, so the goroutines it waits for (the VM, a call's) run on the same P
-// meanwhile: on the worker's one P that is how the VM makes the next call while the reader
-// polls for its answer, and timers and the garbage collector still get the P.
-//
-// Back-off: when a spin runs out, the next waits do not spin (2, 4, ... up to spinBackoff of
-// them, doubling with each spin in a row that runs out; one that gets its frame resets it).
-// A spin that runs out most often means the two ends share one CPU: a pipe write wakes its
-// reader with a sync wake-up, often on the writer's CPU, and a writer that goes on spinning
-// there keeps the reader it woke from running until its spin ends.
-//
-// The tries are raw system calls (RawSyscall), on both ends. In the worker that is safe
-// where raw reads in general are not (see pollable): a spin runs only right after the
-// reader handled a frame, and its P stays busy from then on, so sysmon (which parks only
-// when every P is idle) has been awake since the ordinary read that followed the last wait
-// in the poller, and still preempts a program that computes right after a sub-call. Raw tries also keep
-// sysmon from handing the P to another thread when a try's thread is descheduled inside its
-// system call: a new thread adds its stack to the address space the worker's hard memory
-// limit counts.
+// The tries are raw system calls. That is safe in the worker, unlike raw reads in general
+// (see pollable): a spin follows an ordinary read and its P stays busy, so sysmon is awake
+// to preempt a busy program. Raw tries also keep sysmon from handing the P to a new thread,
+// whose stack would count against the worker's hard memory limit.
 type spinReader struct {
 	f    *os.File
 	rc   syscall.RawConn
 	next io.Reader
 	sp   *spin
 
-	// The rest is touched only by the reading goroutine. The back-off: misses is the number
-	// of spins in a row that ran out, skip the number of waits left that do not spin. One
-	// try: try is r.read1 bound once, and buf, n, errno and got its argument and results,
-	// so that a try allocates nothing.
+	// The rest is the reading goroutine's: the back-off (misses, spins in a row that ran
+	// out; skip, waits left that do not spin), and one try's function, argument and
+	// results, bound once so that a try allocates nothing.
 	misses, skip int
 	try          func(fd uintptr) bool
 	buf          []byte
@@ -79,8 +64,7 @@ func (r *spinReader) Read(b []byte) (int, error) {
 	r.buf = b
 	defer func() { r.buf = nil }()
 	for {
-		// One try per RawConn.Read, whose function never asks to wait: the descriptor stays
-		// referenced only for the one read(2), so a Close does not wait for a spin.
+		// One try per RawConn.Read, so that a Close does not wait for a spin.
 		r.got = false
 		err := r.rc.Read(r.try)
 		switch {
