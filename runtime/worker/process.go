@@ -39,9 +39,9 @@ type proc struct {
 	killedCh chan struct{}    // closed when the host kills it with a reason
 }
 
-// spawn starts a worker (no environment but GOMAXPROCS=1, "/" as its directory, a process group of its
-// own, no descriptors but the channel and stderr) whose hard memory limit fits runs with a
-// heap budget up to heap, and returns once it said ready.
+// spawn starts a worker (no environment but GOMAXPROCS=1, "/" as its directory, a process
+// group of its own, no descriptors but the channel and stderr) whose hard memory limit fits
+// runs with a heap budget up to heap, and returns once it said ready.
 func (p *Pool) spawn(heap int64) (*proc, error) {
 	if err := p.enter(&p.spawns); err != nil {
 		return nil, err

@@ -371,8 +371,8 @@ func TestCancel(t *testing.T) {
 	}
 }
 
-// TestIsolationOfTheProcess: the worker gets no environment but GOMAXPROCS=1, "/" as its directory, a
-// process group of its own and only stdin, stdout and stderr.
+// TestIsolationOfTheProcess: the worker gets no environment but GOMAXPROCS=1, "/" as its
+// directory, a process group of its own and only stdin, stdout and stderr.
 func TestIsolationOfTheProcess(t *testing.T) {
 	t.Setenv("RUNCODE_SECRET", "s3cret")
 	p := newTestPool(t, 1, "__fake", "probe")
