@@ -49,6 +49,9 @@ var allowed = map[string][]string{
 	"internal/procfd":   {},
 	"internal/jsontext": {},
 	"internal/editdist": {},
+	// JSON Schema compile and validate, written for the registry: no package init of
+	// its own (a schema library's metaschemas cost every process that linked it).
+	"internal/jsonschema": {},
 	// Tool discovery's text processing: words, stop words and synonyms, and stems from
 	// a maintained Snowball stemmer (pure Go, no dependencies of its own).
 	"internal/searchtext": {"github.com/kljensen/snowball"},
