@@ -26,7 +26,7 @@ const module = "github.com/runcode-go/runcode"
 // so does an allowed edge that no non-test file uses (the table says what is, not what
 // might be).
 var allowed = map[string][]string{
-	"registry":          {"internal/jsontext", "github.com/santhosh-tekuri/jsonschema/v6", "golang.org/x/text"},
+	"registry":          {"internal/jsontext", "internal/jsonschema"},
 	"pipeline":          {"registry"},
 	"sdkgen":            {"registry", "internal/jsontext", "internal/editdist", "internal/searchtext"},
 	"manifest":          {"registry"},
@@ -52,6 +52,9 @@ var allowed = map[string][]string{
 	"internal/procfd":   {},
 	"internal/jsontext": {},
 	"internal/editdist": {},
+	// JSON Schema compile and validate, written for the registry: no package init of
+	// its own (a schema library's metaschemas cost every process that linked it).
+	"internal/jsonschema": {},
 	// Tool discovery's text processing: words, stop words and synonyms, and stems from
 	// a maintained Snowball stemmer (pure Go, no dependencies of its own).
 	"internal/searchtext": {"github.com/kljensen/snowball"},

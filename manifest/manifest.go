@@ -254,42 +254,11 @@ func registryProblem(err error) string {
 		msg = msg[i+3:]
 	}
 	if strings.HasPrefix(msg, "parameters: ") {
-		msg = "inputSchema does not compile: " + compileProblem(strings.TrimPrefix(msg, "parameters: "))
+		msg = "inputSchema does not compile: " + strings.TrimPrefix(msg, "parameters: ")
 	} else if strings.HasPrefix(msg, "output schema: ") {
-		msg = "outputSchema does not compile: " + compileProblem(strings.TrimPrefix(msg, "output schema: "))
+		msg = "outputSchema does not compile: " + strings.TrimPrefix(msg, "output schema: ")
 	}
 	return msg
-}
-
-// compileProblem shortens the JSON Schema compiler's multi-line metaschema report to
-// its most specific line: "at /properties/n/type: value must be one of …".
-func compileProblem(msg string) string {
-	lines := strings.Split(msg, "\n")
-	if len(lines) == 1 {
-		return msg
-	}
-	best, depth := "", -1
-	for _, l := range lines {
-		trimmed := strings.TrimLeft(l, " ")
-		rest, ok := strings.CutPrefix(trimmed, "- at '")
-		if !ok {
-			continue
-		}
-		at, problem, ok := strings.Cut(rest, "': ")
-		if !ok {
-			continue
-		}
-		if d := len(l) - len(trimmed); d > depth {
-			if at == "" {
-				at = "/"
-			}
-			best, depth = "at "+at+": "+problem, d
-		}
-	}
-	if best == "" {
-		return strings.Join(strings.Fields(msg), " ")
-	}
-	return best
 }
 
 // checkTool validates what registration does not: the tool's kind and its options.

@@ -76,3 +76,48 @@ func BenchmarkValidateOutput1MB(b *testing.B) {
 		})
 	}
 }
+
+// toolSchema is a typical tool's parameters: typed properties, bounds, an enum, an
+// array, required names and a closed root. The enum keeps the quick plan out, so the
+// benchmark measures the full validator (decoding the value to a Go tree included).
+const toolSchema = `{"type":"object","properties":{` +
+	`"path":{"type":"string","description":"Absolute path"},` +
+	`"limit":{"type":"integer","minimum":1,"maximum":10000},` +
+	`"mode":{"type":"string","enum":["read","write","append"]},` +
+	`"recursive":{"type":"boolean"},` +
+	`"tags":{"type":"array","items":{"type":"string"}}},` +
+	`"required":["path","mode"],"additionalProperties":false}`
+
+// BenchmarkValidateArgs validates a typical tool's arguments: a valid call and one
+// with four violations.
+func BenchmarkValidateArgs(b *testing.B) {
+	scope := registry.New()
+	if _, err := scope.Register(&registry.Tool{
+		Name: "files", Parameters: registry.RawSchema([]byte(toolSchema)),
+		Execute: func(context.Context, *registry.Call) (any, error) { return nil, nil },
+	}); err != nil {
+		b.Fatal(err)
+	}
+	set, err := scope.Resolve(context.Background(), registry.Step{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	e, _ := set.Get("files")
+	for _, c := range []struct {
+		name, args string
+		want       int
+	}{
+		{"valid", `{"path":"/tmp/a.txt","limit":100,"mode":"read","recursive":true,"tags":["a","b"]}`, 0},
+		{"invalid", `{"path":1,"limit":0,"mode":"delete","tags":["a"],"extra":true}`, 4},
+	} {
+		args := registry.MustParseValue(c.args)
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if got := e.ValidateArgs(args); len(got) != c.want {
+					b.Fatal(got)
+				}
+			}
+		})
+	}
+}

@@ -7,8 +7,11 @@
 // It does not run calls (package pipeline does), render SDKs (package sdkgen) or know
 // about JavaScript.
 //
-// It may import: the standard library, github.com/santhosh-tekuri/jsonschema/v6 and
-// golang.org/x/text (for jsonschema's messages). Nothing of ours.
+// Schemas are compiled and values validated by internal/jsonschema (its documentation
+// says what it supports: drafts 4 to 2020-12, references inside the schema only, format
+// as an annotation); this package words its violations for the model.
+//
+// It may import: the standard library, internal/jsontext and internal/jsonschema.
 //
 // # Registering a tool
 //

@@ -72,6 +72,10 @@ func TestRegisterRejectsBadSchemas(t *testing.T) {
 		{"raw not JSON", Tool{Parameters: RawSchema(json.RawMessage(`{"type":`))}, "raw schema is not valid JSON"},
 		{"raw not compiling", Tool{Parameters: RawSchema(json.RawMessage(`{"type":"strin"}`))}, `tool "t": parameters:`},
 		{"raw bad ref", Tool{Parameters: RawSchema(json.RawMessage(`{"$ref":"#/$defs/missing"}`))}, `tool "t": parameters:`},
+		{"raw bad keyword", Tool{Parameters: RawSchema(json.RawMessage(`{"properties":{"n":{"minimum":"1"}}}`))}, `tool "t": parameters: invalid schema at /properties/n: "minimum" must be a number`},
+		{"raw remote ref", Tool{Parameters: RawSchema(json.RawMessage(`{"properties":{"n":{"$ref":"https://x/y.json"}}}`))}, `tool "t": parameters: invalid schema at /properties/n: $ref "https://x/y.json": only references inside the schema are supported`},
+		{"raw ref cycle", Tool{Parameters: RawSchema(json.RawMessage(`{"$ref":"#"}`))}, `tool "t": parameters: invalid schema at the root: $ref "#" leads back to the root schema, which applies to the same value: a reference cycle`},
+		{"raw unknown draft", Tool{Parameters: RawSchema(json.RawMessage(`{"$schema":"http://json-schema.org/draft-03/schema#"}`))}, `unknown "$schema" "http://json-schema.org/draft-03/schema#"`},
 		{"raw array schema", Tool{Parameters: RawSchema(json.RawMessage(`[1]`))}, "schema must be a JSON object or boolean"},
 		{"output schema", Tool{Output: Output{Schema: RawSchema(json.RawMessage(`{"minimum":"x"}`))}}, `tool "t": output schema:`},
 		{"negative timeout", Tool{TimeoutMs: -1}, "TimeoutMs must not be negative, got -1"},
@@ -302,7 +306,7 @@ func FuzzQuickPlan(f *testing.F) {
 			return
 		}
 		for i, c := range plans {
-			if c.quick.accepts(v) && c.schema.Validate(v.Any()) != nil {
+			if c.quick.accepts(v) && !c.schema.Valid(v.Any()) {
 				t.Errorf("schema %s: plan accepts invalid %s", quickSchemas[i], v)
 			}
 		}
@@ -340,5 +344,65 @@ func TestTupleItems(t *testing.T) {
 	// would be ignored under an older draft.
 	if _, err := entryFor(&Tool{Name: "t", Execute: nop, Parameters: RawSchema(json.RawMessage(`{"properties":{"a":{"prefixItems":[{}]},"b":{"items":[{}]}}}`))}); err == nil {
 		t.Error("a schema mixing prefixItems and tuple items registered")
+	}
+}
+
+// TestValidatePhrases pins the wording of every kind of violation: the value's
+// location first, then what it must be.
+func TestValidatePhrases(t *testing.T) {
+	tests := []struct {
+		name, schema, value string
+		want                []string
+	}{
+		{"minimum", `{"properties":{"n":{"minimum":10}}}`, `{"n":9.5}`, []string{`"n" must be at least 10`}},
+		{"exclusiveMinimum", `{"properties":{"n":{"exclusiveMinimum":10}}}`, `{"n":10}`, []string{`"n" must be greater than 10`}},
+		{"maximum", `{"properties":{"n":{"maximum":10}}}`, `{"n":11}`, []string{`"n" must be at most 10`}},
+		{"exclusiveMaximum", `{"properties":{"n":{"exclusiveMaximum":10}}}`, `{"n":10}`, []string{`"n" must be less than 10`}},
+		{"draft-04 exclusiveMaximum", `{"$schema":"http://json-schema.org/draft-04/schema#","properties":{"n":{"maximum":10,"exclusiveMaximum":true}}}`, `{"n":10}`, []string{`"n" must be less than 10`}},
+		{"multipleOf", `{"properties":{"x":{"multipleOf":0.5}}}`, `{"x":1.2}`, []string{`"x" must be a multiple of 0.5`}},
+		{"multipleOf exact", `{"properties":{"x":{"multipleOf":0.01}}}`, `{"x":19.99}`, nil},
+		{"minLength", `{"properties":{"s":{"minLength":3}}}`, `{"s":"ab"}`, []string{`"s" must be at least 3 characters long`}},
+		{"minLength code points", `{"properties":{"s":{"minLength":2}}}`, `{"s":"é😀"}`, nil},
+		{"maxLength", `{"properties":{"s":{"maxLength":8}}}`, `{"s":"abcdefghi"}`, []string{`"s" must be at most 8 characters long`}},
+		{"maxLength 1", `{"properties":{"s":{"maxLength":1}}}`, `{"s":"ab"}`, []string{`"s" must be at most 1 character long`}},
+		{"pattern", `{"properties":{"s":{"pattern":"^a+$"}}}`, `{"s":"ab"}`, []string{`"s" must match the pattern "^a+$"`}},
+		{"pattern searches", `{"properties":{"s":{"pattern":"b"}}}`, `{"s":"abc"}`, nil},
+		{"minItems", `{"properties":{"a":{"minItems":2}}}`, `{"a":[1]}`, []string{`"a" must have at least 2 items`}},
+		{"maxItems", `{"properties":{"a":{"maxItems":2}}}`, `{"a":[1,2,3]}`, []string{`"a" must have at most 2 items`}},
+		{"uniqueItems", `{"properties":{"a":{"uniqueItems":true}}}`, `{"a":[1,{"x":[2]},1.0]}`, []string{`"a" must have unique items (items 0 and 2 are equal)`}},
+		{"contains", `{"properties":{"a":{"contains":{"type":"string"}}}}`, `{"a":[1,2]}`, []string{`"a" must contain at least 1 item matching "contains"`}},
+		{"minContains", `{"properties":{"a":{"contains":{"type":"string"},"minContains":2}}}`, `{"a":["x",2]}`, []string{`"a" must contain at least 2 items matching "contains"`}},
+		{"maxContains", `{"properties":{"a":{"contains":{"type":"string"},"maxContains":1}}}`, `{"a":["x","y"]}`, []string{`"a" must contain at most 1 item matching "contains"`}},
+		{"minProperties", `{"properties":{"o":{"minProperties":1}}}`, `{"o":{}}`, []string{`"o" must have at least 1 property`}},
+		{"maxProperties", `{"properties":{"o":{"maxProperties":3}}}`, `{"o":{"a":1,"b":2,"c":3,"d":4}}`, []string{`"o" must have at most 3 properties`}},
+		{"dependentRequired", `{"dependentRequired":{"a":["b"]}}`, `{"a":1}`, []string{`missing property "b" (required when "a" is present)`}},
+		{"dependencies nested", `{"properties":{"o":{"dependencies":{"a":["b"]}}}}`, `{"o":{"a":1}}`, []string{`missing property "o.b" (required when "o.a" is present)`}},
+		{"dependentSchemas", `{"dependentSchemas":{"a":{"required":["c"]}}}`, `{"a":1}`, []string{`missing required property "c"`}},
+		{"propertyNames", `{"properties":{"o":{"propertyNames":{"pattern":"^[a-z]+$"}}}}`, `{"o":{"X":1,"y":2}}`, []string{`property name "X" in "o" must match the pattern "^[a-z]+$"`}},
+		{"propertyNames false", `{"propertyNames":false}`, `{"a":1}`, []string{`property name "a" in "arguments" is not allowed`}},
+		{"unevaluatedProperties", `{"properties":{"o":{"allOf":[{"properties":{"a":true}}],"unevaluatedProperties":false}}}`, `{"o":{"a":1,"x":2}}`, []string{`"o.x" is not evaluated by any subschema (unevaluatedProperties: false)`}},
+		{"unevaluatedItems", `{"properties":{"a":{"prefixItems":[true],"unevaluatedItems":false}}}`, `{"a":[1,2]}`, []string{`"a[1]" is not evaluated by any subschema (unevaluatedItems: false)`}},
+		{"not", `{"properties":{"v":{"not":{"type":"string"}}}}`, `{"v":"s"}`, []string{`"v" must not match the schema under "not"`}},
+		{"anyOf", `{"properties":{"v":{"anyOf":[{"type":"string"},{"type":"null"}]}}}`, `{"v":1}`, []string{`"v" must match at least one anyOf branch`}},
+		{"type list", `{"properties":{"v":{"type":["string","null"]}}}`, `{"v":1}`, []string{`"v" must be a string or null`}},
+		{"allOf reports the branch", `{"allOf":[{"required":["a"]},{"properties":{"b":{"type":"string"}}}]}`, `{"b":1}`, []string{`"b" must be a string`, `missing required property "a"`}},
+		{"ref reports the target", `{"$defs":{"s":{"type":"string"}},"properties":{"p":{"$ref":"#/$defs/s"}}}`, `{"p":1}`, []string{`"p" must be a string`}},
+		{"then reports", `{"if":{"required":["a"]},"then":{"required":["b"]},"else":{"required":["c"]}}`, `{"a":1}`, []string{`missing required property "b"`}},
+		{"else reports", `{"if":{"required":["a"]},"then":{"required":["b"]},"else":{"required":["c"]}}`, `{}`, []string{`missing required property "c"`}},
+		{"false schema", `{"properties":{"p":false}}`, `{"p":1}`, []string{`"p" is not allowed`}},
+		{"deduplicated", `{"allOf":[{"required":["a"]},{"required":["a"]}]}`, `{}`, []string{`missing required property "a"`}},
+		{"format is an annotation", `{"properties":{"e":{"format":"email"}}}`, `{"e":"not an email"}`, nil},
+		{"integer 1.0", `{"properties":{"i":{"type":"integer"}}}`, `{"i":1.0}`, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e, err := entryFor(&Tool{Name: "t", Execute: nop, Parameters: RawSchema(json.RawMessage(tt.schema))})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, e.ValidateArgs(MustParseValue(tt.value))); diff != "" {
+				t.Errorf("violations mismatch (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

@@ -1,17 +1,16 @@
 package registry
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strconv"
 	"strings"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-	"github.com/santhosh-tekuri/jsonschema/v6/kind"
-	"golang.org/x/text/language"
-	"golang.org/x/text/message"
+	"github.com/runcode-go/runcode/internal/jsonschema"
 )
 
 // compiled is a schema compiled once at registration: its canonical JSON text (what
@@ -25,7 +24,9 @@ type compiled struct {
 	quick *plan
 }
 
-// compileSchema renders and compiles s. def is used when s is the zero Schema.
+// compileSchema renders and compiles s. def is used when s is the zero Schema. A schema
+// is read as the draft its $schema names, else as draft 2020-12, or as 2019-09 when it
+// uses the array form of items and nothing only 2020-12 defines (jsonschema.Compile).
 func compileSchema(s Schema, def string) (*compiled, error) {
 	text := []byte(def)
 	if !s.IsZero() {
@@ -34,7 +35,7 @@ func compileSchema(s Schema, def string) (*compiled, error) {
 			return nil, err
 		}
 	}
-	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(string(text)))
+	doc, err := decodeSchema(text)
 	if err != nil {
 		return nil, fmt.Errorf("schema is not valid JSON: %v", err)
 	}
@@ -43,12 +44,7 @@ func compileSchema(s Schema, def string) (*compiled, error) {
 			return nil, errors.New("schema must be a JSON object or boolean")
 		}
 	}
-	sch, err := compileDraft(doc, jsonschema.Draft2020)
-	if err != nil && olderDraft(doc) {
-		if older, err2 := compileDraft(doc, jsonschema.Draft2019); err2 == nil {
-			sch, err = older, nil
-		}
-	}
+	sch, err := jsonschema.Compile(doc, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -57,53 +53,18 @@ func compileSchema(s Schema, def string) (*compiled, error) {
 	return out, nil
 }
 
-// compileDraft compiles a schema document, under draft unless it names its own.
-func compileDraft(doc any, draft *jsonschema.Draft) (*jsonschema.Schema, error) {
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(draft)
-	const loc = "mem:///schema.json"
-	if err := c.AddResource(loc, doc); err != nil {
+// decodeSchema decodes one JSON value, numbers as json.Number (exact).
+func decodeSchema(text []byte) (any, error) {
+	d := json.NewDecoder(bytes.NewReader(text))
+	d.UseNumber()
+	var doc any
+	if err := d.Decode(&doc); err != nil {
 		return nil, err
 	}
-	return c.Compile(loc)
-}
-
-// olderDraft reports whether a schema that failed to compile as draft 2020-12 is written
-// for an older draft, whose meaning a draft 2019-09 compile keeps: it names no $schema,
-// uses the array form of items (a tuple, which drafts 4 to 2019-09 define and 2020-12
-// replaced with prefixItems), and none of the keywords only 2020-12 defines (which an
-// older draft would silently ignore). The walk keeps its own stack: schemas nest
-// without bound.
-func olderDraft(doc any) bool {
-	root, ok := doc.(map[string]any)
-	if !ok {
-		return false
+	if _, err := d.Token(); err != io.EOF {
+		return nil, errors.New("unexpected data after the top-level value")
 	}
-	if _, ok := root["$schema"]; ok {
-		return false
-	}
-	tuple := false
-	stack := []any{doc}
-	for len(stack) > 0 {
-		v := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		switch v := v.(type) {
-		case map[string]any:
-			for k, x := range v {
-				switch k {
-				case "prefixItems", "$dynamicRef", "$dynamicAnchor":
-					return false
-				case "items":
-					_, isArray := x.([]any)
-					tuple = tuple || isArray
-				}
-				stack = append(stack, x)
-			}
-		case []any:
-			stack = append(stack, v...)
-		}
-	}
-	return tuple
+	return doc, nil
 }
 
 // validate checks v against the schema. root names the value in messages
@@ -112,83 +73,121 @@ func (c *compiled) validate(v Value, root string) []string {
 	if c.quick != nil && c.quick.accepts(v) {
 		return nil
 	}
-	err := c.schema.Validate(v.Any())
-	if err == nil {
+	violations := c.schema.Validate(v.Any())
+	if violations == nil {
 		return nil
 	}
-	var ve *jsonschema.ValidationError
-	if !errors.As(err, &ve) {
-		return []string{err.Error()}
+	out := make([]string, 0, len(violations))
+	for _, vi := range violations {
+		out = appendPhrases(out, vi, func(extra ...string) string {
+			return strconv.Quote(pathText(root, append(slices.Clone(vi.Path), extra...)))
+		})
 	}
-	var out []string
-	collect(ve, root, &out)
 	slices.Sort(out)
 	return slices.Compact(out)
 }
 
-var printer = message.NewPrinter(language.English)
+// appendPhrases words a violation as the reference does: the value's location first
+// ("config.port" must be an integer). at quotes the location of the violation's value,
+// or of its member named by extra.
+func appendPhrases(out []string, v jsonschema.Violation, at func(extra ...string) string) []string {
+	subject := at()
+	switch v.Keyword {
+	case "type":
+		want := make([]string, len(v.Types))
+		for i, t := range v.Types {
+			want[i] = article(t)
+		}
+		return append(out, subject+" must be "+strings.Join(want, " or "))
+	case "enum":
+		return append(out, subject+" must be one of "+compactJSON(v.Values))
+	case "const":
+		return append(out, subject+" must be "+compactJSON(v.Values[0]))
+	case "minimum":
+		return append(out, subject+" must be at least "+v.Number)
+	case "maximum":
+		return append(out, subject+" must be at most "+v.Number)
+	case "exclusiveMinimum":
+		return append(out, subject+" must be greater than "+v.Number)
+	case "exclusiveMaximum":
+		return append(out, subject+" must be less than "+v.Number)
+	case "multipleOf":
+		return append(out, subject+" must be a multiple of "+v.Number)
+	case "minLength":
+		return append(out, subject+" must be at least "+count(v.Limit, "character")+" long")
+	case "maxLength":
+		return append(out, subject+" must be at most "+count(v.Limit, "character")+" long")
+	case "pattern":
+		return append(out, subject+" must match the pattern "+strconv.Quote(v.Pattern))
+	case "minItems":
+		return append(out, subject+" must have at least "+count(v.Limit, "item"))
+	case "maxItems":
+		return append(out, subject+" must have at most "+count(v.Limit, "item"))
+	case "uniqueItems":
+		return append(out, fmt.Sprintf("%s must have unique items (items %d and %d are equal)", subject, v.Items[0], v.Items[1]))
+	case "contains", "minContains":
+		return append(out, subject+" must contain at least "+count(v.Limit, "item")+` matching "contains"`)
+	case "maxContains":
+		return append(out, subject+" must contain at most "+count(v.Limit, "item")+` matching "contains"`)
+	case "minProperties":
+		return append(out, subject+" must have at least "+count(v.Limit, "property"))
+	case "maxProperties":
+		return append(out, subject+" must have at most "+count(v.Limit, "property"))
+	case "required":
+		return append(out, "missing required property "+at(v.Property))
+	case "dependentRequired", "dependencies":
+		return append(out, "missing property "+at(v.Property)+" (required when "+at(v.Trigger)+" is present)")
+	case "additionalProperties":
+		return append(out, at(v.Property)+" is not a declared property (additionalProperties: false)")
+	case "unevaluatedProperties":
+		return append(out, at(v.Property)+" is not evaluated by any subschema (unevaluatedProperties: false)")
+	case "unevaluatedItems":
+		return append(out, subject+" is not evaluated by any subschema (unevaluatedItems: false)")
+	case "additionalItems":
+		return append(out, subject+" has "+count(v.Limit, "item")+" beyond its tuple (additionalItems: false)")
+	case "propertyNames":
+		// The name's own violations, worded with the name as their subject.
+		name := "property name " + strconv.Quote(v.Property) + " in " + subject
+		if len(v.Causes) == 0 {
+			return append(out, name+" is not allowed")
+		}
+		for _, c := range v.Causes {
+			out = appendPhrases(out, c, func(extra ...string) string {
+				if len(extra) == 0 {
+					return name
+				}
+				return name + " " + strconv.Quote(strings.Join(extra, "."))
+			})
+		}
+		return out
+	case "anyOf":
+		return append(out, subject+" must match at least one anyOf branch")
+	case "oneOf":
+		return append(out, fmt.Sprintf("%s must match exactly one oneOf branch (matched %d)", subject, v.Matched))
+	case "not":
+		return append(out, subject+` must not match the schema under "not"`)
+	case "false":
+		return append(out, subject+" is not allowed")
+	case "depth":
+		return append(out, fmt.Sprintf("%s nests too deeply to validate (over %d levels)", subject, v.Limit))
+	case "budget":
+		return append(out, fmt.Sprintf("%s is too large to validate against this schema (over %d steps)", subject, v.Limit))
+	case "cycle":
+		return append(out, subject+" cannot be validated: the schema's references loop")
+	}
+	return append(out, subject+" fails "+strconv.Quote(v.Keyword))
+}
 
-// collect turns the validator's error tree into the reference's violation phrases.
-func collect(e *jsonschema.ValidationError, root string, out *[]string) {
-	at := func(extra ...string) string {
-		loc := append(slices.Clone(e.InstanceLocation), extra...)
-		return strconv.Quote(pathText(root, loc))
+// count spells n nouns: "1 item", "2 items", "3 properties".
+func count(n int, noun string) string {
+	if n != 1 {
+		if p, ok := strings.CutSuffix(noun, "y"); ok {
+			noun = p + "ies"
+		} else {
+			noun += "s"
+		}
 	}
-	switch k := e.ErrorKind.(type) {
-	case *kind.Group, *kind.Schema, *kind.Reference, *kind.AllOf, *kind.Not:
-		if len(e.Causes) > 0 {
-			for _, c := range e.Causes {
-				collect(c, root, out)
-			}
-			return
-		}
-	case *kind.Required:
-		for _, m := range k.Missing {
-			*out = append(*out, "missing required property "+at(m))
-		}
-		return
-	case *kind.Type:
-		want := make([]string, len(k.Want))
-		for i, w := range k.Want {
-			want[i] = article(w)
-		}
-		*out = append(*out, at()+" must be "+strings.Join(want, " or "))
-		return
-	case *kind.Enum:
-		*out = append(*out, at()+" must be one of "+compactJSON(k.Want))
-		return
-	case *kind.Const:
-		*out = append(*out, at()+" must be "+compactJSON(k.Want))
-		return
-	case *kind.AdditionalProperties:
-		for _, p := range k.Properties {
-			*out = append(*out, at(p)+" is not a declared property (additionalProperties: false)")
-		}
-		return
-	case *kind.OneOf:
-		*out = append(*out, fmt.Sprintf("%s must match exactly one oneOf branch (matched %d)", at(), len(k.Subschemas)))
-		return
-	case *kind.AnyOf:
-		*out = append(*out, at()+" must match at least one anyOf branch")
-		return
-	case *kind.FalseSchema:
-		*out = append(*out, at()+" is not allowed")
-		return
-	case *kind.AdditionalItems: // older drafts' tuples (see olderDraft)
-		noun := "items"
-		if k.Count == 1 {
-			noun = "item"
-		}
-		*out = append(*out, printer.Sprintf("%s has %d %s beyond its tuple (additionalItems: false)", at(), k.Count, noun))
-		return
-	}
-	if len(e.Causes) > 0 {
-		for _, c := range e.Causes {
-			collect(c, root, out)
-		}
-		return
-	}
-	*out = append(*out, at()+" "+e.ErrorKind.LocalizedString(printer))
+	return strconv.Itoa(n) + " " + noun
 }
 
 // pathText spells an instance location as the reference does: the root name alone, or

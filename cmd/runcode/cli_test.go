@@ -50,7 +50,7 @@ func TestBadManifests(t *testing.T) {
 		file, want string
 	}{
 		{"bad-json.json", `manifest ../../testdata/manifests/bad-json.json: invalid JSON: unexpected EOF`},
-		{"bad-schema.json", `manifest ../../testdata/manifests/bad-schema.json: tool "fetch": inputSchema does not compile: at /properties/n/type: value must be one of 'array', 'boolean', 'integer', 'null', 'number', 'object', 'string'`},
+		{"bad-schema.json", `manifest ../../testdata/manifests/bad-schema.json: tool "fetch": inputSchema does not compile: invalid schema at /properties/n: "type" names an unknown type "integr"; the types are array, boolean, integer, null, number, object and string`},
 		{"bad-duplicate.json", `manifest ../../testdata/manifests/bad-duplicate.json: tool "fetch": duplicate name: tools[0] already declares it`},
 		{"bad-reserved.json", `manifest ../../testdata/manifests/bad-reserved.json: tool "run_code": name "run_code" is reserved for the run_code transport`},
 		{"bad-neither.json", `manifest ../../testdata/manifests/bad-neither.json: tool "lint": has neither "mock" nor "command": declare how calls are answered`},
