@@ -54,14 +54,15 @@ var allowed = map[string][]string{
 	"internal/editdist": {},
 	// JSON Schema compile and validate, written for the registry: no package init of
 	// its own (a schema library's metaschemas cost every process that linked it).
-	"internal/jsonschema": {},
+	"internal/jsonschema": {"internal/boundre"},
+	"internal/boundre":    {},
 	// Tool discovery's text processing: words, stop words and synonyms, and stems from
 	// a maintained Snowball stemmer (pure Go, no dependencies of its own).
 	"internal/searchtext": {"github.com/kljensen/snowball"},
 	"internal/procstat":   {},
 	"bindings":            {"runtime", "pipeline", "registry", "sdkgen"},
 	"ptc":                 {"bindings", "runtime", "pipeline", "registry", "sdkgen", "store", "internal/jsontext", "internal/jsshape"},
-	"workspace":           {"registry", "github.com/bmatcuk/doublestar/v4"},
+	"workspace":           {"registry", "internal/boundre", "github.com/bmatcuk/doublestar/v4"},
 	"mcpbridge":           {"pipeline", "registry", "github.com/modelcontextprotocol/go-sdk"},
 	"internal/bench":      {"ptc", "pipeline", "registry", "runtime", "internal/jsvm", "internal/procstat"},
 	"cmd/runcode":         {"workspace", "mcpbridge", "ptc", "native", "runtime", "runtime/worker", "pipeline", "registry", "sdkgen", "manifest", "bindings", "store", "store/sqlite", "store/postgres", "internal/bench", "internal/editdist"},

@@ -4,14 +4,15 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"regexp"
-	"regexp/syntax"
 	"unicode/utf8"
 
 	"github.com/bmatcuk/doublestar/v4"
+	"github.com/runcode-go/runcode/internal/boundre"
 	"github.com/runcode-go/runcode/registry"
 )
 
@@ -47,54 +48,14 @@ func compilePattern(expr string) (*pattern, error) {
 	if len(expr) > MaxPathBytes {
 		return nil, fmt.Errorf("regular expression is %d bytes long, over the limit of %d", len(expr), MaxPathBytes)
 	}
-	tooLarge := fmt.Errorf("regular expression compiles to more than %d instructions (the limit); use fewer or smaller {n,m} repeats", MaxRegexpInsts)
-	tree, err := syntax.Parse(expr, syntax.Perl) // as regexp.Compile parses it
-	if err != nil {
+	re, insts, err := boundre.Compile(expr, MaxRegexpInsts)
+	switch {
+	case errors.Is(err, boundre.ErrTooLarge):
+		return nil, fmt.Errorf("regular expression compiles to more than %d instructions (the limit); use fewer or smaller {n,m} repeats", MaxRegexpInsts)
+	case err != nil:
 		return nil, fmt.Errorf("invalid regular expression %q: %v", expr, err)
 	}
-	// The estimate runs a little under the program's size; the exact check follows.
-	if treeSize(tree) > 2*MaxRegexpInsts {
-		return nil, tooLarge
-	}
-	prog, err := syntax.Compile(tree.Simplify())
-	if err != nil {
-		return nil, fmt.Errorf("invalid regular expression %q: %v", expr, err)
-	}
-	if len(prog.Inst) > MaxRegexpInsts {
-		return nil, tooLarge
-	}
-	re, err := regexp.Compile(expr)
-	if err != nil {
-		return nil, fmt.Errorf("invalid regular expression %q: %v", expr, err)
-	}
-	return &pattern{re: re, insts: len(prog.Inst)}, nil
-}
-
-// treeSize estimates the instructions re compiles to, as regexp/syntax's own size
-// check does, saturating past 2*MaxRegexpInsts so that nothing overflows.
-func treeSize(re *syntax.Regexp) int {
-	const limit = 2*MaxRegexpInsts + 1
-	sub := func(i int) int { return treeSize(re.Sub[i]) }
-	size := 0
-	switch re.Op {
-	case syntax.OpLiteral:
-		size = len(re.Rune)
-	case syntax.OpCapture, syntax.OpStar:
-		size = 2 + sub(0)
-	case syntax.OpPlus, syntax.OpQuest:
-		size = 1 + sub(0)
-	case syntax.OpConcat, syntax.OpAlternate:
-		for i := range re.Sub {
-			size = min(size+sub(i)+1, limit)
-		}
-	case syntax.OpRepeat:
-		n, opt := re.Max, re.Max-re.Min // x{2,5} is xx(x(x(x)?)?)?
-		if re.Max == -1 {
-			n, opt = re.Min, 2 // x{2,} is xxx*
-		}
-		size = min(n, limit)*sub(0) + min(opt, limit) // each at most limit²: no overflow
-	}
-	return min(max(size, 1), limit)
+	return &pattern{re: re, insts: insts}, nil
 }
 
 func (w *Workspace) grep(ctx context.Context, call *registry.Call) (any, error) {

@@ -1,12 +1,14 @@
 package jsonschema
 
 import (
+	"errors"
 	"fmt"
 	"net/url"
 	"reflect"
 	"regexp"
-	"regexp/syntax"
 	"unsafe"
+
+	"github.com/runcode-go/runcode/internal/boundre"
 )
 
 // MaxSchemaDepth bounds how deeply schemas nest in a document (a schema under
@@ -293,47 +295,12 @@ const MaxPatternInsts = 10000
 // backreferences or lookaround), refusing one whose program would be over
 // MaxPatternInsts. Matching is a search, as in ECMA-262: the pattern is not anchored.
 func compilePattern(expr string) (*regexp.Regexp, error) {
-	tree, err := syntax.Parse(expr, syntax.Perl)
-	if err != nil {
+	re, _, err := boundre.Compile(expr, MaxPatternInsts)
+	switch {
+	case errors.Is(err, boundre.ErrTooLarge):
+		return nil, fmt.Errorf("compiles to more than %d instructions; use fewer or smaller {n,m} repeats", MaxPatternInsts)
+	case err != nil:
 		return nil, fmt.Errorf("not a regular expression Go can run: %v", err)
 	}
-	tooLarge := fmt.Errorf("compiles to more than %d instructions; use fewer or smaller {n,m} repeats", MaxPatternInsts)
-	if treeSize(tree) > 2*MaxPatternInsts {
-		return nil, tooLarge
-	}
-	prog, err := syntax.Compile(tree.Simplify())
-	if err != nil {
-		return nil, fmt.Errorf("not a regular expression Go can run: %v", err)
-	}
-	if len(prog.Inst) > MaxPatternInsts {
-		return nil, tooLarge
-	}
-	return regexp.Compile(expr)
-}
-
-// treeSize estimates the instructions a parsed pattern compiles to, saturating past
-// twice the limit so that nothing overflows.
-func treeSize(re *syntax.Regexp) int {
-	const limit = 2*MaxPatternInsts + 1
-	sub := func(i int) int { return treeSize(re.Sub[i]) }
-	size := 0
-	switch re.Op {
-	case syntax.OpLiteral:
-		size = len(re.Rune)
-	case syntax.OpCapture, syntax.OpStar:
-		size = 2 + sub(0)
-	case syntax.OpPlus, syntax.OpQuest:
-		size = 1 + sub(0)
-	case syntax.OpConcat, syntax.OpAlternate:
-		for i := range re.Sub {
-			size = min(size+sub(i)+1, limit)
-		}
-	case syntax.OpRepeat:
-		n, opt := re.Max, re.Max-re.Min // x{2,5} is xx(x(x(x)?)?)?
-		if re.Max == -1 {
-			n, opt = re.Min, 2 // x{2,} is xxx*
-		}
-		size = min(n, limit)*sub(0) + min(opt, limit)
-	}
-	return min(max(size, 1), limit)
+	return re, nil
 }
