@@ -188,3 +188,25 @@ func TestDrawsBounded(t *testing.T) {
 		t.Errorf("a long replay read %s, want %d and then the real clock", res.Text(), MaxDraws)
 	}
 }
+
+// TestStartIsNotCompute: the host's part of starting a call (a durable ledger write, say)
+// is not the program's compute: three calls whose start takes 100 ms each fit a 250 ms
+// compute budget, and the run reports less compute than they took.
+func TestStartIsNotCompute(t *testing.T) {
+	p := newTestPool(t, nil)
+	ns, err := NewNamespace("tools", []string{"slow"}, func(_ context.Context, _ string, _ json.RawMessage, done func(json.RawMessage, error)) {
+		time.Sleep(100 * time.Millisecond)
+		done(json.RawMessage("1"), nil)
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := runCode(t, p, "let n = 0; for (let i = 0; i < 3; i++) n += await tools.slow({}); return n",
+		&RunOptions{Namespaces: []*Namespace{ns}, Limits: &Limits{Compute: 250 * time.Millisecond, WallClock: 20 * time.Second}})
+	if res.Failure != nil || string(res.Value) != "3" {
+		t.Fatalf("got %s, want 3", res.Text())
+	}
+	if res.Compute >= 300*time.Millisecond {
+		t.Errorf("compute %v counts the starts' 300 ms", res.Compute)
+	}
+}

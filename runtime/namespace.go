@@ -14,7 +14,8 @@ import (
 // goroutine, in the order the program made the calls, with the member's name and the
 // call's first argument as lossless JSON (for a member whose name begins with "$", a host
 // built-in such as tools.$search, every argument as one JSON array, trailing undefined
-// ones dropped). It must not block. It delivers the outcome by calling done once, from
+// ones dropped). It must not block; the time it takes is the host's, not the program's
+// compute. It delivers the outcome by calling done once, from
 // any goroutine, at any time (before it returns too); later calls are ignored. The
 // program's promise resolves with the JSON value or rejects with the namespace's error
 // class. ctx is cancelled when the run ends; Run waits for done up to PoolOptions.Grace,

@@ -359,6 +359,10 @@ func (r *VM) hostCall(o *nsObject, member string, call goja.FunctionCall) goja.V
 		if r.draws != nil {
 			ctx = WithDraws(ctx, r.draws.snapshot())
 		}
+		if r.busy { // the host's part of a call (a durable ledger write) is not compute
+			r.leave()
+			defer r.enter()
+		}
 		o.ns.Start(ctx, member, args, done)
 	}()
 	return vm.ToValue(p)
