@@ -393,6 +393,8 @@ func TestValidatePhrases(t *testing.T) {
 		{"deduplicated", `{"allOf":[{"required":["a"]},{"required":["a"]}]}`, `{}`, []string{`missing required property "a"`}},
 		{"format is an annotation", `{"properties":{"e":{"format":"email"}}}`, `{"e":"not an email"}`, nil},
 		{"integer 1.0", `{"properties":{"i":{"type":"integer"}}}`, `{"i":1.0}`, nil},
+		{"member named 1", `{"properties":{"a":{"additionalProperties":{"type":"string"}}}}`, `{"a":{"1":5}}`, []string{`"a.1" must be a string`}},
+		{"index under a member", `{"properties":{"a":{"items":{"items":{"type":"string"}}}}}`, `{"a":[["x",2]]}`, []string{`"a[0][1]" must be a string`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -404,5 +406,17 @@ func TestValidatePhrases(t *testing.T) {
 				t.Errorf("violations mismatch (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestOutputPathAtAnArrayRoot: an item of an array at the root is named after the root,
+// as "output[1]", not as a bare index.
+func TestOutputPathAtAnArrayRoot(t *testing.T) {
+	e, err := entryFor(&Tool{Name: "t", Execute: nop, Output: Output{Schema: RawSchema(json.RawMessage(`{"type":"array","items":{"type":"string"}}`))}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{`"output[1]" must be a string`}, e.ValidateOutput(MustParseValue(`["a",2]`))); diff != "" {
+		t.Errorf("violations mismatch (-want +got):\n%s", diff)
 	}
 }

@@ -73,14 +73,15 @@ func (c *compiled) validate(v Value, root string) []string {
 	if c.quick != nil && c.quick.accepts(v) {
 		return nil
 	}
-	violations := c.schema.Validate(v.Any())
+	doc := v.Any()
+	violations := c.schema.Validate(doc)
 	if violations == nil {
 		return nil
 	}
 	out := make([]string, 0, len(violations))
 	for _, vi := range violations {
 		out = appendPhrases(out, vi, func(extra ...string) string {
-			return strconv.Quote(pathText(root, append(slices.Clone(vi.Path), extra...)))
+			return strconv.Quote(pathText(root, doc, append(slices.Clone(vi.Path), extra...)))
 		})
 	}
 	slices.Sort(out)
@@ -190,22 +191,33 @@ func count(n int, noun string) string {
 	return strconv.Itoa(n) + " " + noun
 }
 
-// pathText spells an instance location as the reference does: the root name alone, or
-// a dotted path with [i] for array indexes ("config.host", "tags[1]").
-func pathText(root string, loc []string) string {
+// pathText spells an instance location as the reference does: the root name alone, a
+// member path ("config.host"), an array index in brackets ("tags[1]", "output[0]" for
+// an array at the root). doc is the value the location is in: it says which steps are
+// indexes, so a member named "1" stays a member ("a.1").
+func pathText(root string, doc any, loc []string) string {
 	if len(loc) == 0 {
 		return root
 	}
 	var b strings.Builder
 	for i, p := range loc {
-		if _, err := strconv.Atoi(p); err == nil && i > 0 {
+		if arr, ok := doc.([]any); ok {
+			if i == 0 {
+				b.WriteString(root)
+			}
 			b.WriteString("[" + p + "]")
+			doc = nil
+			if n, err := strconv.Atoi(p); err == nil && n >= 0 && n < len(arr) {
+				doc = arr[n]
+			}
 			continue
 		}
 		if i > 0 {
 			b.WriteByte('.')
 		}
 		b.WriteString(p)
+		m, _ := doc.(map[string]any)
+		doc = m[p]
 	}
 	return b.String()
 }
