@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -48,7 +47,16 @@ const (
 	ModeBoth Mode = "both"
 )
 
-var modeName = regexp.MustCompile(`^[a-z][a-z0-9-]*$`)
+// validMode reports whether m is a mode name: a lowercase ASCII letter, then lowercase
+// letters, digits and hyphens (a loop: a regexp would compile at every process start).
+func validMode(m Mode) bool {
+	for i, c := range []byte(m) {
+		if !('a' <= c && c <= 'z' || i > 0 && ('0' <= c && c <= '9' || c == '-')) {
+			return false
+		}
+	}
+	return m != ""
+}
 
 // Scope is one layer of tool registrations, restrictions, guards and a mode. The
 // deployment scope comes from [New]; presets and agents are created below it with
@@ -202,7 +210,7 @@ func (s *Scope) Guard(fn GuardFunc) (dispose func()) {
 // their own. One declaration per scope: a second fails until the first is disposed.
 // Without any declaration the mode is [ModeNative].
 func (s *Scope) SetMode(m Mode) (dispose func(), err error) {
-	if !modeName.MatchString(string(m)) {
+	if !validMode(m) {
 		return nil, fmt.Errorf("%w: mode %q is not a valid mode name (native, ptc, both, or a custom executor's name)", ErrScope, m)
 	}
 	s.tree.mu.Lock()

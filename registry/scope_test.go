@@ -444,3 +444,16 @@ func TestMemo(t *testing.T) {
 		t.Error("a new resolution shared the memo of an older one")
 	}
 }
+
+// TestModeNames: a mode name is a lowercase letter, then lowercase letters, digits and
+// hyphens.
+func TestModeNames(t *testing.T) {
+	for m, want := range map[Mode]bool{
+		"native": true, "ptc": true, "both": true, "my-exec2": true, "a": true,
+		"": false, "2x": false, "-a": false, "Ptc": false, "a_b": false, "a b": false, "é": false,
+	} {
+		if got := validMode(m); got != want {
+			t.Errorf("validMode(%q) = %v, want %v", m, got, want)
+		}
+	}
+}

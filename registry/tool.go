@@ -6,7 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
+	"strings"
 )
 
 // RunCodeName is the name of the run_code transport. It is reserved: it cannot be
@@ -167,7 +167,9 @@ var (
 	ErrInvalidTool = errors.New("invalid tool")
 )
 
-var controlChars = regexp.MustCompile(`[\x00-\x1f\x7f]`)
+// isControl reports an ASCII control character (a regexp here would compile at every
+// process start).
+func isControl(r rune) bool { return r < 0x20 || r == 0x7f }
 
 // entryFor validates t and compiles its schemas.
 func entryFor(t *Tool) (*Entry, error) {
@@ -185,7 +187,7 @@ func entryFor(t *Tool) (*Entry, error) {
 		return nil, fmt.Errorf("%w: tool name is empty", ErrInvalidTool)
 	case len(t.Name) > 128:
 		return nil, fmt.Errorf("%w: tool name %.40q… is longer than 128 bytes", ErrInvalidTool, t.Name)
-	case !validUTF8(t.Name) || controlChars.MatchString(t.Name):
+	case !validUTF8(t.Name) || strings.ContainsFunc(t.Name, isControl):
 		return nil, fmt.Errorf("%w: tool name %q has invalid UTF-8 or control characters", ErrInvalidTool, t.Name)
 	case t.Execute == nil:
 		return nil, fmt.Errorf("%w: tool %q has no Execute function", ErrInvalidTool, t.Name)
