@@ -2,6 +2,7 @@ package jsvm
 
 import (
 	"encoding/base64"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -176,6 +177,11 @@ var (
 
 func compileOnce(name, src string) func() *goja.Program {
 	return sync.OnceValue(func() *goja.Program { return goja.MustCompile(name, src, true) })
+}
+
+// lazyRegexp compiles expr on first use, not at package init, which every process pays.
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
 }
 
 // globals are a VM's intrinsics and host globals as built so far.

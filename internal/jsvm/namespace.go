@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -67,7 +66,7 @@ func (e *NamespaceError) Error() string {
 }
 
 // identRe matches an ASCII JavaScript identifier (what dot access can spell).
-var identRe = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*$`)
+var identRe = lazyRegexp(`^[A-Za-z_$][A-Za-z0-9_$]*$`)
 
 // reservedGlobals are names a namespace or error class cannot take: the host globals, the
 // ECMAScript globals a program relies on, and the words that cannot be bindings.
@@ -103,7 +102,7 @@ func NewNamespace(global string, members []string, start StartFunc, opts *Namesp
 	}
 	bad := func(reason string) error { return &NamespaceError{Global: global, Reason: reason} }
 	switch {
-	case !identRe.MatchString(global):
+	case !identRe().MatchString(global):
 		return nil, bad("the global name must be an identifier")
 	case reservedGlobals[global]:
 		return nil, bad("the global name is reserved")
@@ -112,7 +111,7 @@ func NewNamespace(global string, members []string, start StartFunc, opts *Namesp
 	}
 	if c := opts.ErrorClass; c != "" {
 		switch {
-		case !identRe.MatchString(c):
+		case !identRe().MatchString(c):
 			return nil, bad(fmt.Sprintf("error class %q must be an identifier", c))
 		case reservedGlobals[c] || c == global:
 			return nil, bad(fmt.Sprintf("error class %q is reserved", c))
@@ -402,7 +401,7 @@ func (r *VM) callErrorAt(o *nsObject, member, msg string, fields map[string]stri
 	var b strings.Builder
 	b.WriteString(o.ns.ErrorClass + ": " + msg)
 	callee := o.ns.Global + "." + member
-	if !identRe.MatchString(member) {
+	if !identRe().MatchString(member) {
 		q, _ := json.Marshal(member)
 		callee = o.ns.Global + "[" + string(q) + "]"
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -387,7 +386,7 @@ func (r *VM) globalsHint() string {
 		" (no require, import, process, fetch, filesystem or network)"
 }
 
-var frameRe = regexp.MustCompile(`program\.(js|ts):(\d+):(\d+)(\(\d+\))?`)
+var frameRe = lazyRegexp(`program\.(js|ts):(\d+):(\d+)(\(\d+\))?`)
 
 // cleanStack rewrites goja's stack text for the model: "    at" indentation, positions in
 // the model's text, no bytecode offsets, no frames past the model's lines.
@@ -398,8 +397,8 @@ func (r *VM) cleanStack(st string) string {
 		if i > 0 && strings.HasPrefix(l, "\tat ") {
 			l = "    at " + l[len("\tat "):]
 			drop := false
-			l = frameRe.ReplaceAllStringFunc(l, func(m string) string {
-				sm := frameRe.FindStringSubmatch(m)
+			l = frameRe().ReplaceAllStringFunc(l, func(m string) string {
+				sm := frameRe().FindStringSubmatch(m)
 				line, _ := strconv.Atoi(sm[2])
 				col, _ := strconv.Atoi(sm[3])
 				if r.prg != nil && line > r.prg.Lines {
@@ -509,13 +508,13 @@ func undefinedOrNull(s string) string {
 }
 
 // noMember is goja's message for calling a member an object does not have.
-var noMember = regexp.MustCompile(`^TypeError: Object has no member '(.+)'`)
+var noMember = lazyRegexp(`^TypeError: Object has no member '(.+)'`)
 
 // memberHint adds a did-you-mean to goja's "Object has no member 'x'" when x is close to
 // a member of an installed namespace (tools.raed_file -> tools.read_file). goja does not
 // say which object it was, so the hint names the namespace.
 func (r *VM) memberHint(first string) string {
-	m := noMember.FindStringSubmatch(first)
+	m := noMember().FindStringSubmatch(first)
 	if m == nil {
 		return ""
 	}
@@ -525,7 +524,7 @@ func (r *VM) memberHint(first string) string {
 		}
 		if best := jsprep.Suggest(m[1], ns.Members); best != "" {
 			access := ns.Global + "." + best
-			if !identRe.MatchString(best) {
+			if !identRe().MatchString(best) {
 				access = fmt.Sprintf("%s[%q]", ns.Global, best)
 			}
 			return fmt.Sprintf("%s has no member %q; did you mean %s?", ns.Global, m[1], access)
