@@ -35,6 +35,7 @@ var allowed = map[string][]string{
 	"runtime/worker":    {"runtime", "internal/jsvm", "internal/jsprep", "internal/procfd", "internal/procstat"},
 	"internal/hostile":  {},
 	"internal/testwait": {},
+	"internal/testproc": {},
 	"internal/testpg":   {"github.com/jackc/pgx/v5"},
 	// The TestMain leak check is goleak's, shared by packages whose tests run programs.
 	"internal/testleak": {"go.uber.org/goleak"},
@@ -213,7 +214,7 @@ func permits(rules []string, imp string) bool {
 
 // testHelpers are packages of ours for tests only: no non-test file may import them.
 // The bench harness (internal/bench) is the CLI's too (runcode bench), and no one else's.
-var testHelpers = []string{"internal/hostile", "internal/testwait", "internal/testleak", "internal/testfs", "internal/testreg", "internal/testexec", "internal/testpg", "store/storetest"}
+var testHelpers = []string{"internal/hostile", "internal/testwait", "internal/testleak", "internal/testfs", "internal/testreg", "internal/testexec", "internal/testpg", "internal/testproc", "store/storetest"}
 
 func TestHelpersStayInTests(t *testing.T) {
 	for dir, imps := range packageImports(t) {

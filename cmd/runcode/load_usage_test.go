@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/runcode-go/runcode/internal/procstat"
+	"github.com/runcode-go/runcode/internal/testproc"
 )
 
 // What TestServeLoad measures of the server: its goroutines through --debug-addr, and on
@@ -139,7 +140,7 @@ func (s *server) measure(t *testing.T) holdings {
 		t.Fatal(err)
 	}
 	u.fds = len(fds)
-	children, _ := procstat.Children(pid)
+	children, _ := testproc.Children(pid)
 	for _, c := range children {
 		u.children = append(u.children, c.PID)
 		if kb, ok := procstat.Status(c.PID, "VmRSS"); ok {

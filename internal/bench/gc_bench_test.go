@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/runcode-go/runcode/internal/procstat"
+	"github.com/runcode-go/runcode/internal/testproc"
 	"github.com/runcode-go/runcode/ptc"
 	"github.com/runcode-go/runcode/runtime/worker"
 )
@@ -86,7 +87,7 @@ func mappedBytes() int64 {
 // childrenPeakRSSMB is the largest peak resident set (VmHWM) of this process's live child
 // processes (its workers), or 0 without /proc.
 func childrenPeakRSSMB() float64 {
-	children, _ := procstat.Children(0)
+	children, _ := testproc.Children(0)
 	var kb int64
 	for _, c := range children {
 		if n, ok := procstat.Status(c.PID, "VmHWM"); ok {

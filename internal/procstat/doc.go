@@ -1,5 +1,5 @@
 // Package procstat reads the figures of a process that Linux's /proc gives: a field of its
-// status file (VmSize, VmHWM, VmRSS, in kB) and its child processes. Where /proc is
-// missing, or the process is gone, the readers say so rather than guess. It may import
-// only the standard library.
+// status file (VmSize, VmHWM, VmRSS, in kB). Where /proc is missing, or the process is
+// gone, the reader says so rather than guess (a process's children are
+// internal/testproc's, for tests). It may import only the standard library.
 package procstat

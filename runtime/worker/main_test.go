@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/runcode-go/runcode/internal/procfd"
-	"github.com/runcode-go/runcode/internal/procstat"
+	"github.com/runcode-go/runcode/internal/testproc"
 	"github.com/runcode-go/runcode/runtime"
 	"go.uber.org/goleak"
 )
@@ -269,7 +269,7 @@ func fakeWorker(mode string) {
 // children lists the live child processes of this test process ("pid state").
 func children(t *testing.T) []string {
 	t.Helper()
-	cs, ok := procstat.Children(0)
+	cs, ok := testproc.Children(0)
 	if !ok {
 		t.Skip("no /proc")
 	}

@@ -32,7 +32,8 @@ type proc struct {
 	sp      spin          // on while a run is bound; see spinReader
 	gone    chan struct{} // closed when the host is done with the worker
 	retired sync.Once
-	runs    uint64 // runs sent so far; only the run holding the worker touches it
+	runs    uint64   // runs sent so far; only the run holding the worker touches it, and sent
+	sent    *message // the limits and ns of the last run frame that carried them (message.Same)
 
 	mu       sync.Mutex
 	why      *runtime.Failure // why the host killed it, if it did

@@ -22,7 +22,8 @@ import (
 // Host to worker:
 //
 //	init    {t, limits, grace, maxFrame, gcPercent}        first frame; answered by ready
-//	run     {t, id, code, programBytes, limits, ns, file, truncate, draws}; answered by done
+//	run     {t, id, code, programBytes, limits, ns, file, truncate, draws}; answered by done;
+//	        same instead of limits and ns: those of the last run frame that carried them
 //	result  {t, id, value | error | panic}                 the outcome of call id
 //	cancel  {t, reason}                                    abort the current run
 //
@@ -69,6 +70,7 @@ type message struct {
 	NS           []nsSpec `json:"ns,omitempty"`
 	File         string   `json:"file,omitempty"`
 	Truncate     bool     `json:"truncate,omitempty"`
+	Same         bool     `json:"same,omitempty"`
 
 	Draws    *runtime.Draws             `json:"draws,omitempty"`    // run, call, done
 	KeepFull bool                       `json:"keepFull,omitempty"` // run

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -37,7 +39,9 @@ func (p *Pool) exec(ctx context.Context, w *proc, code string, limits runtime.Li
 		rs.over = true
 		w.wmu.Unlock()
 		cancelHost(runtime.ErrRunOver)
-		p.await(&rs.calls)
+		if rs.next > 0 { // bind(nil) ordered rs.next; no call, nothing to wait for
+			p.await(&rs.calls)
+		}
 	}()
 
 	hard := time.AfterFunc(limits.WallClock+p.grace+hardMargin, func() {
@@ -70,8 +74,18 @@ func (p *Pool) exec(ctx context.Context, w *proc, code string, limits runtime.Li
 		cancelHost(cause)
 	}
 
+	// The worker keeps the last limits and namespaces it was sent: a run that repeats them
+	// says so, which spares the worker decoding and looking them up again.
+	run := &message{T: tRun, ID: rs.id, Code: code, ProgramBytes: opts.ProgramBytes, Limits: &limits, NS: specs, File: opts.FileName, Truncate: opts.TruncateOutput, Draws: opts.Draws, KeepFull: opts.KeepFullValue, State: opts.State, Globals: opts.Globals}
+	if w.sent != nil && *w.sent.Limits == limits && slices.EqualFunc(w.sent.NS, specs, sameSpec) {
+		run.Limits, run.NS, run.Same = nil, nil, true
+	}
 	var fse *frameSizeError
-	if err := w.sendIf(rs, &message{T: tRun, ID: rs.id, Code: code, ProgramBytes: opts.ProgramBytes, Limits: &limits, NS: specs, File: opts.FileName, Truncate: opts.TruncateOutput, Draws: opts.Draws, KeepFull: opts.KeepFullValue, State: opts.State, Globals: opts.Globals}); errors.As(err, &fse) {
+	err := w.sendIf(rs, run)
+	if err == nil && !run.Same {
+		w.sent = &message{Limits: run.Limits, NS: run.NS} // not the program
+	}
+	if errors.As(err, &fse) {
 		// Nothing was written: the worker waits for a run as before.
 		return &runtime.Result{Failure: &runtime.Failure{Kind: runtime.KindException,
 			Message: fmt.Sprintf("the program is too large to pass to the worker process: %d bytes framed, over the %d-byte limit", fse.n, fse.max)}}, true
@@ -227,4 +241,9 @@ func (w *proc) ended(rs *hostRun, limits runtime.Limits, done func(*runtime.Resu
 	logs := rs.logs
 	w.rmu.Unlock()
 	return &runtime.Result{Logs: logs, Failure: w.exitFailure(limits)}, false
+}
+
+func sameSpec(a, b nsSpec) bool {
+	return a.Global == b.Global && slices.Equal(a.Members, b.Members) && a.ErrorClass == b.ErrorClass &&
+		a.MemberProperty == b.MemberProperty && a.Noun == b.Noun && maps.Equal(a.SnapshotFields, b.SnapshotFields)
 }

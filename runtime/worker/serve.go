@@ -34,7 +34,7 @@ func Serve(r io.Reader, w io.Writer) error {
 	if goruntime.GOMAXPROCS(0) != 1 { // Pool starts workers with GOMAXPROCS=1
 		goruntime.GOMAXPROCS(1)
 	}
-	s := &server{fw: frameWriter{w: w, max: DefaultMaxFrame}, nss: map[string]*jsvm.Namespace{}}
+	s := &server{fw: frameWriter{w: w, max: DefaultMaxFrame}}
 	in := pollable(r)
 	if f, ok := in.(*os.File); ok {
 		in = newSpinReader(f, f, &s.sp)
@@ -97,8 +97,10 @@ type server struct {
 	host   *jsvm.Host     // the warm VM
 	limits runtime.Limits // the init frame's, every field set
 	mem    *memLimits
-	nss    map[string]*jsvm.Namespace // proxy namespaces by spec, reused across runs
-	sp     spin                       // on while a run is in flight; see spinReader
+	// The limits and proxy namespaces of the last run frame that carried them (message.Same).
+	lastLimits *runtime.Limits
+	lastNS     []*jsvm.Namespace
+	sp         spin // on while a run is in flight; see spinReader
 
 	mu    sync.Mutex
 	cur   *wrun // the run in progress, if any
@@ -158,6 +160,11 @@ func (s *server) handle(m *message) error {
 				return protocolError("a run frame while a run is in progress")
 			}
 		}
+		if m.Same && (m.Limits != nil || m.NS != nil || s.lastLimits == nil) {
+			return protocolError("a run frame that repeats no earlier run's limits")
+		} else if m.Same {
+			m.Limits = s.lastLimits
+		}
 		if m.Limits == nil {
 			return protocolError("a run frame without limits")
 		}
@@ -179,13 +186,20 @@ func (s *server) handle(m *message) error {
 func (s *server) start(m *message) error {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	r := &wrun{s: s, cancel: cancel, pending: map[uint64]func(json.RawMessage, error){}, done: make(chan struct{})}
-	nss := make([]*jsvm.Namespace, len(m.NS))
-	for i, spec := range m.NS {
-		ns, err := s.proxy(i, spec)
-		if err != nil {
-			cancel(nil)
-			return err
+	if !m.Same {
+		proxies := make([]*jsvm.Namespace, len(m.NS))
+		for i, spec := range m.NS {
+			ns, err := s.proxy(i, spec)
+			if err != nil {
+				cancel(nil)
+				return err
+			}
+			proxies[i] = ns
 		}
+		s.lastLimits, s.lastNS = m.Limits, proxies
+	}
+	nss := make([]*jsvm.Namespace, len(s.lastNS))
+	for i, ns := range s.lastNS {
 		// The cached namespace, bound to this run's call frames.
 		nss[i] = ns.WithStart(func(ctx context.Context, member string, args json.RawMessage, done func(json.RawMessage, error)) {
 			r.call(ctx, i, member, args, done)

@@ -9,26 +9,16 @@ import (
 	"github.com/runcode-go/runcode/runtime"
 )
 
-// proxy returns the worker-side namespace for spec: same global, members and error class,
-// cached across runs; start binds it to a run (WithStart), whose calls go to the host.
+// proxy returns the worker-side namespace for spec: same global, members and error class;
+// start binds it to a run (WithStart), whose calls go to the host. A run frame with the
+// last one's namespaces (message.Same) reuses its proxies.
 func (s *server) proxy(i int, spec nsSpec) (*jsvm.Namespace, error) {
-	key, _ := json.Marshal(struct {
-		I int
-		S nsSpec
-	}{i, spec})
-	if ns, ok := s.nss[string(key)]; ok {
-		return ns, nil
-	}
 	ns, err := jsvm.NewNamespace(spec.Global, spec.Members, unbound, &jsvm.NamespaceOptions{
 		ErrorClass: spec.ErrorClass, MemberProperty: spec.MemberProperty, Noun: spec.Noun, SnapshotFields: spec.SnapshotFields,
 	})
 	if err != nil {
 		return nil, protocolError("namespace %d: %v", i, err)
 	}
-	if len(s.nss) >= 64 {
-		clear(s.nss)
-	}
-	s.nss[string(key)] = ns
 	return ns, nil
 }
 

@@ -673,3 +673,39 @@ func TestNestedRunOnAFullPool(t *testing.T) {
 		t.Fatalf("run = %v, %v; want 42", res.Text(), err)
 	}
 }
+
+// TestRunFrameSame: a run whose limits and namespaces repeat the last run's on its worker
+// (sent as message.Same) runs with them, and a run that changes either runs with its own.
+func TestRunFrameSame(t *testing.T) {
+	var f fakeTools
+	p := newTestPool(t, 1)
+	tools := []*runtime.Namespace{f.namespace(t)}
+	small := &runtime.Limits{OutputBytes: 64}
+	for i, step := range []struct {
+		nss    []*runtime.Namespace
+		limits *runtime.Limits
+		code   string
+		want   string // the value, or the failure kind
+	}{
+		{tools, nil, `return typeof tools.echo`, `"function"`},
+		{tools, nil, `return typeof tools.echo`, `"function"`},
+		{nil, nil, `return typeof tools`, `"undefined"`},
+		{nil, nil, `return typeof tools`, `"undefined"`},
+		{nil, small, `return "x".repeat(100)`, string(runtime.KindOutputLimit)},
+		{nil, small, `return "x".repeat(100)`, string(runtime.KindOutputLimit)},
+		{nil, nil, `return "x".repeat(100).length`, `100`},
+		{tools, nil, `return (await tools.echo({i: 1})).i`, `1`},
+	} {
+		res := runCode(t, p, step.code, &runtime.RunOptions{Namespaces: step.nss, Limits: step.limits})
+		got := string(res.Value)
+		if res.Failure != nil {
+			got = string(res.Failure.Kind)
+		}
+		if got != step.want {
+			t.Errorf("run %d: %q, want %s", i, res.Text(), step.want)
+		}
+	}
+	if n := p.spawned.Load(); n != 1 {
+		t.Errorf("%d workers started, want all runs on one", n)
+	}
+}
