@@ -1,6 +1,7 @@
 package jsvm
 
 import (
+	"errors"
 	"fmt"
 	"math/big"
 	"strings"
@@ -217,11 +218,15 @@ func relIndex(v goja.Value, n, def int64) int64 {
 	return min(i, n)
 }
 
-// rangeError builds a RangeError with the intrinsic constructor.
+// rangeError builds a RangeError: goja's own, which a fresh array's length of -1 throws,
+// with msg as its message. A program cannot redirect it by replacing the global, and a VM
+// builds the class only when it first throws one.
 func (r *VM) rangeError(msg string) *goja.Object {
-	e, err := r.vm.New(r.in.rangeCtor, r.vm.ToValue(msg))
-	if err != nil {
+	var ex *goja.Exception
+	if !errors.As(r.vm.NewArray().Set("length", -1), &ex) {
 		return r.vm.NewTypeError(msg)
 	}
+	e := ex.Value().ToObject(r.vm)
+	_ = e.Set("message", msg) // before anything reads its stack, which is built from it
 	return e
 }
