@@ -215,7 +215,6 @@ func (r *VM) installGlobals() error {
 	r.in.objectProto = vm.NewObject().Prototype()
 	r.in.arrayProto = vm.NewArray().Prototype()
 	r.in.errorCtor = vm.Get("Error").ToObject(vm)
-	r.in.rangeCtor = vm.Get("RangeError").ToObject(vm)
 	r.scope = &hostScope{r: r, names: slices.Clone(hostGlobals)}
 	scope := vm.NewDynamicObject(r.scope)
 	if err := scope.SetPrototype(r.in.objectProto); err != nil {

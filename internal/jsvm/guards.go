@@ -1,6 +1,7 @@
 package jsvm
 
 import (
+	"errors"
 	"fmt"
 	"math/big"
 	"strings"
@@ -23,34 +24,35 @@ import (
 func (r *VM) maxStringBytes() int { return int(r.limits.HeapBytes / 4) }
 func (r *VM) maxElements() int64  { return r.limits.HeapBytes / 16 }
 
-// installGuards wraps the built-ins above, once per VM, when it is built.
+// installGuards wraps the built-ins above, once per VM, when it is built. The checks take
+// the VM as an argument: closures over nothing cost no allocation.
 func installGuards(r *VM) error {
 	vm := r.vm
 	// String.prototype through an instance: the constructor would build its statics too.
 	strProto := vm.ToValue("").ToObject(vm).Prototype()
 	arrProto := r.in.arrayProto
 
-	r.guard(strProto, "repeat", func(call goja.FunctionCall) {
+	r.guard(strProto, "repeat", func(r *VM, call goja.FunctionCall) {
 		n := call.Argument(0).ToFloat()
 		if n > 0 && float64(r.thisLen(call, true))*n > float64(r.maxStringBytes()) {
 			panic(r.rangeError("Invalid string length"))
 		}
 	})
 	for _, name := range []string{"padStart", "padEnd"} {
-		r.guard(strProto, name, func(call goja.FunctionCall) {
+		r.guard(strProto, name, func(r *VM, call goja.FunctionCall) {
 			if call.Argument(0).ToFloat() > float64(r.maxStringBytes()) {
 				panic(r.rangeError("Invalid string length"))
 			}
 		})
 	}
-	r.guard(arrProto, "fill", func(call goja.FunctionCall) {
+	r.guard(arrProto, "fill", func(r *VM, call goja.FunctionCall) {
 		n := r.thisLen(call, false)
 		start, end := relIndex(call.Argument(1), n, 0), relIndex(call.Argument(2), n, n)
 		if end-start > r.maxElements() {
 			panic(r.rangeError("Invalid array length"))
 		}
 	})
-	r.guard(arrProto, "join", func(call goja.FunctionCall) {
+	r.guard(arrProto, "join", func(r *VM, call goja.FunctionCall) {
 		n := r.thisLen(call, false)
 		sep := int64(1)
 		if s := call.Argument(0); !goja.IsUndefined(s) {
@@ -60,7 +62,7 @@ func installGuards(r *VM) error {
 			panic(r.rangeError("Invalid string length"))
 		}
 	})
-	r.guard(vm.Get("Array").ToObject(vm), "from", func(call goja.FunctionCall) {
+	r.guard(vm.Get("Array").ToObject(vm), "from", func(r *VM, call goja.FunctionCall) {
 		// An iterable is stepped by goja's interruptible iteration; {length: n} is not.
 		src, ok := call.Argument(0).(*goja.Object)
 		if !ok {
@@ -169,29 +171,24 @@ func (r *VM) checkBuffer(arg goja.Value, size float64) {
 	}
 }
 
-// guard wraps obj[name] with a check that runs before the original.
-func (r *VM) guard(obj *goja.Object, name string, check func(goja.FunctionCall)) {
-	r.guardCall(obj, name, func(call goja.FunctionCall, orig goja.Callable) goja.Value {
-		check(call)
-		v, err := orig(call.This, call.Arguments...)
-		if err != nil {
-			panic(err) // the original's exception (or interrupt), unchanged
-		}
-		return v
-	})
-}
-
-// guardCall replaces obj[name] with wrap, keeping the original's name and length.
-func (r *VM) guardCall(obj *goja.Object, name string, wrap func(goja.FunctionCall, goja.Callable) goja.Value) {
-	origV := obj.Get(name)
-	orig, ok := goja.AssertFunction(origV)
+// guard replaces obj[name] with a function of the original's name and length that runs
+// check, then the original's Go function, called directly as goja's Export documents for
+// a function called from one implemented in Go: the original's object is then garbage.
+func (r *VM) guard(obj *goja.Object, name string, check func(*VM, goja.FunctionCall)) {
+	orig, _ := obj.Get(name).(*goja.Object)
+	if orig == nil {
+		return
+	}
+	call, ok := orig.Export().(func(goja.FunctionCall) goja.Value)
 	if !ok {
 		return
 	}
-	length := origV.ToObject(r.vm).Get("length")
-	f := r.native(func(call goja.FunctionCall) goja.Value { return wrap(call, orig) }).ToObject(r.vm)
-	_ = f.DefineDataProperty("name", r.vm.ToValue(name), goja.FLAG_FALSE, goja.FLAG_TRUE, goja.FLAG_FALSE)
-	_ = f.DefineDataProperty("length", length, goja.FLAG_FALSE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+	f := r.native(func(c goja.FunctionCall) goja.Value {
+		check(r, c)
+		return call(c) // its exceptions (or an interrupt) unwind unchanged
+	}).ToObject(r.vm)
+	_ = f.DefineDataProperty("name", orig.Get("name"), goja.FLAG_FALSE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+	_ = f.DefineDataProperty("length", orig.Get("length"), goja.FLAG_FALSE, goja.FLAG_TRUE, goja.FLAG_FALSE)
 	_ = obj.DefineDataProperty(name, f, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
 }
 
@@ -221,11 +218,15 @@ func relIndex(v goja.Value, n, def int64) int64 {
 	return min(i, n)
 }
 
-// rangeError builds a RangeError with the intrinsic constructor.
+// rangeError builds a RangeError: goja's own, which a fresh array's length of -1 throws,
+// with msg as its message. A program cannot redirect it by replacing the global, and a VM
+// builds the class only when it first throws one.
 func (r *VM) rangeError(msg string) *goja.Object {
-	e, err := r.vm.New(r.in.rangeCtor, r.vm.ToValue(msg))
-	if err != nil {
+	var ex *goja.Exception
+	if !errors.As(r.vm.NewArray().Set("length", -1), &ex) {
 		return r.vm.NewTypeError(msg)
 	}
+	e := ex.Value().ToObject(r.vm)
+	_ = e.Set("message", msg) // before anything reads its stack, which is built from it
 	return e
 }

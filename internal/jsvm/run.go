@@ -54,7 +54,7 @@ var warmPrg = compileOnce("warm.js", "(async () => {})()")
 // runtime itself calls.
 type intrinsics struct {
 	objectProto, arrayProto *goja.Object
-	errorCtor, rangeCtor    *goja.Object
+	errorCtor               *goja.Object
 	// Filled by helpers() on first use.
 	entries, date, typedName       goja.Callable
 	fnLabel, keys                  goja.Callable
