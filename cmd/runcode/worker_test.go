@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -102,5 +103,37 @@ return [o.total, p.total]`
 	}
 	if diff := cmp.Diff(in, proc); diff != "" {
 		t.Errorf("events (-in-process +process):\n%s", diff)
+	}
+}
+
+// TestHostGCPercent: with worker processes this process runs no program, and collects at
+// hostGCPercent while the pool is open; GOGC in the environment wins; closing puts the
+// percent back.
+func TestHostGCPercent(t *testing.T) {
+	gcPercent := func() int {
+		p := debug.SetGCPercent(100)
+		debug.SetGCPercent(p)
+		return p
+	}
+	before := gcPercent()
+	for _, env := range []string{"", "300"} {
+		t.Setenv("GOGC", env)
+		_, closeRunner, err := newRunner(runnerOptions{isolation: isolationProcess, workers: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := hostGCPercent
+		if env != "" {
+			want = before
+		}
+		if got := gcPercent(); got != want {
+			t.Errorf("GOGC=%q: while the pool is open, this process's GC percent is %d, want %d", env, got, want)
+		}
+		if err := closeRunner(); err != nil {
+			t.Fatal(err)
+		}
+		if got := gcPercent(); got != before {
+			t.Errorf("GOGC=%q: after close, the GC percent is %d, want %d as before", env, got, before)
+		}
 	}
 }
