@@ -2,6 +2,7 @@ package pipeline_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"os"
@@ -78,4 +79,30 @@ func ExampleSlogSink() {
 	// level=INFO msg=tool/result tool=ping call_id=c1 root_id=c1 is_error=false
 	// level=DEBUG msg=tool/call tool=pong call_id=c2 root_id=c2
 	// level=INFO msg=tool/result tool=pong call_id=c2 root_id=c2 is_error=true
+}
+
+// ExamplePausedBatch saves a turn whose run_code call paused, as a host does beside its
+// conversation, and loads it back, as another replica does before it resumes the turn
+// with ResumeBatch.
+func ExamplePausedBatch() {
+	saved, err := json.Marshal(pipeline.PausedBatch{
+		Host:  "my-agent",
+		Calls: []pipeline.RawCall{{ID: "call_1", Name: "get_order", Arguments: `{"id":"A1"}`}, {ID: "call_2", Name: "run_code", Arguments: `{"code":"…"}`}},
+		Results: []*pipeline.Result{
+			{CallID: "call_1", Name: "get_order", Value: registry.MustParseValue(`{"total":20}`), Content: []registry.Content{registry.Text(`{"total":20}`)}},
+			{CallID: "call_2", Name: "run_code", Content: []registry.Content{registry.Text(pipeline.Waiting("refund", 1))},
+				Pause: &pipeline.Pause{Continuation: "eyJ…", Pending: []pipeline.PendingCall{{ID: "call_2:code:1", Tool: "refund", Arguments: json.RawMessage(`{"id":"A1"}`), Message: "refunds need a person's approval"}}}},
+		},
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	var loaded pipeline.PausedBatch
+	if err := json.Unmarshal(saved, &loaded); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(loaded.Host, len(loaded.Calls), loaded.Results[0].Value, loaded.Results[1].Pause.Pending[0].ID)
+	// Output: my-agent 2 {"total":20} call_2:code:1
 }
