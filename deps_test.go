@@ -126,15 +126,18 @@ var testAllowed = map[string][]string{
 	"contrib/otel": {"runtime", "runtime/worker", "native", "github.com/modelcontextprotocol/go-sdk"},
 	// runcode serve --trace, built and driven by a Go SDK client.
 	"contrib/otel/otelserve": {"github.com/modelcontextprotocol/go-sdk"},
-	// The round trips run real executors: run_code on a pool, and native.
-	"contrib/openai": {"ptc", "native", "runtime"},
-	// Real executors behind the adapter, as a host wires them.
-	"contrib/anthropic": {"ptc", "native", "runtime"},
-	// Real executors, and eino-ext's OpenAI chat model as the client of the round trips.
-	"contrib/eino": {"ptc", "native", "runtime", "github.com/cloudwego/eino-ext"},
-	// Real executors, and Genkit's OpenAI plugin (on the OpenAI SDK, whose option
-	// package points it at the loopback server) as the client of the round trips.
-	"contrib/genkit": {"ptc", "native", "runtime", "github.com/openai/openai-go"},
+	// The round trips run real executors: run_code on a pool, and native; a saved pause
+	// resumes on another executor sharing a store.
+	"contrib/openai": {"ptc", "native", "runtime", "store"},
+	// Real executors behind the adapter, as a host wires them (and a store shared by two).
+	"contrib/anthropic": {"ptc", "native", "runtime", "store"},
+	// Real executors (and a store shared by two), and eino-ext's OpenAI chat model as the
+	// client of the round trips.
+	"contrib/eino": {"ptc", "native", "runtime", "store", "github.com/cloudwego/eino-ext"},
+	// Real executors (and a store shared by two), and Genkit's OpenAI plugin (on the
+	// OpenAI SDK, whose option package points it at the loopback server) as the client of
+	// the round trips.
+	"contrib/genkit": {"ptc", "native", "runtime", "store", "github.com/openai/openai-go"},
 }
 
 // gojaAllowed is checked on top of the table: goja appears only in the internal packages

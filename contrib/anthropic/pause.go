@@ -2,6 +2,7 @@ package anthropic
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sync/atomic"
 
@@ -21,7 +22,9 @@ import (
 // A Paused holds the adapter and the results of the message's other calls, and no
 // context: it can wait for minutes, until the executor forgets the paused runs
 // (ptc.Options.PauseTTL, an hour by default), and be resumed from any goroutine. It
-// resumes once; it is safe for concurrent use.
+// resumes once; it is safe for concurrent use. To resume in another process or on
+// another replica, save it with json.Marshal and load it there with
+// [Adapter.LoadPaused], on an executor that shares the paused runs' store.
 type Paused struct {
 	// Pending are the calls awaiting a decision: those of each paused run_code call, in
 	// the message's order, and within one run in the order they began to wait. It is
@@ -102,4 +105,39 @@ func (p *Paused) Resume(ctx context.Context, decisions map[string]pipeline.Verdi
 		return sdk.MessageParam{}, next
 	}
 	return p.a.turn(p.batch, p.toolsets, results), nil
+}
+
+// pausedHost names this adapter's pauses in their encoding (pipeline.PausedBatch.Host).
+const pausedHost = "anthropic"
+
+// MarshalJSON encodes the pause for [Adapter.LoadPaused]: the message's calls, the
+// results they had and the paused runs' continuations (pipeline.PausedBatch says what
+// it holds: the tool output of the message's finished calls, and no authority). Each
+// paused run resumes once however many copies are loaded: its store checks.
+func (p *Paused) MarshalJSON() ([]byte, error) {
+	toolsets, err := json.Marshal(p.toolsets)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(pipeline.PausedBatch{Host: pausedHost, Calls: p.batch, Results: p.results, Extra: toolsets})
+}
+
+// LoadPaused decodes a pause that [Paused.MarshalJSON] encoded, so that this adapter
+// resumes it: a host keeps the encoding beside its conversation and, when the person
+// decides (in another process, on another replica), loads it on an adapter for the
+// same tool set whose executor shares the paused runs' store (ptc.Options.Store). It
+// fails, naming what is wrong, on data that is not this adapter's pause.
+func (a *Adapter) LoadPaused(data []byte) (*Paused, error) {
+	var b pipeline.PausedBatch
+	if err := json.Unmarshal(data, &b); err != nil {
+		return nil, fmt.Errorf("anthropic: LoadPaused: %w", err)
+	}
+	var toolsets []string
+	if b.Host != pausedHost {
+		return nil, fmt.Errorf("anthropic: LoadPaused: a pause saved by %q, not by this adapter", b.Host)
+	}
+	if err := json.Unmarshal(b.Extra, &toolsets); err != nil || len(toolsets) != len(b.Calls) {
+		return nil, fmt.Errorf("anthropic: LoadPaused: extra %s is not one toolset name for each of the %d calls", b.Extra, len(b.Calls))
+	}
+	return a.paused(b.Calls, toolsets, b.Results), nil
 }

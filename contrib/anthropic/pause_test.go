@@ -20,6 +20,7 @@ import (
 	"github.com/runcode-go/runcode/pipeline"
 	"github.com/runcode-go/runcode/ptc"
 	"github.com/runcode-go/runcode/registry"
+	"github.com/runcode-go/runcode/store"
 )
 
 // approvals is a real run_code executor over get_order, refund (the examples' tools)
@@ -29,6 +30,9 @@ type approvals struct {
 	set  *registry.ResolvedToolSet
 	exec *ptc.Executor
 	ran  map[string]*atomic.Int64
+	// p and store make another executor over the same paused runs (replica).
+	p     *pipeline.Pipeline
+	store store.Store
 }
 
 func newApprovals(t *testing.T, mode registry.Mode) *approvals {
@@ -60,8 +64,15 @@ func newApprovals(t *testing.T, mode registry.Mode) *approvals {
 		}
 		return pipeline.Decision{}, nil
 	}}})
-	ap.exec = testexec.PTC(t, p, nil)
+	ap.p, ap.store = p, store.NewMemory()
+	ap.exec = testexec.PTC(t, p, &ptc.Options{Store: ap.store})
 	return ap
+}
+
+// replica returns another executor over the same pipeline and store, as another
+// process or replica of the host has: it shares nothing with ap.exec but the store.
+func (ap *approvals) replica(t *testing.T) *ptc.Executor {
+	return testexec.PTC(t, ap.p, &ptc.Options{Store: ap.store})
 }
 
 // count returns how many times tool ran.
@@ -254,6 +265,90 @@ func TestPauseMixedBatch(t *testing.T) {
 	}
 	if ap.count("get_order") != 2 || ap.count("refund") != 1 {
 		t.Errorf("get_order ran %d times, refund %d; want 2 and 1", ap.count("get_order"), ap.count("refund"))
+	}
+}
+
+// TestPauseSaved: a pause saved with json.Marshal loads on another adapter, whose
+// executor shares only the store, and resumes there: the direct calls' results and
+// toolset names come back as they were, nothing runs twice, and a second copy of the
+// same pause cannot resume its run again.
+func TestPauseSaved(t *testing.T) {
+	ap := newApprovals(t, registry.ModeBoth)
+	msg := toolUses(t,
+		`{"type":"tool_use","id":"toolu_1","name":"get_order","input":{"id":"B22"}}`,
+		runCode("toolu_2", `const r = await tools.refund({id: "A1", amount: 20}); return r.refunded`),
+		`{"type":"tool_use","id":"toolu_3","name":"get_order","toolset_name":"orders","input":{"id":"missing"}}`,
+	)
+	turn, err := mustNew(t, ap.exec, ap.set, nil).Execute(context.Background(), msg)
+	saved, err := json.Marshal(mustPause(t, turn, err))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	other := mustNew(t, ap.replica(t), ap.set, nil)
+	p, err := other.LoadPaused(saved)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Pending) != 1 || p.Pending[0].ToolUseID != "toolu_2" || p.Pending[0].ID != "toolu_2:code:1" {
+		t.Fatalf("pending: %+v", p.Pending)
+	}
+	turn, err = p.Resume(context.Background(), map[string]pipeline.Verdict{"toolu_2:code:1": {Approve: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []answered{
+		{ID: "toolu_1", Text: "{\n  \"total\": 30\n}"},
+		{ID: "toolu_2", Text: "20"},
+		{ID: "toolu_3", Toolset: "orders", IsError: true, Text: `Error: order "missing" not found`},
+	}
+	if diff := cmp.Diff(want, answers(t, turn)); diff != "" {
+		t.Errorf("turn (-want +got):\n%s", diff)
+	}
+	if ap.count("get_order") != 2 || ap.count("refund") != 1 {
+		t.Errorf("get_order ran %d times, refund %d; want 2 and 1", ap.count("get_order"), ap.count("refund"))
+	}
+
+	again, err := other.LoadPaused(saved)
+	if err != nil {
+		t.Fatal(err)
+	}
+	turn, err = again.Resume(context.Background(), map[string]pipeline.Verdict{"toolu_2:code:1": {Approve: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := answers(t, turn)[1]; !got.IsError || got.Text != "Error: run_code could not resume: this run was already resumed" {
+		t.Errorf("second copy's answer: %+v", got)
+	}
+	if ap.count("refund") != 1 {
+		t.Errorf("refund ran %d times, want once", ap.count("refund"))
+	}
+}
+
+func TestLoadPausedRefuses(t *testing.T) {
+	ap := newApprovals(t, registry.ModePTC)
+	a := mustNew(t, ap.exec, ap.set, nil)
+	turn, err := a.Execute(context.Background(), toolUses(t, runCode("toolu_1", `await tools.refund({id: "A1", amount: 5})`)))
+	saved, err := json.Marshal(mustPause(t, turn, err))
+	if err != nil {
+		t.Fatal(err)
+	}
+	good := string(saved)
+	for _, tc := range []struct{ name, data, want string }{
+		{"not JSON", "paused", "anthropic: LoadPaused: invalid character"},
+		{"another host", strings.Replace(good, `"host":"anthropic"`, `"host":"openai.chat"`, 1),
+			`anthropic: LoadPaused: a pause saved by "openai.chat", not by this adapter`},
+		{"toolsets", strings.Replace(good, `"extra":[""]`, `"extra":["",""]`, 1),
+			`anthropic: LoadPaused: extra ["",""] is not one toolset name for each of the 1 calls`},
+		{"a result for another call", strings.Replace(good, `"callId":"toolu_1"`, `"callId":"toolu_9"`, 1),
+			`anthropic: LoadPaused: pipeline: PausedBatch: result 0 answers run_code "toolu_9", not call "toolu_1" (run_code)`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := a.LoadPaused([]byte(tc.data))
+			if err == nil || !strings.HasPrefix(err.Error(), tc.want) || p != nil {
+				t.Errorf("got %v, %v; want %q", p, err, tc.want)
+			}
+		})
 	}
 }
 

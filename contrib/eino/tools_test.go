@@ -2,6 +2,7 @@ package eino_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -11,8 +12,12 @@ import (
 	"github.com/cloudwego/eino/schema"
 	"github.com/google/go-cmp/cmp"
 	"github.com/runcode-go/runcode/contrib/eino"
+	"github.com/runcode-go/runcode/internal/testexec"
+	"github.com/runcode-go/runcode/internal/testreg"
 	"github.com/runcode-go/runcode/pipeline"
+	"github.com/runcode-go/runcode/ptc"
 	"github.com/runcode-go/runcode/registry"
+	"github.com/runcode-go/runcode/store"
 )
 
 // toolsNode runs msg's tool calls through Eino's own ToolsNode over tools.
@@ -143,5 +148,70 @@ func TestPausedResume(t *testing.T) {
 	}
 	if _, err := paused.Resume(ctx, map[string]pipeline.Verdict{id: {Approve: true}}); err == nil || !strings.Contains(err.Error(), "already resumed") {
 		t.Errorf("second Resume = %v", err)
+	}
+}
+
+// TestPausedSaved: a pause saved with json.Marshal loads on another adapter, whose
+// executor shares only the store, and resumes there; a second copy cannot resume its
+// run again, and data that is not this adapter's pause is refused.
+func TestPausedSaved(t *testing.T) {
+	set := testreg.ResolveIn(t, testreg.Scope(t, registry.ModeBoth), getOrder(), refund(), renderChart())
+	p := pipeline.New(&pipeline.Options{PreExecute: []pipeline.PreExecuteFunc{askBeforeRefunds}})
+	st := store.NewMemory()
+	msg := schema.AssistantMessage("", []schema.ToolCall{
+		{ID: "r", Function: schema.FunctionCall{Name: "run_code", Arguments: `{"description":"refund","code":"const r = await tools.refund({ id: 'A1', amount: 5 }); return r.refunded"}`}},
+		{ID: "o", Function: schema.FunctionCall{Name: "get_order", Arguments: `{"id":"A1"}`}},
+	})
+	ctx := context.Background()
+	_, err := mustNew(t, testexec.PTC(t, p, &ptc.Options{Store: st}), set, nil).Execute(ctx, msg)
+	var paused *eino.Paused
+	if !errors.As(err, &paused) {
+		t.Fatalf("Execute = %v, want *Paused", err)
+	}
+	saved, err := json.Marshal(paused)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	other := mustNew(t, testexec.PTC(t, p, &ptc.Options{Store: st}), set, nil)
+	loaded, err := other.LoadPaused(saved)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(paused.Pending, loaded.Pending); diff != "" {
+		t.Errorf("pending (-saved +loaded):\n%s", diff)
+	}
+	contents := func(p *eino.Paused) []string {
+		t.Helper()
+		got, err := p.Resume(ctx, map[string]pipeline.Verdict{p.Pending[0].ID: {Approve: true}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, m := range got {
+			out = append(out, m.ToolCallID+": "+m.Content)
+		}
+		return out
+	}
+	if diff := cmp.Diff([]string{"r: 5", "o: {\n  \"total\": 20\n}"}, contents(loaded)); diff != "" {
+		t.Errorf("messages (-want +got):\n%s", diff)
+	}
+	again, err := other.LoadPaused(saved)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := contents(again)[0]; got != "r: Error: run_code could not resume: this run was already resumed" {
+		t.Errorf("second copy: %q", got)
+	}
+
+	for _, tc := range []struct{ name, data, want string }{
+		{"another host", strings.Replace(string(saved), `"host":"eino"`, `"host":"genkit"`, 1), `eino: LoadPaused: a pause saved by "genkit", not by this adapter`},
+		{"not a pause", `[]`, `eino: LoadPaused: pipeline: PausedBatch: json: cannot unmarshal array`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if p, err := other.LoadPaused([]byte(tc.data)); err == nil || !strings.HasPrefix(err.Error(), tc.want) || p != nil {
+				t.Errorf("got %v, %v; want %q", p, err, tc.want)
+			}
+		})
 	}
 }

@@ -2,6 +2,7 @@ package genkit
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sync/atomic"
 
@@ -20,7 +21,9 @@ import (
 // A Paused holds the adapter and the results of the message's other calls, and no
 // context: it can wait until the executor forgets the paused runs
 // (ptc.Options.PauseTTL, an hour by default), and be resumed from any goroutine. It
-// resumes once; it is safe for concurrent use.
+// resumes once; it is safe for concurrent use To resume in
+// another process or on another replica, save it with json.Marshal and load it there
+// with [Adapter.LoadPaused], on an executor that shares the paused runs' store.
 type Paused struct {
 	// Pending are the calls awaiting a decision: those of each paused run_code call,
 	// in the message's order, and within one run in the order they began to wait.
@@ -99,4 +102,52 @@ func (p *Paused) Resume(ctx context.Context, decisions map[string]pipeline.Verdi
 		return nil, next
 	}
 	return p.a.messages(p.batch, p.reqs, results), nil
+}
+
+// pausedHost names this adapter's pauses in their encoding (pipeline.PausedBatch.Host).
+const pausedHost = "genkit"
+
+// MarshalJSON encodes the pause for [Adapter.LoadPaused]: the message's calls, the
+// results they had and the paused runs' continuations (pipeline.PausedBatch says what
+// it holds: the tool output of the message's finished calls, and no authority). Each
+// paused run resumes once however many copies are loaded: its store checks.
+func (p *Paused) MarshalJSON() ([]byte, error) {
+	refs := make([]string, len(p.reqs))
+	for i, r := range p.reqs {
+		refs[i] = r.Ref
+	}
+	extra, err := json.Marshal(refs)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(pipeline.PausedBatch{Host: pausedHost, Calls: p.batch, Results: p.results, Extra: extra})
+}
+
+// LoadPaused decodes a pause that [Paused.MarshalJSON] encoded, so that this adapter
+// resumes it: a host keeps the encoding beside its conversation and, when the person
+// decides (in another process, on another replica), loads it on an adapter for the
+// same tool set whose executor shares the paused runs' store (ptc.Options.Store). It
+// fails, naming what is wrong, on data that is not this adapter's pause.
+func (a *Adapter) LoadPaused(data []byte) (*Paused, error) {
+	var b pipeline.PausedBatch
+	if err := json.Unmarshal(data, &b); err != nil {
+		return nil, fmt.Errorf("genkit: LoadPaused: %w", err)
+	}
+	if b.Host != pausedHost {
+		return nil, fmt.Errorf("genkit: LoadPaused: a pause saved by %q, not by this adapter", b.Host)
+	}
+	// Each call's tool request as the responses name it: its name, and its ref (empty
+	// when Execute gave the call its id).
+	var refs []string
+	if err := json.Unmarshal(b.Extra, &refs); err != nil || len(refs) != len(b.Calls) {
+		return nil, fmt.Errorf("genkit: LoadPaused: extra %s is not one tool request ref for each of the %d calls", b.Extra, len(b.Calls))
+	}
+	reqs := make([]*ai.ToolRequest, len(refs))
+	for i, c := range b.Calls {
+		if refs[i] != "" && refs[i] != c.ID {
+			return nil, fmt.Errorf("genkit: LoadPaused: call %q has the ref %q", c.ID, refs[i])
+		}
+		reqs[i] = &ai.ToolRequest{Name: c.Name, Ref: refs[i]}
+	}
+	return a.paused(b.Calls, reqs, b.Results), nil
 }

@@ -2,15 +2,21 @@ package genkit_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
 
 	"github.com/firebase/genkit/go/ai"
 	"github.com/firebase/genkit/go/genkit"
+	"github.com/google/go-cmp/cmp"
 	rcgenkit "github.com/runcode-go/runcode/contrib/genkit"
+	"github.com/runcode-go/runcode/internal/testexec"
+	"github.com/runcode-go/runcode/internal/testreg"
 	"github.com/runcode-go/runcode/pipeline"
+	"github.com/runcode-go/runcode/ptc"
 	"github.com/runcode-go/runcode/registry"
+	"github.com/runcode-go/runcode/store"
 )
 
 // interrupt runs Genkit's tool loop on a hand-written response whose run_code call
@@ -127,5 +133,75 @@ func TestPausedResume(t *testing.T) {
 	}
 	if _, err := paused.Resume(ctx, map[string]pipeline.Verdict{id: {Approve: true}}); err == nil || !strings.Contains(err.Error(), "already resumed") {
 		t.Errorf("second Resume = %v", err)
+	}
+}
+
+// TestPausedSaved: a pause saved with json.Marshal loads on another adapter, whose
+// executor shares only the store, and resumes there, the tool requests' refs kept
+// (none for a request Execute named); a second copy cannot resume its run again, and
+// data that is not this adapter's pause is refused.
+func TestPausedSaved(t *testing.T) {
+	set := testreg.ResolveIn(t, testreg.Scope(t, registry.ModeBoth), getOrder(), refund(), renderChart())
+	p := pipeline.New(&pipeline.Options{PreExecute: []pipeline.PreExecuteFunc{askBeforeRefunds}})
+	st := store.NewMemory()
+	msg := &ai.Message{Role: ai.RoleModel, Content: []*ai.Part{
+		ai.NewToolRequestPart(&ai.ToolRequest{Name: "run_code", Ref: "r", Input: map[string]any{"description": "refund",
+			"code": "const r = await tools.refund({ id: 'A1', amount: 5 }); return r.refunded"}}),
+		ai.NewToolRequestPart(&ai.ToolRequest{Name: "get_order", Input: map[string]any{"id": "A1"}}),
+	}}
+	ctx := context.Background()
+	_, err := mustNew(t, testexec.PTC(t, p, &ptc.Options{Store: st}), set, nil).Execute(ctx, msg)
+	var paused *rcgenkit.Paused
+	if !errors.As(err, &paused) {
+		t.Fatalf("Execute = %v, want *Paused", err)
+	}
+	saved, err := json.Marshal(paused)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	other := mustNew(t, testexec.PTC(t, p, &ptc.Options{Store: st}), set, nil)
+	loaded, err := other.LoadPaused(saved)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(paused.Pending, loaded.Pending); diff != "" {
+		t.Errorf("pending (-saved +loaded):\n%s", diff)
+	}
+	responses := func(p *rcgenkit.Paused) []string {
+		t.Helper()
+		got, err := p.Resume(ctx, map[string]pipeline.Verdict{p.Pending[0].ID: {Approve: true}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, part := range got[0].Content {
+			out = append(out, part.ToolResponse.Name+" "+part.ToolResponse.Ref+": "+part.ToolResponse.Output.(string))
+		}
+		return out
+	}
+	if diff := cmp.Diff([]string{"run_code r: 5", "get_order : {\n  \"total\": 20\n}"}, responses(loaded)); diff != "" {
+		t.Errorf("responses (-want +got):\n%s", diff)
+	}
+	again, err := other.LoadPaused(saved)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := responses(again)[0]; got != "run_code r: Error: run_code could not resume: this run was already resumed" {
+		t.Errorf("second copy: %q", got)
+	}
+
+	good := string(saved)
+	for _, tc := range []struct{ name, data, want string }{
+		{"another host", strings.Replace(good, `"host":"genkit"`, `"host":"eino"`, 1), `genkit: LoadPaused: a pause saved by "eino", not by this adapter`},
+		{"refs", strings.Replace(good, `"extra":["r",""]`, `"extra":["r"]`, 1), `genkit: LoadPaused: extra ["r"] is not one tool request ref for each of the 2 calls`},
+		{"another ref", strings.Replace(good, `"extra":["r",""]`, `"extra":["x",""]`, 1), `genkit: LoadPaused: call "r" has the ref "x"`},
+		{"not a pause", `{}`, `genkit: LoadPaused: pipeline: PausedBatch: format ""`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if p, err := other.LoadPaused([]byte(tc.data)); err == nil || !strings.HasPrefix(err.Error(), tc.want) || p != nil {
+				t.Errorf("got %v, %v; want %q", p, err, tc.want)
+			}
+		})
 	}
 }

@@ -72,7 +72,7 @@ func (s *Step) ExecuteChat(ctx context.Context, msg oai.ChatCompletionMessage) (
 	if err != nil || results == nil {
 		return nil, err
 	}
-	if p := newPaused(s, calls, results, s.chatMessages); p != nil {
+	if p := newPaused(s, chatHost, calls, results, s.chatMessages); p != nil {
 		return nil, p
 	}
 	return s.chatMessages(calls, results), nil

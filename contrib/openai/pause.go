@@ -2,6 +2,7 @@ package openai
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sync/atomic"
 
@@ -32,14 +33,19 @@ type ResponsesPaused = Paused[[]responses.ResponseInputItemUnionParam]
 // A Paused holds the step and the results of the reply's other calls, and no context:
 // it can wait for minutes, until the executor forgets the paused runs
 // (ptc.Options.PauseTTL, an hour by default), and be resumed from any goroutine. It
-// resumes once; it is safe for concurrent use.
+// resumes once; it is safe for concurrent use. To resume in another process or on
+// another replica, save it with json.Marshal and load it there with
+// [Step.LoadChatPaused] or [Step.LoadResponsesPaused], on a step whose executor shares
+// the paused runs' store.
 type Paused[T any] struct {
 	// Pending are the calls awaiting a decision: those of each paused run_code call, in
 	// the reply's order, and within one run in the order they began to wait. It is the
 	// caller's copy: changing it changes nothing of the pause.
 	Pending []PendingCall
 
-	s     *Step
+	s *Step
+	// host names the API in the pause's encoding: chatHost or responsesHost.
+	host  string
 	calls []pipeline.RawCall
 	// results are one per call; a paused call's carries its pause.
 	results []*pipeline.Result
@@ -59,8 +65,8 @@ type PendingCall struct {
 }
 
 // newPaused returns the pause of a batch in which a run_code call paused, or nil.
-func newPaused[T any](s *Step, calls []pipeline.RawCall, results []*pipeline.Result, render func([]pipeline.RawCall, []*pipeline.Result) T) *Paused[T] {
-	p := &Paused[T]{s: s, calls: calls, results: results, render: render}
+func newPaused[T any](s *Step, host string, calls []pipeline.RawCall, results []*pipeline.Result, render func([]pipeline.RawCall, []*pipeline.Result) T) *Paused[T] {
+	p := &Paused[T]{s: s, host: host, calls: calls, results: results, render: render}
 	p.Pending = p.pending()
 	if len(p.Pending) == 0 {
 		return nil
@@ -111,8 +117,48 @@ func (p *Paused[T]) Resume(ctx context.Context, decisions map[string]pipeline.Ve
 	if err != nil {
 		return zero, fmt.Errorf("openai: Resume: %w", err)
 	}
-	if next := newPaused(p.s, p.calls, results, p.render); next != nil {
+	if next := newPaused(p.s, p.host, p.calls, results, p.render); next != nil {
 		return zero, next
 	}
 	return p.render(p.calls, results), nil
+}
+
+// The names of this package's pauses in their encoding (pipeline.PausedBatch.Host).
+const (
+	chatHost      = "openai.chat"
+	responsesHost = "openai.responses"
+)
+
+// MarshalJSON encodes the pause for [Step.LoadChatPaused] or [Step.LoadResponsesPaused]:
+// the reply's calls, the results they had and the paused runs' continuations
+// (pipeline.PausedBatch says what it holds: the tool output of the reply's finished
+// calls, and no authority). Each paused run resumes once however many copies are
+// loaded: its store checks.
+func (p *Paused[T]) MarshalJSON() ([]byte, error) {
+	return json.Marshal(pipeline.PausedBatch{Host: p.host, Calls: p.calls, Results: p.results})
+}
+
+// LoadChatPaused decodes a [ChatPaused] that its MarshalJSON encoded, so that this step
+// resumes it: a host keeps the encoding beside its conversation and, when the person
+// decides (in another process, on another replica), loads it on a step for the same
+// tool set whose executor shares the paused runs' store (ptc.Options.Store). It fails,
+// naming what is wrong, on data that is not a Chat pause.
+func (s *Step) LoadChatPaused(data []byte) (*ChatPaused, error) {
+	return loadPaused(s, "LoadChatPaused", chatHost, data, s.chatMessages)
+}
+
+// LoadResponsesPaused is [Step.LoadChatPaused] for a [ResponsesPaused].
+func (s *Step) LoadResponsesPaused(data []byte) (*ResponsesPaused, error) {
+	return loadPaused(s, "LoadResponsesPaused", responsesHost, data, s.responsesItems)
+}
+
+func loadPaused[T any](s *Step, method, host string, data []byte, render func([]pipeline.RawCall, []*pipeline.Result) T) (*Paused[T], error) {
+	var b pipeline.PausedBatch
+	if err := json.Unmarshal(data, &b); err != nil {
+		return nil, fmt.Errorf("openai: %s: %w", method, err)
+	}
+	if b.Host != host {
+		return nil, fmt.Errorf("openai: %s: a pause saved by %q, not by %s", method, b.Host, host)
+	}
+	return newPaused(s, host, b.Calls, b.Results, render), nil
 }

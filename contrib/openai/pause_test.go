@@ -24,6 +24,7 @@ import (
 	"github.com/runcode-go/runcode/pipeline"
 	"github.com/runcode-go/runcode/ptc"
 	"github.com/runcode-go/runcode/registry"
+	"github.com/runcode-go/runcode/store"
 )
 
 // approvals is a real run_code executor over get_order, refund (the examples' tools)
@@ -33,6 +34,9 @@ type approvals struct {
 	set  *registry.ResolvedToolSet
 	exec *ptc.Executor
 	ran  map[string]*atomic.Int64
+	// p and store make another executor over the same paused runs (replica).
+	p     *pipeline.Pipeline
+	store store.Store
 }
 
 func newApprovals(t *testing.T, mode registry.Mode) *approvals {
@@ -61,8 +65,15 @@ func newApprovals(t *testing.T, mode registry.Mode) *approvals {
 		}
 		return askBeforeRefunds(ctx, c)
 	}}})
-	ap.exec = testexec.PTC(t, p, nil)
+	ap.p, ap.store = p, store.NewMemory()
+	ap.exec = testexec.PTC(t, p, &ptc.Options{Store: ap.store})
 	return ap
+}
+
+// replica returns another executor over the same pipeline and store, as another
+// process or replica of the host has: it shares nothing with ap.exec but the store.
+func (ap *approvals) replica(t *testing.T) *ptc.Executor {
+	return testexec.PTC(t, ap.p, &ptc.Options{Store: ap.store})
 }
 
 // count returns how many times tool ran.
@@ -120,6 +131,8 @@ type pauseView struct {
 	// model would read it.
 	leaked []answered
 	resume func(ctx context.Context, decisions map[string]pipeline.Verdict) outcome
+	// save is json.Marshal of the *Paused.
+	save func() ([]byte, error)
 }
 
 // outcomeOf reads what an Execute method or a Resume returned, with answers reading T.
@@ -130,7 +143,8 @@ func outcomeOf[T any](out T, err error, answers func(T) []answered) outcome {
 			resume: func(ctx context.Context, d map[string]pipeline.Verdict) outcome {
 				out, err := p.Resume(ctx, d)
 				return outcomeOf(out, err, answers)
-			}}}
+			},
+			save: func() ([]byte, error) { return json.Marshal(p) }}}
 	}
 	if err != nil {
 		return outcome{err: err}
@@ -138,10 +152,12 @@ func outcomeOf[T any](out T, err error, answers func(T) []answered) outcome {
 	return outcome{answers: answers(out)}
 }
 
-// flow is one of the two APIs: execute runs a reply made of calls through a step.
+// flow is one of the two APIs: execute runs a reply made of calls through a step, and
+// load loads a saved pause of the API on a step.
 type flow struct {
 	name    string
 	execute func(t *testing.T, step *openai.Step, calls []fcall) outcome
+	load    func(t *testing.T, step *openai.Step, data []byte) (*pauseView, error)
 }
 
 var flows = []flow{
@@ -155,16 +171,13 @@ var flows = []flow{
 			t.Fatal(err)
 		}
 		out, err := step.ExecuteChat(context.Background(), msg)
-		return outcomeOf(out, err, func(msgs []oai.ChatCompletionMessageParamUnion) []answered {
-			var as []answered
-			for _, m := range msgs {
-				if m.OfTool == nil {
-					t.Fatalf("a message that is not a tool message: %s", marshal(t, m))
-				}
-				as = append(as, answered{m.OfTool.ToolCallID, m.OfTool.Content.OfString.Value})
-			}
-			return as
-		})
+		return outcomeOf(out, err, chatAnswers(t))
+	}, func(t *testing.T, step *openai.Step, data []byte) (*pauseView, error) {
+		p, err := step.LoadChatPaused(data)
+		if err != nil {
+			return nil, err
+		}
+		return outcomeOf(nil, error(p), chatAnswers(t)).paused, nil
 	}},
 	{"responses", func(t *testing.T, step *openai.Step, calls []fcall) outcome {
 		items := []string{`{"type":"message","id":"msg_1","role":"assistant","status":"completed","content":[{"type":"output_text","text":"On it.","annotations":[]}]}`}
@@ -176,18 +189,43 @@ var flows = []flow{
 			t.Fatal(err)
 		}
 		out, err := step.ExecuteResponses(context.Background(), &resp)
-		return outcomeOf(out, err, func(items []responses.ResponseInputItemUnionParam) []answered {
-			var as []answered
-			for _, it := range items {
-				o := it.OfFunctionCallOutput
-				if o == nil {
-					t.Fatalf("an item that is not a function_call_output: %s", marshal(t, it))
-				}
-				as = append(as, answered{o.CallID.Value, o.Output.OfString.Value})
-			}
-			return as
-		})
+		return outcomeOf(out, err, responsesAnswers(t))
+	}, func(t *testing.T, step *openai.Step, data []byte) (*pauseView, error) {
+		p, err := step.LoadResponsesPaused(data)
+		if err != nil {
+			return nil, err
+		}
+		return outcomeOf(nil, error(p), responsesAnswers(t)).paused, nil
 	}},
+}
+
+// chatAnswers reads the tool messages ExecuteChat returned.
+func chatAnswers(t *testing.T) func([]oai.ChatCompletionMessageParamUnion) []answered {
+	return func(msgs []oai.ChatCompletionMessageParamUnion) []answered {
+		var as []answered
+		for _, m := range msgs {
+			if m.OfTool == nil {
+				t.Fatalf("a message that is not a tool message: %s", marshal(t, m))
+			}
+			as = append(as, answered{m.OfTool.ToolCallID, m.OfTool.Content.OfString.Value})
+		}
+		return as
+	}
+}
+
+// responsesAnswers reads the function_call_output items ExecuteResponses returned.
+func responsesAnswers(t *testing.T) func([]responses.ResponseInputItemUnionParam) []answered {
+	return func(items []responses.ResponseInputItemUnionParam) []answered {
+		var as []answered
+		for _, it := range items {
+			o := it.OfFunctionCallOutput
+			if o == nil {
+				t.Fatalf("an item that is not a function_call_output: %s", marshal(t, it))
+			}
+			as = append(as, answered{o.CallID.Value, o.Output.OfString.Value})
+		}
+		return as
+	}
 }
 
 // forEachFlow runs test once per API.
@@ -268,6 +306,67 @@ func TestPauseReject(t *testing.T) {
 		}
 		if n := ap.count("refund"); n != 0 {
 			t.Errorf("a rejected refund ran %d times", n)
+		}
+	})
+}
+
+// TestPauseSaved: a pause saved with json.Marshal loads on another step, whose executor
+// shares only the store, and resumes there: the direct calls' results come back as they
+// were, nothing runs twice, a second copy cannot resume its run again, and the other
+// API's loader refuses it.
+func TestPauseSaved(t *testing.T) {
+	forEachFlow(t, func(t *testing.T, f flow) {
+		ap := newApprovals(t, registry.ModeBoth)
+		p := mustPause(t, f.execute(t, ap.step(t, ap.exec), []fcall{
+			{"call_1", "get_order", `{"id":"B22"}`},
+			runCode("call_2", `const r = await tools.refund({id: "A1", amount: 20}); return r.refunded`),
+			{"call_3", "get_order", `{}`},
+		}))
+		saved, err := p.save()
+		if err != nil {
+			t.Fatal(err)
+		}
+
+		other := ap.step(t, ap.replica(t))
+		loaded, err := f.load(t, other, saved)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(p.pending, loaded.pending); diff != "" {
+			t.Errorf("pending (-saved +loaded):\n%s", diff)
+		}
+		got := mustAnswer(t, loaded.resume(context.Background(), approve("call_2:code:1")))
+		want := []answered{{"call_1", "{\n  \"id\": \"B22\",\n  \"total\": 30\n}"}, {"call_2", "20"}, {"call_3", `Error: invalid arguments: missing required property "id"`}}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("answers (-want +got):\n%s", diff)
+		}
+		if ap.count("get_order") != 1 || ap.count("refund") != 1 {
+			t.Errorf("get_order ran %d times, refund %d; want once each", ap.count("get_order"), ap.count("refund"))
+		}
+
+		again, err := f.load(t, other, saved)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = mustAnswer(t, again.resume(context.Background(), approve("call_2:code:1")))
+		if got[1].Text != "Error: run_code could not resume: this run was already resumed" {
+			t.Errorf("second copy's answer: %+v", got[1])
+		}
+		if ap.count("refund") != 1 {
+			t.Errorf("refund ran %d times, want once", ap.count("refund"))
+		}
+
+		for _, g := range flows {
+			if g.name == f.name {
+				continue
+			}
+			want := fmt.Sprintf("a pause saved by \"openai.%s\", not by openai.%s", f.name, g.name)
+			if _, err := g.load(t, other, saved); err == nil || !strings.HasSuffix(err.Error(), want) {
+				t.Errorf("%s loader: %v, want %q", g.name, err, want)
+			}
+		}
+		if _, err := f.load(t, other, []byte(`{"format":"runcode.paused-batch/v1"}`)); err == nil || !strings.Contains(err.Error(), "pipeline: PausedBatch: no result is paused") {
+			t.Errorf("an empty batch: %v", err)
 		}
 	})
 }

@@ -61,7 +61,7 @@ func (s *Step) ExecuteResponses(ctx context.Context, resp *responses.Response) (
 	if err != nil || results == nil {
 		return nil, err
 	}
-	if p := newPaused(s, calls, results, s.responsesItems); p != nil {
+	if p := newPaused(s, responsesHost, calls, results, s.responsesItems); p != nil {
 		return nil, p
 	}
 	return s.responsesItems(calls, results), nil
