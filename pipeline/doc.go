@@ -13,8 +13,10 @@
 //
 // It owns the error codes and the exact messages a model reads ([ToolError]), the
 // execute wrappers ([Middleware], [Chain], and [Timeout], which every pipeline applies
-// to a tool's declared TimeoutMs unless Options.DisableTimeout is set), events ([Sink], and [SlogSink] to log them), the batch
-// [Scheduler] both executors use, and the [Executor] interface.
+// to a tool's declared TimeoutMs unless Options.DisableTimeout is set), events ([Sink],
+// and [SlogSink] to log them), the batch [Scheduler] both executors use, the
+// [Executor] interface, and resuming a turn whose calls paused ([ResumeBatch], and
+// [PausedBatch] to save one for another process).
 //
 // Two error channels: a tool failure (invalid arguments, denial, a body error, a
 // timeout) is a [Result] whose Error is set and whose content is exactly
