@@ -132,10 +132,10 @@ func (a *Adapter) LoadPaused(data []byte) (*Paused, error) {
 	if err := json.Unmarshal(data, &b); err != nil {
 		return nil, fmt.Errorf("anthropic: LoadPaused: %w", err)
 	}
-	var toolsets []string
 	if b.Host != pausedHost {
 		return nil, fmt.Errorf("anthropic: LoadPaused: a pause saved by %q, not by this adapter", b.Host)
 	}
+	var toolsets []string
 	if err := json.Unmarshal(b.Extra, &toolsets); err != nil || len(toolsets) != len(b.Calls) {
 		return nil, fmt.Errorf("anthropic: LoadPaused: extra %s is not one toolset name for each of the %d calls", b.Extra, len(b.Calls))
 	}
