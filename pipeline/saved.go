@@ -155,6 +155,19 @@ func (b *PausedBatch) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
+// LoadPausedBatch decodes a batch that host saved (PausedBatch.Host): what an adapter's
+// LoadPaused does first. It fails on data that is not a batch and on another host's.
+func LoadPausedBatch(data []byte, host string) (*PausedBatch, error) {
+	var b PausedBatch
+	if err := json.Unmarshal(data, &b); err != nil {
+		return nil, err
+	}
+	if b.Host != host {
+		return nil, fmt.Errorf("pipeline: PausedBatch: saved by %q, not by %q", b.Host, host)
+	}
+	return &b, nil
+}
+
 // check is what both directions require of a batch.
 func (b *savedBatch) check() error {
 	if len(b.Calls) != len(b.Results) {

@@ -172,3 +172,23 @@ func FuzzPausedBatch(f *testing.F) {
 		}
 	})
 }
+
+func TestLoadPausedBatch(t *testing.T) {
+	data, err := json.Marshal(pausedBatch())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := LoadPausedBatch(data, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(pausedBatch(), *b); diff != "" {
+		t.Errorf("loaded (-want +got):\n%s", diff)
+	}
+	if _, err := LoadPausedBatch(data, "anthropic"); err == nil || err.Error() != `pipeline: PausedBatch: saved by "test", not by "anthropic"` {
+		t.Errorf("another host's: %v", err)
+	}
+	if _, err := LoadPausedBatch([]byte(`{"format":"x"}`), "test"); err == nil || !strings.Contains(err.Error(), `format "x"`) {
+		t.Errorf("not a batch: %v", err)
+	}
+}

@@ -233,95 +233,71 @@ func TestPauseTwice(t *testing.T) {
 
 // TestPauseMixedBatch: under mode both, a message's direct calls run once, in the
 // batch with the run_code call that pauses; the resumed turn answers every tool_use
-// in the message's order, toolset names kept.
+// in the message's order, toolset names kept. Saved with json.Marshal, the pause loads
+// on another adapter, whose executor shares only the store, and resumes there the same
+// way; a second copy of it cannot resume its run again.
 func TestPauseMixedBatch(t *testing.T) {
-	ap := newApprovals(t, registry.ModeBoth)
-	a := mustNew(t, ap.exec, ap.set, nil)
-	msg := toolUses(t,
-		`{"type":"text","text":"Checking, then refunding."}`,
-		`{"type":"tool_use","id":"toolu_1","name":"get_order","input":{"id":"B22"}}`,
-		runCode("toolu_2", `const r = await tools.refund({id: "A1", amount: 20}); return r.refunded`),
-		`{"type":"tool_use","id":"toolu_3","name":"get_order","toolset_name":"orders","input":{"id":"missing"}}`,
-	)
-	turn, err := a.Execute(context.Background(), msg)
-	p := mustPause(t, turn, err)
-	if len(p.Pending) != 1 || p.Pending[0].ToolUseID != "toolu_2" || p.Pending[0].ID != "toolu_2:code:1" {
-		t.Fatalf("pending: %+v", p.Pending)
-	}
-	if n := ap.count("get_order"); n != 2 {
-		t.Errorf("get_order ran %d times before the decision, want 2", n)
-	}
-	turn, err = p.Resume(context.Background(), map[string]pipeline.Verdict{"toolu_2:code:1": {Approve: true}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []answered{
-		{ID: "toolu_1", Text: "{\n  \"total\": 30\n}"},
-		{ID: "toolu_2", Text: "20"},
-		{ID: "toolu_3", Toolset: "orders", IsError: true, Text: `Error: order "missing" not found`},
-	}
-	if diff := cmp.Diff(want, answers(t, turn)); diff != "" {
-		t.Errorf("turn (-want +got):\n%s", diff)
-	}
-	if ap.count("get_order") != 2 || ap.count("refund") != 1 {
-		t.Errorf("get_order ran %d times, refund %d; want 2 and 1", ap.count("get_order"), ap.count("refund"))
-	}
-}
-
-// TestPauseSaved: a pause saved with json.Marshal loads on another adapter, whose
-// executor shares only the store, and resumes there: the direct calls' results and
-// toolset names come back as they were, nothing runs twice, and a second copy of the
-// same pause cannot resume its run again.
-func TestPauseSaved(t *testing.T) {
-	ap := newApprovals(t, registry.ModeBoth)
-	msg := toolUses(t,
-		`{"type":"tool_use","id":"toolu_1","name":"get_order","input":{"id":"B22"}}`,
-		runCode("toolu_2", `const r = await tools.refund({id: "A1", amount: 20}); return r.refunded`),
-		`{"type":"tool_use","id":"toolu_3","name":"get_order","toolset_name":"orders","input":{"id":"missing"}}`,
-	)
-	turn, err := mustNew(t, ap.exec, ap.set, nil).Execute(context.Background(), msg)
-	saved, err := json.Marshal(mustPause(t, turn, err))
-	if err != nil {
-		t.Fatal(err)
-	}
-
-	other := mustNew(t, ap.replica(t), ap.set, nil)
-	p, err := other.LoadPaused(saved)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(p.Pending) != 1 || p.Pending[0].ToolUseID != "toolu_2" || p.Pending[0].ID != "toolu_2:code:1" {
-		t.Fatalf("pending: %+v", p.Pending)
-	}
-	turn, err = p.Resume(context.Background(), map[string]pipeline.Verdict{"toolu_2:code:1": {Approve: true}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []answered{
-		{ID: "toolu_1", Text: "{\n  \"total\": 30\n}"},
-		{ID: "toolu_2", Text: "20"},
-		{ID: "toolu_3", Toolset: "orders", IsError: true, Text: `Error: order "missing" not found`},
-	}
-	if diff := cmp.Diff(want, answers(t, turn)); diff != "" {
-		t.Errorf("turn (-want +got):\n%s", diff)
-	}
-	if ap.count("get_order") != 2 || ap.count("refund") != 1 {
-		t.Errorf("get_order ran %d times, refund %d; want 2 and 1", ap.count("get_order"), ap.count("refund"))
-	}
-
-	again, err := other.LoadPaused(saved)
-	if err != nil {
-		t.Fatal(err)
-	}
-	turn, err = again.Resume(context.Background(), map[string]pipeline.Verdict{"toolu_2:code:1": {Approve: true}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := answers(t, turn)[1]; !got.IsError || got.Text != "Error: run_code could not resume: this run was already resumed" {
-		t.Errorf("second copy's answer: %+v", got)
-	}
-	if ap.count("refund") != 1 {
-		t.Errorf("refund ran %d times, want once", ap.count("refund"))
+	for _, saved := range []bool{false, true} {
+		t.Run(fmt.Sprint("saved=", saved), func(t *testing.T) {
+			ap := newApprovals(t, registry.ModeBoth)
+			a := mustNew(t, ap.exec, ap.set, nil)
+			msg := toolUses(t,
+				`{"type":"text","text":"Checking, then refunding."}`,
+				`{"type":"tool_use","id":"toolu_1","name":"get_order","input":{"id":"B22"}}`,
+				runCode("toolu_2", `const r = await tools.refund({id: "A1", amount: 20}); return r.refunded`),
+				`{"type":"tool_use","id":"toolu_3","name":"get_order","toolset_name":"orders","input":{"id":"missing"}}`,
+			)
+			turn, err := a.Execute(context.Background(), msg)
+			p := mustPause(t, turn, err)
+			var data []byte
+			if saved {
+				if data, err = json.Marshal(p); err != nil {
+					t.Fatal(err)
+				}
+				a = mustNew(t, ap.replica(t), ap.set, nil)
+				if p, err = a.LoadPaused(data); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if len(p.Pending) != 1 || p.Pending[0].ToolUseID != "toolu_2" || p.Pending[0].ID != "toolu_2:code:1" {
+				t.Fatalf("pending: %+v", p.Pending)
+			}
+			if n := ap.count("get_order"); n != 2 {
+				t.Errorf("get_order ran %d times before the decision, want 2", n)
+			}
+			turn, err = p.Resume(context.Background(), map[string]pipeline.Verdict{"toolu_2:code:1": {Approve: true}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := []answered{
+				{ID: "toolu_1", Text: "{\n  \"total\": 30\n}"},
+				{ID: "toolu_2", Text: "20"},
+				{ID: "toolu_3", Toolset: "orders", IsError: true, Text: `Error: order "missing" not found`},
+			}
+			if diff := cmp.Diff(want, answers(t, turn)); diff != "" {
+				t.Errorf("turn (-want +got):\n%s", diff)
+			}
+			if ap.count("get_order") != 2 || ap.count("refund") != 1 {
+				t.Errorf("get_order ran %d times, refund %d; want 2 and 1", ap.count("get_order"), ap.count("refund"))
+			}
+			if !saved {
+				return
+			}
+			again, err := a.LoadPaused(data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			turn, err = again.Resume(context.Background(), map[string]pipeline.Verdict{"toolu_2:code:1": {Approve: true}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := answers(t, turn)[1]; !got.IsError || got.Text != "Error: run_code could not resume: this run was already resumed" {
+				t.Errorf("second copy's answer: %+v", got)
+			}
+			if ap.count("refund") != 1 {
+				t.Errorf("refund ran %d times, want once", ap.count("refund"))
+			}
+		})
 	}
 }
 
@@ -337,7 +313,7 @@ func TestLoadPausedRefuses(t *testing.T) {
 	for _, tc := range []struct{ name, data, want string }{
 		{"not JSON", "paused", "anthropic: LoadPaused: invalid character"},
 		{"another host", strings.Replace(good, `"host":"anthropic"`, `"host":"openai.chat"`, 1),
-			`anthropic: LoadPaused: a pause saved by "openai.chat", not by this adapter`},
+			`anthropic: LoadPaused: pipeline: PausedBatch: saved by "openai.chat", not by "anthropic"`},
 		{"toolsets", strings.Replace(good, `"extra":[""]`, `"extra":["",""]`, 1),
 			`anthropic: LoadPaused: extra ["",""] is not one toolset name for each of the 1 calls`},
 		{"a result for another call", strings.Replace(good, `"callId":"toolu_1"`, `"callId":"toolu_9"`, 1),

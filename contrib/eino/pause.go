@@ -121,12 +121,9 @@ func (p *Paused) MarshalJSON() ([]byte, error) {
 // same tool set whose executor shares the paused runs' store (ptc.Options.Store). It
 // fails, naming what is wrong, on data that is not this adapter's pause.
 func (a *Adapter) LoadPaused(data []byte) (*Paused, error) {
-	var b pipeline.PausedBatch
-	if err := json.Unmarshal(data, &b); err != nil {
+	b, err := pipeline.LoadPausedBatch(data, pausedHost)
+	if err != nil {
 		return nil, fmt.Errorf("eino: LoadPaused: %w", err)
-	}
-	if b.Host != pausedHost {
-		return nil, fmt.Errorf("eino: LoadPaused: a pause saved by %q, not by this adapter", b.Host)
 	}
 	return a.paused(b.Calls, b.Results), nil
 }

@@ -205,7 +205,7 @@ func TestPausedSaved(t *testing.T) {
 	}
 
 	for _, tc := range []struct{ name, data, want string }{
-		{"another host", strings.Replace(string(saved), `"host":"eino"`, `"host":"genkit"`, 1), `eino: LoadPaused: a pause saved by "genkit", not by this adapter`},
+		{"another host", strings.Replace(string(saved), `"host":"eino"`, `"host":"genkit"`, 1), `eino: LoadPaused: pipeline: PausedBatch: saved by "genkit", not by "eino"`},
 		{"not a pause", `[]`, `eino: LoadPaused: pipeline: PausedBatch: json: cannot unmarshal array`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -129,12 +129,9 @@ func (p *Paused) MarshalJSON() ([]byte, error) {
 // same tool set whose executor shares the paused runs' store (ptc.Options.Store). It
 // fails, naming what is wrong, on data that is not this adapter's pause.
 func (a *Adapter) LoadPaused(data []byte) (*Paused, error) {
-	var b pipeline.PausedBatch
-	if err := json.Unmarshal(data, &b); err != nil {
+	b, err := pipeline.LoadPausedBatch(data, pausedHost)
+	if err != nil {
 		return nil, fmt.Errorf("genkit: LoadPaused: %w", err)
-	}
-	if b.Host != pausedHost {
-		return nil, fmt.Errorf("genkit: LoadPaused: a pause saved by %q, not by this adapter", b.Host)
 	}
 	// Each call's tool request as the responses name it: its name, and its ref (empty
 	// when Execute gave the call its id).

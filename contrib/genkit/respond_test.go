@@ -193,7 +193,7 @@ func TestPausedSaved(t *testing.T) {
 
 	good := string(saved)
 	for _, tc := range []struct{ name, data, want string }{
-		{"another host", strings.Replace(good, `"host":"genkit"`, `"host":"eino"`, 1), `genkit: LoadPaused: a pause saved by "eino", not by this adapter`},
+		{"another host", strings.Replace(good, `"host":"genkit"`, `"host":"eino"`, 1), `genkit: LoadPaused: pipeline: PausedBatch: saved by "eino", not by "genkit"`},
 		{"refs", strings.Replace(good, `"extra":["r",""]`, `"extra":["r"]`, 1), `genkit: LoadPaused: extra ["r"] is not one tool request ref for each of the 2 calls`},
 		{"another ref", strings.Replace(good, `"extra":["r",""]`, `"extra":["x",""]`, 1), `genkit: LoadPaused: call "r" has the ref "x"`},
 		{"not a pause", `{}`, `genkit: LoadPaused: pipeline: PausedBatch: format ""`},

@@ -153,12 +153,9 @@ func (s *Step) LoadResponsesPaused(data []byte) (*ResponsesPaused, error) {
 }
 
 func loadPaused[T any](s *Step, method, host string, data []byte, render func([]pipeline.RawCall, []*pipeline.Result) T) (*Paused[T], error) {
-	var b pipeline.PausedBatch
-	if err := json.Unmarshal(data, &b); err != nil {
+	b, err := pipeline.LoadPausedBatch(data, host)
+	if err != nil {
 		return nil, fmt.Errorf("openai: %s: %w", method, err)
-	}
-	if b.Host != host {
-		return nil, fmt.Errorf("openai: %s: a pause saved by %q, not by %s", method, b.Host, host)
 	}
 	return newPaused(s, host, b.Calls, b.Results, render), nil
 }

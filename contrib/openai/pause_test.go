@@ -360,7 +360,7 @@ func TestPauseSaved(t *testing.T) {
 			if g.name == f.name {
 				continue
 			}
-			want := fmt.Sprintf("a pause saved by \"openai.%s\", not by openai.%s", f.name, g.name)
+			want := fmt.Sprintf("pipeline: PausedBatch: saved by \"openai.%s\", not by \"openai.%s\"", f.name, g.name)
 			if _, err := g.load(t, other, saved); err == nil || !strings.HasSuffix(err.Error(), want) {
 				t.Errorf("%s loader: %v, want %q", g.name, err, want)
 			}
