@@ -21,9 +21,9 @@ import (
 // A Paused holds the adapter and the results of the message's other calls, and no
 // context: it can wait until the executor forgets the paused runs
 // (ptc.Options.PauseTTL, an hour by default), and be resumed from any goroutine. It
-// resumes once; it is safe for concurrent use To resume in
-// another process or on another replica, save it with json.Marshal and load it there
-// with [Adapter.LoadPaused], on an executor that shares the paused runs' store.
+// resumes once; it is safe for concurrent use. To resume in another process or on
+// another replica, save it with json.Marshal and load it there with
+// [Adapter.LoadPaused], on an executor that shares the paused runs' store.
 type Paused struct {
 	// Pending are the calls awaiting a decision: those of each paused run_code call,
 	// in the message's order, and within one run in the order they began to wait. It
